@@ -1,0 +1,48 @@
+package testenv
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"time"
+)
+
+// OpenBao is a running OpenBao-compatible server: HashiCorp Vault v1.14.1
+// (the MPL-2.0 release OpenBao forked from) in dev mode, in memory, with a KV
+// v2 engine at KVMount. The OpenBao server itself cannot be obtained here.
+type OpenBao struct {
+	// Addr is http://127.0.0.1:<port>, as BAO_ADDR / VAULT_ADDR take it.
+	Addr string
+	// Token is the root token.
+	Token string
+	// KVMount is the KV v2 mount path ("secret").
+	KVMount string
+}
+
+func (s *Stack) startOpenBao(ctx context.Context) error {
+	if err := need(s.tools.vault, "vault"); err != nil {
+		return err
+	}
+	port, err := freePort()
+	if err != nil {
+		return err
+	}
+	b := &OpenBao{Addr: fmt.Sprintf("http://127.0.0.1:%d", port), Token: "root-" + randomHex(12), KVMount: "secret"}
+	dir := filepath.Join(s.Dir, "openbao")
+	p, err := s.startProc("openbao", s.tools.vault, []string{"server", "-dev",
+		"-dev-root-token-id=" + b.Token, "-dev-listen-address=127.0.0.1:" + strconv.Itoa(port), "-dev-no-store-token"},
+		[]string{"HOME=" + dir, "VAULT_DISABLE_MLOCK=true"}, s.Dir)
+	if err != nil {
+		return err
+	}
+	if err := waitFor(ctx, "openbao", p, time.Minute, func(ctx context.Context) error {
+		// sys/health answers 200 only when initialized, unsealed and active.
+		return httpOK(ctx, http.DefaultClient, b.Addr+"/v1/sys/health", nil)
+	}); err != nil {
+		return err
+	}
+	s.OpenBao = b
+	return nil
+}
