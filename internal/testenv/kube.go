@@ -79,6 +79,8 @@ func (s *Stack) startKube(ctx context.Context) error {
 	api, err := s.startProc("kube-apiserver", filepath.Join(s.tools.k8sDir, "kube-apiserver"), []string{
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
+		// No "kubernetes" Service endpoints: 1.37 refuses a loopback address there.
+		"--endpoint-reconciler-type=none",
 		"--secure-port=" + strconv.Itoa(apiPort),
 		// The apiserver writes a self-signed serving certificate here.
 		"--cert-dir=" + filepath.Join(dir, "certs"),

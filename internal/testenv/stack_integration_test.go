@@ -5,6 +5,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,6 +32,8 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
 // The whole stack, started once for this package's tests.
@@ -44,6 +47,7 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(childDirEnv); dir != "" {
 		os.Exit(runChild(dir))
 	}
+	ctrllog.SetLogger(zap.New(zap.WriteTo(io.Discard))) // envtest.InstallCRDs logs through it
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	var err error
 	stack, err = Start(ctx, Options{Kube: true, ControllerManager: true, Keystone: true, RabbitMQ: true,

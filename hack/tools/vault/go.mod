@@ -131,7 +131,7 @@ require (
 	github.com/hashicorp/vault-plugin-secrets-openldap v0.11.0 // indirect
 	github.com/hashicorp/vault-plugin-secrets-terraform v0.7.1 // indirect
 	github.com/hashicorp/vault/api v1.9.2 // indirect
-	github.com/hashicorp/vault/sdk v0.9.2-0.20230530190758-08ee474850e0 // indirect
+	github.com/hashicorp/vault/sdk v0.9.2 // indirect
 	github.com/hashicorp/vault/vault/hcp_link/proto v0.0.0-20230201201504-b741fa893d77 // indirect
 	github.com/influxdata/influxdb1-client v0.0.0-20200827194710-b269163b24ab // indirect
 	github.com/jackc/pgx/v4 v4.18.1 // indirect
