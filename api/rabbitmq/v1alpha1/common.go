@@ -1,0 +1,81 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Finalizer is the one finalizer the topology controller puts on a resource,
+// and only when its deletionPolicy is delete (seed 002, "Deletion").
+const Finalizer = "rabbitmq.osh.openstack.org/finalizer"
+
+// ConditionReady is the only condition type the topology controller writes.
+// kubectl wait --for=condition=Ready and the printer columns read it.
+const ConditionReady = "Ready"
+
+// Reasons of the Ready condition. They are upstream's two reasons and nothing
+// else (seed 002, "spec.rabbitmqClusterReference and coexistence"): a resource
+// this controller does not serve carries no condition at all.
+const (
+	// ReasonSuccessfulCreateOrUpdate: the broker accepted the declaration
+	// (Ready=True). Nothing to do.
+	ReasonSuccessfulCreateOrUpdate = "SuccessfulCreateOrUpdate"
+	// ReasonFailedCreateOrUpdate: the declaration was refused, could not be
+	// sent, or waits for a dependency (Ready=False). The message says which;
+	// a broker refusal carries the broker's own text. The controller retries
+	// with backoff.
+	ReasonFailedCreateOrUpdate = "FailedCreateOrUpdate"
+)
+
+// DeletionPolicy says what happens in RabbitMQ when the resource is deleted.
+// +kubebuilder:validation:Enum=delete;retain
+type DeletionPolicy string
+
+const (
+	// DeletionPolicyDelete deletes the broker object with the resource. The
+	// controller holds a finalizer until the broker confirms (a 404 counts).
+	DeletionPolicyDelete DeletionPolicy = "delete"
+	// DeletionPolicyRetain leaves the broker object alone; no finalizer.
+	DeletionPolicyRetain DeletionPolicy = "retain"
+)
+
+// RabbitmqClusterReference names the broker a resource belongs to. Exactly one
+// of name and connectionSecret is set.
+//
+// The topology controller resolves nothing from it: it serves one broker,
+// configured in its own environment, and uses the reference only to decide
+// whether a resource is its own. A name other than its cluster name, any
+// connectionSecret, or a namespace other than the controller's own means the
+// resource belongs to another controller (for example the upstream operator)
+// and is left entirely alone, status included.
+// +kubebuilder:validation:XValidation:rule="has(self.name) != has(self.connectionSecret)",message="exactly one of name and connectionSecret must be set"
+type RabbitmqClusterReference struct {
+	// Name of the RabbitMQ cluster. This controller serves the resource only
+	// when the name equals its configured cluster name.
+	// +kubebuilder:validation:MinLength=1
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Namespace of the RabbitMQ cluster; defaults to the resource's namespace.
+	// This controller serves only its own namespace.
+	// +optional
+	Namespace string `json:"namespace,omitempty"`
+	// ConnectionSecret names a Secret with uri, username and password keys, as
+	// the upstream operator reads it. This controller never serves a resource
+	// that sets it.
+	// +optional
+	ConnectionSecret *corev1.LocalObjectReference `json:"connectionSecret,omitempty"`
+}
+
+// TopologyStatus is the observed state every kind reports.
+type TopologyStatus struct {
+	// ObservedGeneration is the generation the broker last accepted.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+	// Conditions holds the Ready condition (reasons SuccessfulCreateOrUpdate
+	// and FailedCreateOrUpdate). Absent on a resource this controller does not
+	// serve.
+	// +listType=map
+	// +listMapKey=type
+	// +optional
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}

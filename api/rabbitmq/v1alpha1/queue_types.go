@@ -1,0 +1,84 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+)
+
+// QueueSpec is the queue to declare; PUT /api/queues/{vhost}/{name}.
+//
+// Upstream refuses edits of name, vhost, type, durable and autoDelete with a
+// webhook. Here an edit is accepted and re-declared, and the broker's refusal
+// of an incompatible redeclaration appears in the Ready condition.
+type QueueSpec struct {
+	// Name of the queue.
+	// +kubebuilder:validation:Required
+	// +kubebuilder:validation:MinLength=1
+	Name string `json:"name"`
+	// Vhost of the queue.
+	// +kubebuilder:default:=/
+	// +optional
+	Vhost string `json:"vhost,omitempty"`
+	// Type of the queue (for example classic, quorum, stream), sent as the
+	// x-queue-type argument. An x-queue-type in arguments wins.
+	// +optional
+	Type string `json:"type,omitempty"`
+	// Durable queues survive a broker restart. Defaults to true, as upstream's
+	// mutating webhook sets it; quorum queues must be durable.
+	// +kubebuilder:default:=true
+	// +optional
+	Durable *bool `json:"durable,omitempty"`
+	// AutoDelete deletes the queue once its last consumer unsubscribes.
+	// +optional
+	AutoDelete bool `json:"autoDelete,omitempty"`
+	// Arguments of the queue (x-arguments), for example x-max-length: 1000.
+	// They cannot be changed once the queue exists; prefer a Policy.
+	// +kubebuilder:validation:Type=object
+	// +kubebuilder:pruning:PreserveUnknownFields
+	// +optional
+	Arguments *runtime.RawExtension `json:"arguments,omitempty"`
+	// DeleteIfEmpty deletes the queue only when it holds no messages; a
+	// non-empty queue keeps the resource in deletion, retried with backoff.
+	// +optional
+	DeleteIfEmpty bool `json:"deleteIfEmpty,omitempty"`
+	// DeleteIfUnused deletes the queue only when it has no consumers.
+	// +optional
+	DeleteIfUnused bool `json:"deleteIfUnused,omitempty"`
+	// RabbitmqClusterReference names the broker; see RabbitmqClusterReference.
+	// +kubebuilder:validation:Required
+	RabbitmqClusterReference RabbitmqClusterReference `json:"rabbitmqClusterReference"`
+	// DeletionPolicy: delete removes the queue and its messages when the
+	// resource is deleted; retain leaves it.
+	// +kubebuilder:default:=delete
+	// +optional
+	DeletionPolicy DeletionPolicy `json:"deletionPolicy,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=rabbitmq
+// +kubebuilder:printcolumn:name="Queue",type=string,JSONPath=`.spec.name`
+// +kubebuilder:printcolumn:name="Vhost",type=string,JSONPath=`.spec.vhost`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+
+// Queue is a RabbitMQ queue.
+type Queue struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   QueueSpec      `json:"spec,omitempty"`
+	Status TopologyStatus `json:"status,omitempty"`
+}
+
+// +kubebuilder:object:root=true
+
+// QueueList is a list of Queue.
+type QueueList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []Queue `json:"items"`
+}
+
+func init() { SchemeBuilder.Register(&Queue{}, &QueueList{}) }

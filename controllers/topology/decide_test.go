@@ -1,0 +1,280 @@
+package topology
+
+import (
+	"testing"
+	"time"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+
+	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+)
+
+func TestOwnership(t *testing.T) {
+	t.Parallel()
+	secret := &corev1.LocalObjectReference{Name: "conn"}
+	cases := []struct {
+		name     string
+		ref      rmqv1.RabbitmqClusterReference
+		resNS    string
+		ownNS    string
+		wantOurs bool
+	}{
+		{"our cluster name in our namespace is ours", rmqv1.RabbitmqClusterReference{Name: "rabbitmq"}, "openstack", "openstack", true},
+		{"our cluster with our namespace spelled out is ours", rmqv1.RabbitmqClusterReference{Name: "rabbitmq", Namespace: "openstack"}, "openstack", "openstack", true},
+		{"another cluster name is not ours", rmqv1.RabbitmqClusterReference{Name: "other"}, "openstack", "openstack", false},
+		{"a connectionSecret is never ours", rmqv1.RabbitmqClusterReference{ConnectionSecret: secret}, "openstack", "openstack", false},
+		{"a connectionSecret next to our name is not ours", rmqv1.RabbitmqClusterReference{Name: "rabbitmq", ConnectionSecret: secret}, "openstack", "openstack", false},
+		{"a reference to another namespace is not ours", rmqv1.RabbitmqClusterReference{Name: "rabbitmq", Namespace: "elsewhere"}, "openstack", "openstack", false},
+		{"a resource in another namespace is not ours", rmqv1.RabbitmqClusterReference{Name: "rabbitmq"}, "elsewhere", "openstack", false},
+		{"without an own namespace a same-namespace reference is ours", rmqv1.RabbitmqClusterReference{Name: "rabbitmq", Namespace: "a"}, "a", "", true},
+		{"without an own namespace a cross-namespace reference is not ours", rmqv1.RabbitmqClusterReference{Name: "rabbitmq", Namespace: "b"}, "a", "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			why := ownership(c.ref, c.resNS, "rabbitmq", c.ownNS)
+			if got := why == ""; got != c.wantOurs {
+				t.Fatalf("ours = %v (reason %q), want %v", got, why, c.wantOurs)
+			}
+		})
+	}
+}
+
+func TestPlanDeclare(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	resync := 10 * time.Minute
+	cases := []struct {
+		name        string
+		last        attempt
+		key         string
+		wantDeclare bool
+		wantWait    time.Duration
+	}{
+		{"first sight is declared", attempt{}, "h1", true, 0},
+		{"a changed hash is declared at once", attempt{key: "h1", ok: true, at: now}, "h2", true, 0},
+		{"an unchanged declared hash waits for the resync", attempt{key: "h1", ok: true, at: now.Add(-time.Minute)}, "h1", false, 9 * time.Minute},
+		{"an unchanged hash past the resync is declared again", attempt{key: "h1", ok: true, at: now.Add(-resync)}, "h1", true, 0},
+		{"a failed hash waits for its backoff", attempt{key: "h1", next: now.Add(5 * time.Second), failures: 2}, "h1", false, 5 * time.Second},
+		{"a failed hash is retried when its backoff ends", attempt{key: "h1", next: now.Add(-time.Second), failures: 2}, "h1", true, 0},
+		{"a failed hash does not block a new one", attempt{key: "h1", next: now.Add(time.Hour), failures: 9}, "h2", true, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			p := planDeclare(c.last, c.key, now, resync)
+			if p.declare != c.wantDeclare || p.wait != c.wantWait {
+				t.Fatalf("plan = %+v, want declare=%v wait=%v", p, c.wantDeclare, c.wantWait)
+			}
+		})
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	t.Parallel()
+	base, max := time.Second, 30*time.Second
+	for n, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second, 5: 16 * time.Second, 6: 30 * time.Second, 50: 30 * time.Second} {
+		if got := backoff(n, base, max); got != want {
+			t.Errorf("backoff(%d) = %v, want %v", n, got, want)
+		}
+	}
+}
+
+func TestDesiredHash(t *testing.T) {
+	t.Parallel()
+	a, _ := desiredHash(userDesired{Username: "u", Settings: rabbithole.UserSettings{Name: "u", Password: "one"}})
+	b, _ := desiredHash(userDesired{Username: "u", Settings: rabbithole.UserSettings{Name: "u", Password: "two"}})
+	c, _ := desiredHash(userDesired{Username: "u", Settings: rabbithole.UserSettings{Name: "u", Password: "one"}, previous: "x"})
+	if a == b {
+		t.Fatal("a password change inside the Secret must change the hash")
+	}
+	if a != c {
+		t.Fatal("the previous username must not change the hash")
+	}
+}
+
+func TestApplyStatus(t *testing.T) {
+	t.Parallel()
+	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	t1 := metav1.NewTime(t0.Add(time.Hour))
+	cases := []struct {
+		name        string
+		start       rmqv1.TopologyStatus
+		cond        metav1.Condition
+		wantChanged bool
+		wantLTT     metav1.Time
+		wantGen     int64
+	}{
+		{"no condition yet gets one", rmqv1.TopologyStatus{}, readyCondition(true, "", 3), true, t1, 3},
+		{"an identical condition is not rewritten", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(readyCondition(true, "", 3), t0)}},
+			readyCondition(true, "", 3), false, t0, 3},
+		{"a failure keeps the last good observedGeneration", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(readyCondition(true, "", 3), t0)}},
+			readyCondition(false, "broker answered HTTP 400: inequivalent arg", 4), true, t1, 3},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			st := *c.start.DeepCopy()
+			changed := applyStatus(&st, c.cond, t1)
+			got := findReady(&st)
+			if changed != c.wantChanged || got == nil || !got.LastTransitionTime.Equal(&c.wantLTT) || st.ObservedGeneration != c.wantGen {
+				t.Fatalf("changed=%v ready=%+v gen=%d; want changed=%v ltt=%v gen=%d", changed, got, st.ObservedGeneration, c.wantChanged, c.wantLTT, c.wantGen)
+			}
+			if got.Reason != rmqv1.ReasonSuccessfulCreateOrUpdate && got.Reason != rmqv1.ReasonFailedCreateOrUpdate {
+				t.Fatalf("reason %q is outside upstream's vocabulary", got.Reason)
+			}
+		})
+	}
+}
+
+func withTime(c metav1.Condition, t metav1.Time) metav1.Condition { c.LastTransitionTime = t; return c }
+
+func TestMatchingBindings(t *testing.T) {
+	t.Parallel()
+	listed := []rabbithole.BindingInfo{
+		{RoutingKey: "k1", Arguments: map[string]any{}, PropertiesKey: "k1"},
+		{RoutingKey: "k2", Arguments: map[string]any{"x-match": "all", "n": float64(1)}, PropertiesKey: "k2~abc"},
+		{RoutingKey: "k1", Arguments: map[string]any{"x-match": "any"}, PropertiesKey: "k1~def"},
+	}
+	cases := []struct {
+		name string
+		rk   string
+		args string
+		want []string
+	}{
+		{"routing key without arguments matches only the argument-less binding", "k1", ``, []string{"k1"}},
+		{"routing key with arguments matches only that binding", "k1", `{"x-match":"any"}`, []string{"k1~def"}},
+		{"numbers compare by value", "k2", `{"n":1,"x-match":"all"}`, []string{"k2~abc"}},
+		{"different arguments match nothing", "k2", `{"x-match":"any"}`, nil},
+		{"unknown routing key matches nothing", "k3", ``, nil},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			var raw *runtime.RawExtension
+			if c.args != "" {
+				raw = &runtime.RawExtension{Raw: []byte(c.args)}
+			}
+			args, err := arguments(raw)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, b := range matchingBindings(listed, c.rk, args) {
+				got = append(got, b.PropertiesKey)
+			}
+			if len(got) != len(c.want) || (len(got) > 0 && got[0] != c.want[0]) {
+				t.Fatalf("matched %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestQueueSettings(t *testing.T) {
+	t.Parallel()
+	f := false
+	cases := []struct {
+		name        string
+		spec        rmqv1.QueueSpec
+		args        map[string]any
+		wantType    string
+		wantDurable bool
+	}{
+		{"type travels as x-queue-type and durable defaults to true", rmqv1.QueueSpec{Type: "quorum"}, map[string]any{}, "quorum", true},
+		{"an explicit x-queue-type argument wins", rmqv1.QueueSpec{Type: "classic"}, map[string]any{"x-queue-type": "quorum"}, "quorum", true},
+		{"durable false is kept", rmqv1.QueueSpec{Durable: &f}, map[string]any{}, "", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			qs := queueSettings(c.spec, c.args)
+			if qs.Type != c.wantType || qs.Durable != c.wantDurable {
+				t.Fatalf("got %+v", qs)
+			}
+		})
+	}
+}
+
+func TestLimitChanges(t *testing.T) {
+	t.Parallel()
+	put, del := limitChanges(map[string]int{"max-connections": 5, "max-queues": 10}, map[string]int{"max-connections": 6})
+	if len(put) != 1 || put["max-connections"] != 6 || len(del) != 1 || del[0] != "max-queues" {
+		t.Fatalf("put=%v del=%v", put, del)
+	}
+	put, del = limitChanges(map[string]int{"max-connections": 5}, map[string]int{"max-connections": 5})
+	if len(put) != 0 || len(del) != 0 {
+		t.Fatalf("unchanged limits must send nothing: put=%v del=%v", put, del)
+	}
+}
+
+func TestUserFromSecret(t *testing.T) {
+	t.Parallel()
+	u := &rmqv1.User{ObjectMeta: metav1.ObjectMeta{Name: "keystone"}, Spec: rmqv1.UserSpec{Tags: []rmqv1.UserTag{"management"}}}
+	cases := []struct {
+		name      string
+		data      map[string][]byte
+		wantUser  string
+		wantPass  string
+		wantHash  string
+		wantNoPwd bool
+		wantErr   bool
+	}{
+		{"username and password are imported verbatim", map[string][]byte{"username": []byte("ks"), "password": []byte("p%@:/ x")}, "ks", "p%@:/ x", "", false, false},
+		{"a missing username defaults to the resource name", map[string][]byte{"password": []byte("p")}, "keystone", "p", "", false, false},
+		{"passwordHash wins over password", map[string][]byte{"password": []byte("p"), "passwordHash": []byte("h")}, "keystone", "", "h", false, false},
+		{"an empty passwordHash makes a passwordless user", map[string][]byte{"passwordHash": {}}, "keystone", "", "", true, false},
+		{"no password at all is an error", map[string][]byte{"username": []byte("ks")}, "", "", "", false, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			d, err := userFromSecret(u, c.data)
+			if (err != nil) != c.wantErr {
+				t.Fatalf("err = %v", err)
+			}
+			if err != nil {
+				return
+			}
+			if d.Username != c.wantUser || d.Settings.Password != c.wantPass || d.Settings.PasswordHash != c.wantHash || d.Passwordless != c.wantNoPwd {
+				t.Fatalf("got %+v", d)
+			}
+		})
+	}
+}
+
+func TestPasswordMatches(t *testing.T) {
+	t.Parallel()
+	pw := "p%41 @:/ w%rd"
+	cases := []struct {
+		name string
+		hash string
+		algo rabbithole.HashingAlgorithm
+		pw   string
+		want bool
+	}{
+		{"sha256 hash of the password matches", rabbithole.Base64EncodedSaltedPasswordHashSHA256(pw), rabbithole.HashingAlgorithmSHA256, pw, true},
+		{"an unnamed algorithm is the sha256 default", rabbithole.Base64EncodedSaltedPasswordHashSHA256(pw), "", pw, true},
+		{"sha512 hash of the password matches", rabbithole.Base64EncodedSaltedPasswordHashSHA512(pw), rabbithole.HashingAlgorithmSHA512, pw, true},
+		{"another password does not match", rabbithole.Base64EncodedSaltedPasswordHashSHA256(pw), rabbithole.HashingAlgorithmSHA256, "other", false},
+		{"md5 is never trusted", rabbithole.Base64EncodedSaltedPasswordHashSHA256(pw), rabbithole.HashingAlgorithmMD5, pw, false},
+		{"garbage does not match", "!!", "", pw, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if got := passwordMatches(c.hash, c.algo, c.pw); got != c.want {
+				t.Fatalf("passwordMatches = %v, want %v", got, c.want)
+			}
+		})
+	}
+}
+
+func TestSameSet(t *testing.T) {
+	t.Parallel()
+	if !sameSet([]string{"b", "a"}, []string{"a", "b"}) || !sameSet(nil, []string{""}) || sameSet([]string{"a"}, []string{"a", "b"}) {
+		t.Fatal("sameSet")
+	}
+}

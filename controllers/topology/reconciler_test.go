@@ -1,0 +1,243 @@
+package topology
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+)
+
+// recordingActuator counts calls and fails Declare while declareErr is set.
+type recordingActuator struct {
+	declares, deletes int
+	declareErr        error
+	inSync            bool
+	syncChecks        int
+}
+
+func (a *recordingActuator) Resolve(_ context.Context, o *rmqv1.Queue) (any, error) {
+	return o.Spec, nil
+}
+func (a *recordingActuator) Declare(context.Context, *rmqv1.Queue, any) error {
+	a.declares++
+	return a.declareErr
+}
+func (a *recordingActuator) Delete(context.Context, *rmqv1.Queue) error { a.deletes++; return nil }
+func (a *recordingActuator) InSync(context.Context, *rmqv1.Queue, any) (bool, error) {
+	a.syncChecks++
+	return a.inSync, nil
+}
+
+type fixture struct {
+	r          *reconciler[*rmqv1.Queue]
+	act        *recordingActuator
+	kube       client.Client
+	now        time.Time
+	statusPuts int
+}
+
+func newFixture(t *testing.T, q *rmqv1.Queue) *fixture {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := rmqv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	f := &fixture{act: &recordingActuator{}, now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	var mu sync.Mutex
+	f.kube = fake.NewClientBuilder().WithScheme(s).WithObjects(q).WithStatusSubresource(q).
+		WithInterceptorFuncs(interceptor.Funcs{SubResourcePatch: func(ctx context.Context, c client.Client, sub string, o client.Object, p client.Patch, opts ...client.SubResourcePatchOption) error {
+			mu.Lock()
+			f.statusPuts++
+			mu.Unlock()
+			return c.SubResource(sub).Patch(ctx, o, p, opts...)
+		}}).Build()
+	opts := &Options{Broker: &rabbithole.Client{}, ClusterName: "rabbitmq", Namespace: "openstack"}
+	if err := opts.defaults(); err != nil {
+		t.Fatal(err)
+	}
+	f.r = &reconciler[*rmqv1.Queue]{kind: "Queue", client: f.kube, newObj: func() *rmqv1.Queue { return &rmqv1.Queue{} },
+		act: f.act, opts: opts, events: events.NewFakeRecorder(100), skipped: &sync.Map{},
+		now: func() time.Time { return f.now }, state: map[types.NamespacedName]attempt{}}
+	return f
+}
+
+func (f *fixture) reconcile(t *testing.T) ctrl.Result {
+	t.Helper()
+	res, err := f.r.Reconcile(context.Background(), ctrl.Request{NamespacedName: types.NamespacedName{Namespace: "openstack", Name: "q"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func (f *fixture) get(t *testing.T) *rmqv1.Queue {
+	t.Helper()
+	var q rmqv1.Queue
+	if err := f.kube.Get(context.Background(), types.NamespacedName{Namespace: "openstack", Name: "q"}, &q); err != nil {
+		t.Fatal(err)
+	}
+	return &q
+}
+
+func queue(ref rmqv1.RabbitmqClusterReference, finalizers ...string) *rmqv1.Queue {
+	return &rmqv1.Queue{ObjectMeta: metav1.ObjectMeta{Namespace: "openstack", Name: "q", UID: "uid-1", Generation: 1, Finalizers: finalizers},
+		Spec: rmqv1.QueueSpec{Name: "q", Vhost: "/", RabbitmqClusterReference: ref}}
+}
+
+func TestReconcile_ForeignResourceGetsNoStatusAndLosesOnlyOurFinalizer(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, queue(rmqv1.RabbitmqClusterReference{ConnectionSecret: &corev1.LocalObjectReference{Name: "c"}}, rmqv1.Finalizer, "other/finalizer"))
+	f.reconcile(t)
+	f.reconcile(t)
+	q := f.get(t)
+	if f.act.declares != 0 || f.act.deletes != 0 || f.statusPuts != 0 || len(q.Status.Conditions) != 0 {
+		t.Fatalf("declares=%d deletes=%d statusWrites=%d conditions=%v", f.act.declares, f.act.deletes, f.statusPuts, q.Status.Conditions)
+	}
+	if controllerutil.ContainsFinalizer(q, rmqv1.Finalizer) || !controllerutil.ContainsFinalizer(q, "other/finalizer") {
+		t.Fatalf("finalizers %v", q.Finalizers)
+	}
+	if _, ok := f.r.skipped.Load(types.UID("uid-1")); !ok {
+		t.Fatal("the skip was not recorded")
+	}
+}
+
+func TestReconcile_DeclaresOnceThenOnlyOnResync(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, queue(rmqv1.RabbitmqClusterReference{Name: "rabbitmq"}))
+	res := f.reconcile(t)
+	q := f.get(t)
+	c := meta.FindStatusCondition(q.Status.Conditions, rmqv1.ConditionReady)
+	if f.act.declares != 1 || c == nil || c.Status != metav1.ConditionTrue || c.Reason != rmqv1.ReasonSuccessfulCreateOrUpdate || q.Status.ObservedGeneration != 1 {
+		t.Fatalf("declares=%d ready=%+v observedGeneration=%d", f.act.declares, c, q.Status.ObservedGeneration)
+	}
+	if !controllerutil.ContainsFinalizer(q, rmqv1.Finalizer) {
+		t.Fatal("deletionPolicy delete (the default) must add the finalizer")
+	}
+	if res.RequeueAfter < f.r.opts.ResyncPeriod {
+		t.Fatalf("requeue after %v, want the resync period", res.RequeueAfter)
+	}
+	writes := f.statusPuts
+	f.now = f.now.Add(time.Minute)
+	f.reconcile(t) // a no-op event
+	if f.act.declares != 1 || f.statusPuts != writes || f.act.syncChecks != 0 {
+		t.Fatalf("a no-op event sent requests: declares=%d syncChecks=%d statusWrites=%d", f.act.declares, f.act.syncChecks, f.statusPuts-writes)
+	}
+	f.now = f.now.Add(f.r.opts.ResyncPeriod)
+	f.act.inSync = true
+	f.reconcile(t) // forced resync without drift: a read, no declaration
+	if f.act.declares != 1 || f.act.syncChecks != 1 {
+		t.Fatalf("resync without drift: declares=%d syncChecks=%d", f.act.declares, f.act.syncChecks)
+	}
+	f.now = f.now.Add(f.r.opts.ResyncPeriod)
+	f.act.inSync = false
+	f.reconcile(t) // forced resync with drift: declared again
+	if f.act.declares != 2 {
+		t.Fatalf("resync with drift: declares=%d", f.act.declares)
+	}
+}
+
+func TestReconcile_FailureIsReportedAndBackedOff(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, queue(rmqv1.RabbitmqClusterReference{Name: "rabbitmq"}))
+	f.act.declareErr = rabbithole.ErrorResponse{StatusCode: 400, Message: "bad_request", Reason: "inequivalent arg 'x-queue-type'"}
+	res := f.reconcile(t)
+	q := f.get(t)
+	c := meta.FindStatusCondition(q.Status.Conditions, rmqv1.ConditionReady)
+	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != rmqv1.ReasonFailedCreateOrUpdate || c.Message != "broker answered HTTP 400: inequivalent arg 'x-queue-type'" {
+		t.Fatalf("ready=%+v", c)
+	}
+	if res.RequeueAfter != f.r.opts.BackoffBase {
+		t.Fatalf("requeue after %v, want the first backoff %v", res.RequeueAfter, f.r.opts.BackoffBase)
+	}
+	f.reconcile(t) // an event inside the backoff: no request
+	if f.act.declares != 1 {
+		t.Fatalf("declared %d times inside the backoff", f.act.declares)
+	}
+	f.now = f.now.Add(f.r.opts.BackoffBase)
+	res = f.reconcile(t)
+	if f.act.declares != 2 || res.RequeueAfter != 2*f.r.opts.BackoffBase {
+		t.Fatalf("declares=%d requeue=%v, want a doubled backoff", f.act.declares, res.RequeueAfter)
+	}
+	f.act.declareErr = nil
+	f.now = f.now.Add(time.Hour)
+	f.reconcile(t)
+	c = meta.FindStatusCondition(f.get(t).Status.Conditions, rmqv1.ConditionReady)
+	if c.Status != metav1.ConditionTrue {
+		t.Fatalf("after recovery ready=%+v", c)
+	}
+}
+
+func TestReconcile_DeletionHonoursPolicy(t *testing.T) {
+	t.Parallel()
+	for _, policy := range []rmqv1.DeletionPolicy{rmqv1.DeletionPolicyDelete, rmqv1.DeletionPolicyRetain} {
+		t.Run(string(policy), func(t *testing.T) {
+			t.Parallel()
+			q := queue(rmqv1.RabbitmqClusterReference{Name: "rabbitmq"}, rmqv1.Finalizer)
+			q.Spec.DeletionPolicy = policy
+			f := newFixture(t, q)
+			if err := f.kube.Delete(context.Background(), q); err != nil {
+				t.Fatal(err)
+			}
+			f.reconcile(t)
+			want := 0
+			if policy == rmqv1.DeletionPolicyDelete {
+				want = 1
+			}
+			if f.act.deletes != want || f.act.declares != 0 {
+				t.Fatalf("deletes=%d declares=%d, want %d deletes", f.act.deletes, f.act.declares, want)
+			}
+			var gone rmqv1.Queue
+			if err := f.kube.Get(context.Background(), client.ObjectKeyFromObject(q), &gone); err == nil {
+				t.Fatalf("still present with finalizers %v", gone.Finalizers)
+			}
+		})
+	}
+}
+
+func TestReconcile_RetainRemovesFinalizer(t *testing.T) {
+	t.Parallel()
+	q := queue(rmqv1.RabbitmqClusterReference{Name: "rabbitmq"}, rmqv1.Finalizer)
+	q.Spec.DeletionPolicy = rmqv1.DeletionPolicyRetain
+	f := newFixture(t, q)
+	f.reconcile(t)
+	if controllerutil.ContainsFinalizer(f.get(t), rmqv1.Finalizer) {
+		t.Fatal("retain must not hold a finalizer")
+	}
+}
+
+func TestReconcile_MissingDependencyRetriesPromptly(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, queue(rmqv1.RabbitmqClusterReference{Name: "rabbitmq"}))
+	f.act.declareErr = rabbithole.ErrorResponse{StatusCode: 404, Message: "not_found", Reason: "vhost_not_found"}
+	var res ctrl.Result
+	for i := 0; i < 12; i++ {
+		res = f.reconcile(t)
+		f.now = f.now.Add(res.RequeueAfter)
+	}
+	if f.act.declares != 12 || res.RequeueAfter > f.r.opts.DependencyRetry {
+		t.Fatalf("declares=%d requeue=%v, want every wake-up to retry within %v", f.act.declares, res.RequeueAfter, f.r.opts.DependencyRetry)
+	}
+	f.act.declareErr = rabbithole.ErrorResponse{StatusCode: 503, Message: "unavailable"}
+	for i := 0; i < 12; i++ {
+		res = f.reconcile(t)
+		f.now = f.now.Add(res.RequeueAfter)
+	}
+	if res.RequeueAfter != f.r.opts.BackoffMax {
+		t.Fatalf("a broker failure backs off to %v, want %v", res.RequeueAfter, f.r.opts.BackoffMax)
+	}
+}

@@ -1,0 +1,221 @@
+// Package topology is the controller of the rabbitmq.osh.openstack.org kinds
+// (seed 002): one generic reconcile loop (reconciler.go) and one small
+// actuator per kind that sends the seed's idempotent request to the RabbitMQ
+// management API through rabbit-hole.
+package topology
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+)
+
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts;users;permissions;queues;exchanges;bindings;policies,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/status;users/status;permissions/status;queues/status;exchanges/status;bindings/status;policies/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/finalizers;users/finalizers;permissions/finalizers;queues/finalizers;exchanges/finalizers;bindings/finalizers;policies/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch
+
+// Options configure the topology controllers.
+type Options struct {
+	// Broker is the management API client (internal/rabbitmq.NewClient).
+	Broker *rabbithole.Client
+	// ClusterName is the rabbitmqClusterReference.name served here.
+	ClusterName string
+	// Namespace is the controller's own namespace; resources elsewhere, or
+	// referencing a cluster elsewhere, are not served. Empty serves every
+	// namespace the cache sees, with references kept to their own namespace.
+	Namespace string
+	// ResyncPeriod is how long a declared resource goes without a request
+	// before it is declared again, repairing out-of-band deletions and
+	// changes. Default 10 minutes.
+	ResyncPeriod time.Duration
+	// BackoffBase and BackoffMax bound the per-resource exponential backoff
+	// after a failure. Defaults 1 s and 2 minutes.
+	BackoffBase, BackoffMax time.Duration
+	// DependencyRetry caps the backoff when the broker answers 404 to a
+	// declaration (a vhost, queue or exchange not declared yet), so
+	// dependents follow their dependency promptly. Default 5 s.
+	DependencyRetry time.Duration
+	// MaxConcurrentReconciles per kind; default 4.
+	MaxConcurrentReconciles int
+	// DeleteGuestUser deletes the user "guest" every GuestInterval (default
+	// 30 s) while this replica leads (seed 002, "the reconciler").
+	DeleteGuestUser bool
+	GuestInterval   time.Duration
+}
+
+func (o *Options) defaults() error {
+	if o.Broker == nil {
+		return fmt.Errorf("topology: Options.Broker is required")
+	}
+	if o.ClusterName == "" {
+		return fmt.Errorf("topology: Options.ClusterName is required")
+	}
+	if o.ResyncPeriod <= 0 {
+		o.ResyncPeriod = 10 * time.Minute
+	}
+	if o.BackoffBase <= 0 {
+		o.BackoffBase = time.Second
+	}
+	if o.BackoffMax <= 0 {
+		o.BackoffMax = 2 * time.Minute
+	}
+	if o.DependencyRetry <= 0 {
+		o.DependencyRetry = 5 * time.Second
+	}
+	if o.MaxConcurrentReconciles <= 0 {
+		o.MaxConcurrentReconciles = 4
+	}
+	if o.GuestInterval <= 0 {
+		o.GuestInterval = 30 * time.Second
+	}
+	return nil
+}
+
+// Controllers are the seven running controllers.
+type Controllers struct {
+	opts    Options
+	skipped *sync.Map
+}
+
+// skippedLogged reports whether the controller decided a resource is not
+// its own (and logged so). Tests wait on it instead of sleeping.
+func (c *Controllers) skippedLogged(uid types.UID) bool {
+	_, ok := c.skipped.Load(uid)
+	return ok
+}
+
+// Field indexes used to map Secret and User events to the resources
+// depending on them.
+const (
+	indexImportSecret = ".spec.importCredentialsSecret.name"
+	indexUserRef      = ".spec.userReference.name"
+)
+
+// SetupWithManager registers the seven controllers, their watches and, when
+// enabled, the guest user deletion with mgr.
+func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Controllers, error) {
+	if err := opts.defaults(); err != nil {
+		return nil, err
+	}
+	c := &Controllers{opts: opts, skipped: &sync.Map{}}
+	kube := mgr.GetClient()
+	idx := mgr.GetFieldIndexer()
+	if err := idx.IndexField(ctx, &rmqv1.User{}, indexImportSecret, func(o client.Object) []string {
+		if r := o.(*rmqv1.User).Spec.ImportCredentialsSecret; r != nil {
+			return []string{r.Name}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	if err := idx.IndexField(ctx, &rmqv1.Permission{}, indexUserRef, func(o client.Object) []string {
+		if r := o.(*rmqv1.Permission).Spec.UserReference; r != nil {
+			return []string{r.Name}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+
+	b := opts.Broker
+	steps := []error{
+		setup(mgr, c, "Vhost", func() *rmqv1.Vhost { return &rmqv1.Vhost{} }, vhostActuator{b}, nil),
+		setup(mgr, c, "User", func() *rmqv1.User { return &rmqv1.User{} },
+			userActuator{broker: b, kube: kube, scheme: mgr.GetScheme()},
+			func(bld *ctrl.Builder) *ctrl.Builder {
+				return bld.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(usersOfSecret(kube)))
+			}),
+		setup(mgr, c, "Permission", func() *rmqv1.Permission { return &rmqv1.Permission{} },
+			permissionActuator{broker: b, kube: kube},
+			func(bld *ctrl.Builder) *ctrl.Builder {
+				return bld.Watches(&rmqv1.User{}, handler.EnqueueRequestsFromMapFunc(permissionsOfUser(kube)))
+			}),
+		setup(mgr, c, "Exchange", func() *rmqv1.Exchange { return &rmqv1.Exchange{} }, exchangeActuator{b}, nil),
+		setup(mgr, c, "Queue", func() *rmqv1.Queue { return &rmqv1.Queue{} }, queueActuator{b}, nil),
+		setup(mgr, c, "Binding", func() *rmqv1.Binding { return &rmqv1.Binding{} }, bindingActuator{b}, nil),
+		setup(mgr, c, "Policy", func() *rmqv1.Policy { return &rmqv1.Policy{} }, policyActuator{b}, nil),
+	}
+	for _, err := range steps {
+		if err != nil {
+			return nil, err
+		}
+	}
+	if opts.DeleteGuestUser {
+		if err := mgr.Add(&guestReaper{broker: b, interval: opts.GuestInterval}); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func setup[T object](mgr ctrl.Manager, c *Controllers, kind string, newObj func() T, act actuator[T],
+	extra func(*ctrl.Builder) *ctrl.Builder) error {
+	r := &reconciler[T]{
+		kind: kind, client: mgr.GetClient(), newObj: newObj, act: act, opts: &c.opts,
+		events:  mgr.GetEventRecorder("orderhub-topology"),
+		skipped: c.skipped, now: time.Now, state: map[types.NamespacedName]attempt{},
+	}
+	bld := ctrl.NewControllerManagedBy(mgr).
+		For(newObj()).
+		Named("topology-" + strings.ToLower(kind)).
+		WithOptions(controller.Options{
+			MaxConcurrentReconciles: c.opts.MaxConcurrentReconciles,
+			// Broker failures are retried by the per-resource backoff of
+			// the reconciler; this limiter only paces Kubernetes API errors.
+			RateLimiter: workqueue.NewTypedItemExponentialFailureRateLimiter[reconcile.Request](c.opts.BackoffBase, c.opts.BackoffMax),
+		})
+	if extra != nil {
+		bld = extra(bld)
+	}
+	return bld.Complete(r)
+}
+
+// usersOfSecret maps a Secret to the Users importing it and to the User
+// whose generated Secret it is.
+func usersOfSecret(kube client.Client) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		var users rmqv1.UserList
+		var out []reconcile.Request
+		if err := kube.List(ctx, &users, client.InNamespace(o.GetNamespace()), client.MatchingFields{indexImportSecret: o.GetName()}); err == nil {
+			for _, u := range users.Items {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&u)})
+			}
+		}
+		if name, ok := strings.CutSuffix(o.GetName(), GeneratedSecretSuffix); ok && name != "" {
+			out = append(out, reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.GetNamespace(), Name: name}})
+		}
+		return out
+	}
+}
+
+// permissionsOfUser maps a User to the Permissions referencing it.
+func permissionsOfUser(kube client.Client) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		var perms rmqv1.PermissionList
+		if err := kube.List(ctx, &perms, client.InNamespace(o.GetNamespace()), client.MatchingFields{indexUserRef: o.GetName()}); err != nil {
+			return nil
+		}
+		out := make([]reconcile.Request, 0, len(perms.Items))
+		for _, p := range perms.Items {
+			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&p)})
+		}
+		return out
+	}
+}
