@@ -45,21 +45,21 @@ func (s *Stack) startESO(ctx context.Context) error {
 	if err := need(bin, "eso"); err != nil {
 		return err
 	}
-	ports, err := freePorts(2)
+	port, err := freePort()
 	if err != nil {
 		return err
 	}
 	p, err := s.startProc("external-secrets", bin, []string{
-		"--metrics-addr=127.0.0.1:" + strconv.Itoa(ports[0]),
-		"--live-addr=127.0.0.1:" + strconv.Itoa(ports[1]),
+		"--metrics-addr=127.0.0.1:" + strconv.Itoa(port),
 		"--enable-leader-election=false",
 		"--loglevel=info",
+		"--zap-time-encoding=rfc3339",
 	}, []string{"KUBECONFIG=" + s.Kube.Kubeconfig}, s.Dir)
 	if err != nil {
 		return err
 	}
 	if err := waitFor(ctx, "external-secrets", p, 2*time.Minute, func(ctx context.Context) error {
-		return httpOK(ctx, http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/metrics", ports[0]), nil)
+		return httpOK(ctx, http.DefaultClient, fmt.Sprintf("http://127.0.0.1:%d/metrics", port), nil)
 	}); err != nil {
 		return err
 	}
