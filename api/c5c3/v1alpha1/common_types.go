@@ -1,0 +1,107 @@
+package v1alpha1
+
+// OpenStackName is a Keystone user or catalog service name: 1 to 255
+// characters without a comma. It mirrors K-ORC's OpenStackName filter, so a
+// value admitted here is never rejected by the K-ORC child it is projected
+// into.
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=255
+// +kubebuilder:validation:Pattern=`^[^,]+$`
+type OpenStackName string
+
+// KeystoneName is a Keystone project, role or domain name: 1 to 64 characters
+// without a comma. It mirrors K-ORC v2.6.0's KeystoneName (MaxLength=64), which
+// is stricter than Keystone's own 255 for these kinds; the c5c3 upstream
+// allows 255 and so admits names its K-ORC children then reject
+// (c5c3-brief §8.1).
+// +kubebuilder:validation:MinLength=1
+// +kubebuilder:validation:MaxLength=64
+// +kubebuilder:validation:Pattern=`^[^,]+$`
+type KeystoneName string
+
+// ControlPlaneRefSpec names the ControlPlane an object registers against or
+// orders from. Each kind carries its own immutability rules on the field that
+// holds it (seed 001 "ControlPlaneRefSpec", seed 004 "controlPlaneRef").
+type ControlPlaneRefSpec struct {
+	// Name of the ControlPlane CR. The ControlPlane does not have to exist at
+	// admission time: a dangling reference surfaces as a ControlPlaneNotFound
+	// condition, not as an admission error.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name,omitempty"`
+
+	// Namespace of the ControlPlane CR, an RFC-1123 label of at most 63
+	// characters. Empty means the object's own namespace.
+	// +optional
+	// +kubebuilder:validation:MaxLength=63
+	// +kubebuilder:validation:Pattern=`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// OrderRef names another order in the referring order's own namespace, on the
+// referring order's own cluster.
+type OrderRef struct {
+	// Name of the referenced order (1 to 63 characters).
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=63
+	Name string `json:"name"`
+}
+
+// ServiceAccountProjectSpec is the project a service account is associated
+// with, referenced or created. It is shared by ControlPlane and
+// KeystoneService; it carries no freeze of its own, so each user of the type
+// adds its own transition rules (seed 001 "ServiceAccountProjectSpec").
+type ServiceAccountProjectSpec struct {
+	// The OpenStack project name: 1 to 64 characters without a comma
+	// (K-ORC's KeystoneName).
+	// +required
+	Name KeystoneName `json:"name,omitempty"`
+
+	// Whether the project is created and owned (true) or a pre-existing
+	// project is referenced (false, the default). A referenced project is
+	// imported unmanaged and never created or deleted. A created project is
+	// gated by a collision probe and deleted with its owner.
+	// +optional
+	// +kubebuilder:default=false
+	Create bool `json:"create,omitempty"`
+}
+
+// RotationMode selects how a service account's password is rotated.
+// +kubebuilder:validation:Enum=Manual;Scheduled
+type RotationMode string
+
+const (
+	// RotationModeManual rotates only when a CredentialRotation requests it.
+	RotationModeManual RotationMode = "Manual"
+	// RotationModeScheduled is accepted by the schema; scheduling is deferred
+	// and the reconciler emits a ScheduledRotationDeferred Normal event.
+	RotationModeScheduled RotationMode = "Scheduled"
+)
+
+// ServiceAccountRotationSpec is how a service account's password is rotated.
+// Shared by ControlPlane and KeystoneService (seed 001
+// "ServiceAccountRotationSpec").
+type ServiceAccountRotationSpec struct {
+	// Manual (the default) rotates the password only when a CredentialRotation
+	// requests it. Scheduled is accepted but its scheduling is deferred: the
+	// reconciler emits a ScheduledRotationDeferred Normal event.
+	// +optional
+	// +kubebuilder:default=Manual
+	Mode RotationMode `json:"mode,omitempty"`
+}
+
+// SecretRefSpec names a key of a Secret in the referring object's namespace.
+type SecretRefSpec struct {
+	// Name of the Secret.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	Name string `json:"name"`
+
+	// Key in the Secret's data.
+	// +optional
+	// +kubebuilder:validation:MaxLength=253
+	Key string `json:"key,omitempty"`
+}

@@ -1,0 +1,171 @@
+package v1alpha1
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// KeystoneApplicationCredentialSpec orders one rotating Keystone application
+// credential for an ordered KeystoneUser on an ordered KeystoneProject (seed
+// 004 "KeystoneApplicationCredentialSpec"). Every rule is a CRD rule: the
+// kind has no webhook, because a target cluster runs none.
+type KeystoneApplicationCredentialSpec struct {
+	// The ControlPlane the credential is created in. Both halves are
+	// immutable.
+	// +required
+	// +kubebuilder:validation:XValidation:rule="self.name == oldSelf.name",message="controlPlaneRef.name is immutable"
+	// +kubebuilder:validation:XValidation:rule="(has(self.__namespace__) ? self.__namespace__ : '') == (has(oldSelf.__namespace__) ? oldSelf.__namespace__ : '')",message="controlPlaneRef.namespace is immutable"
+	ControlPlaneRef ControlPlaneRefSpec `json:"controlPlaneRef"`
+
+	// The KeystoneUser in this namespace the credential belongs to.
+	// Immutable.
+	// +required
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="userRef is immutable"
+	UserRef OrderRef `json:"userRef"`
+
+	// The KeystoneProject in this namespace the credential is scoped to.
+	// Immutable.
+	// +required
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="projectRef is immutable"
+	ProjectRef OrderRef `json:"projectRef"`
+
+	// The lowest credential generation the order must hold (at least 1,
+	// default 1). Raising it above status.credentialGeneration rotates at
+	// once. It may only increase.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="credentialGeneration may only increase"
+	CredentialGeneration int64 `json:"credentialGeneration,omitempty"`
+
+	// The rotation schedule (default: every 720h, 24h grace).
+	// +optional
+	// +kubebuilder:default={}
+	Rotation *ApplicationCredentialRotationSpec `json:"rotation,omitempty"`
+}
+
+// ApplicationCredentialRotationSpec is the rotation schedule of an
+// application credential (seed 004 "rotation.interval", "rotation.gracePeriod").
+// +kubebuilder:validation:XValidation:rule="!has(self.interval) || !has(self.gracePeriod) || duration(self.interval) == duration('0s') || duration(self.gracePeriod) < duration(self.interval)",message="rotation.gracePeriod must be shorter than rotation.interval"
+type ApplicationCredentialRotationSpec struct {
+	// Time between two scheduled rotations, a Go duration (default 720h).
+	// 0s turns the schedule off; any other value is at least 1m and at most
+	// 87600h.
+	// +optional
+	// +kubebuilder:default="720h"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^-?([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) == duration('0s') || duration(self) >= duration('1m')",message="rotation.interval is 0s or at least 1m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) <= duration('87600h')",message="rotation.interval is at most 87600h"
+	Interval *metav1.Duration `json:"interval,omitempty"`
+
+	// How long the superseded credential stays in Keystone after the
+	// delivered Secret switched, a Go duration (default 24h). Not negative,
+	// and shorter than a non-zero interval.
+	// +optional
+	// +kubebuilder:default="24h"
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^-?([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('0s')",message="rotation.gracePeriod is not negative"
+	GracePeriod *metav1.Duration `json:"gracePeriod,omitempty"`
+}
+
+// KeystoneApplicationCredentialStatus is the observed state of the order
+// (seed 004 "Status").
+type KeystoneApplicationCredentialStatus struct {
+	// CredentialReady, DeliveryReady and the aggregate Ready.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// The metadata.generation last reconciled.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// The Keystone id of the credential the delivered Secret carries.
+	// +optional
+	CredentialID string `json:"credentialID,omitempty"`
+
+	// The generation of that credential.
+	// +optional
+	CredentialGeneration int64 `json:"credentialGeneration,omitempty"`
+
+	// When that credential expires in Keystone; absent for one created with
+	// the schedule off.
+	// +optional
+	CredentialExpiresAt *metav1.Time `json:"credentialExpiresAt,omitempty"`
+
+	// When that credential became the delivered one.
+	// +optional
+	LastRotation *metav1.Time `json:"lastRotation,omitempty"`
+
+	// When the schedule rotates next; absent with the schedule off.
+	// +optional
+	NextRotation *metav1.Time `json:"nextRotation,omitempty"`
+
+	// The Keystone id of the superseded credential, during its grace period
+	// only.
+	// +optional
+	PreviousCredentialID string `json:"previousCredentialID,omitempty"`
+
+	// The generation of the superseded credential, during its grace period
+	// only.
+	// +optional
+	PreviousCredentialGeneration int64 `json:"previousCredentialGeneration,omitempty"`
+
+	// When the superseded credential is deleted, during its grace period
+	// only.
+	// +optional
+	PreviousCredentialDeleteAt *metav1.Time `json:"previousCredentialDeleteAt,omitempty"`
+
+	// The delivered Secret, once it carries the current credential.
+	// +optional
+	SecretName string `json:"secretName,omitempty"`
+
+	// The delivered keys (clouds.yaml, application_credential_id,
+	// application_credential_secret), once the Secret carries the current
+	// credential.
+	// +optional
+	// +listType=atomic
+	SecretKeys []string `json:"secretKeys,omitempty"`
+}
+
+// KeystoneApplicationCredential orders one rotating Keystone application
+// credential, delivered as the Secret <metadata.name>-credentials beside the
+// order.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:scope=Namespaced,categories=c5c3
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="metadata.name must be at most 63 bytes"
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=='Ready')].status`
+// +kubebuilder:printcolumn:name="ControlPlane",type=string,JSONPath=`.spec.controlPlaneRef.name`
+// +kubebuilder:printcolumn:name="User",type=string,JSONPath=`.spec.userRef.name`
+// +kubebuilder:printcolumn:name="Project",type=string,JSONPath=`.spec.projectRef.name`
+// +kubebuilder:printcolumn:name="Generation",type=integer,JSONPath=`.status.credentialGeneration`
+// +kubebuilder:printcolumn:name="NextRotation",type=date,JSONPath=`.status.nextRotation`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type KeystoneApplicationCredential struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// The desired credential order.
+	// +required
+	Spec KeystoneApplicationCredentialSpec `json:"spec"`
+	// The observed credential order.
+	// +optional
+	Status KeystoneApplicationCredentialStatus `json:"status,omitzero"`
+}
+
+// KeystoneApplicationCredentialList is a list of KeystoneApplicationCredentials.
+// +kubebuilder:object:root=true
+type KeystoneApplicationCredentialList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []KeystoneApplicationCredential `json:"items"`
+}
+
+func init() {
+	SchemeBuilder.Register(&KeystoneApplicationCredential{}, &KeystoneApplicationCredentialList{})
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/webhooks"
+)
+
+func init() {
+	subcommands["hub"] = subcommand{summary: "c5c3.io orders: KeystoneService, application credentials, delivery", run: runHub}
+}
+
+// hubFlags are the hub's own flags, beside the shared managerFlags.
+type hubFlags struct {
+	webhooks       bool
+	webhookPort    int
+	webhookCertDir string
+	webhookURLBase string
+}
+
+func (h *hubFlags) register(fs *flag.FlagSet) {
+	fs.BoolVar(&h.webhooks, "webhooks", true, "Serve the KeystoneService and ControlPlane admission webhooks.")
+	fs.IntVar(&h.webhookPort, "webhook-port", 9443, "Port of the webhook server (ignored with --webhook-url-base, which names the port).")
+	fs.StringVar(&h.webhookCertDir, "webhook-cert-dir", "", "Directory holding the webhook serving certificate (tls.crt, tls.key). "+
+		"Default: controller-runtime's <tmp>/k8s-webhook-server/serving-certs. With --webhook-url-base the hub writes a self-signed one there (plus ca.crt).")
+	fs.StringVar(&h.webhookURLBase, "webhook-url-base", "", "Self-registration mode: serve on this https://<host>:<port> with a self-signed certificate "+
+		"and create/update the webhook configurations to call it by URL (for the local stack, e.g. https://127.0.0.1:9443). "+
+		"Empty: the configurations are deployed separately (config/webhook) and the certificate is mounted into --webhook-cert-dir.")
+}
+
+// runHub starts the hub manager and blocks until SIGINT/SIGTERM.
+// Controllers are registered here as they are implemented.
+func runHub(args []string) error {
+	return runHubContext(ctrl.SetupSignalHandler(), args)
+}
+
+// runHubContext is runHub stopping when ctx is done.
+func runHubContext(ctx context.Context, args []string) error {
+	var mf managerFlags
+	var hf hubFlags
+	fs := flag.NewFlagSet("hub", flag.ContinueOnError)
+	mf.register(fs, "hub")
+	hf.register(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	scheme, err := newScheme(c5c3v1alpha1.AddToScheme)
+	if err != nil {
+		return err
+	}
+
+	whOpts := webhook.Options{Port: hf.webhookPort, CertDir: hf.webhookCertDir}
+	var bundle *webhooks.CertBundle
+	if hf.webhooks && hf.webhookURLBase != "" {
+		certDir := hf.webhookCertDir
+		if certDir == "" {
+			return fmt.Errorf("--webhook-url-base needs --webhook-cert-dir for the self-signed certificate")
+		}
+		if whOpts, bundle, err = webhooks.URLServerOptions(hf.webhookURLBase, certDir); err != nil {
+			return err
+		}
+	}
+	mgr, err := mf.newManager("hub", scheme, func(o *ctrl.Options) {
+		if hf.webhooks {
+			o.WebhookServer = webhook.NewServer(whOpts)
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if hf.webhooks {
+		if err := webhooks.SetupWithManager(mgr); err != nil {
+			return err
+		}
+		if bundle != nil {
+			// An uncached client: the registrar must not start informers on
+			// webhook configurations (and needs no list/watch RBAC on them).
+			direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
+			if err != nil {
+				return err
+			}
+			if err := mgr.Add(webhooks.Registrar{
+				Client: direct, Server: mgr.GetWebhookServer(),
+				URLBase: hf.webhookURLBase, CABundle: bundle.CACert,
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	return mgr.Start(ctx)
+}

@@ -1,0 +1,197 @@
+package webhooks
+
+// Self-signed serving certificates for the webhook server.
+//
+// Why not cert-manager: the local stack (internal/testenv, `make demo`) has no
+// cert-manager, no Service and no Helm; the API server reaches the hub by URL
+// on https://127.0.0.1:<port>. The hub is both the server and the registrar of
+// its webhooks there, so it can mint a CA, sign its own serving certificate
+// and put the CA into the webhook configurations in one step, with the
+// standard library only and no extra moving part to install, wait for, or
+// keep in sync. In-cluster deployments can still mount a cert-manager
+// Certificate into --webhook-cert-dir and use config/webhook instead.
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// File names in a certificate directory. tls.crt and tls.key are what
+// controller-runtime's webhook server reads by default.
+const (
+	CACertFile  = "ca.crt"
+	CertFile    = "tls.crt"
+	KeyFile     = "tls.key"
+	certRenewal = 24 * time.Hour
+)
+
+// CertBundle is a CA and a serving certificate it signed, all PEM.
+type CertBundle struct {
+	CACert []byte
+	Cert   []byte
+	Key    []byte
+}
+
+// GenerateSelfSigned mints a fresh ECDSA P-256 CA and a serving certificate
+// for hosts (IP addresses become IP SANs, anything else DNS SANs), both valid
+// for validity from one minute ago. It returns an error for an empty host
+// list or a non-positive validity.
+func GenerateSelfSigned(hosts []string, validity time.Duration) (*CertBundle, error) {
+	if len(hosts) == 0 {
+		return nil, errors.New("no hosts for the serving certificate")
+	}
+	if validity <= 0 {
+		return nil, fmt.Errorf("validity %s is not positive", validity)
+	}
+	notBefore := time.Now().Add(-time.Minute)
+	notAfter := notBefore.Add(validity)
+
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("CA key: %w", err)
+	}
+	caTmpl := &x509.Certificate{
+		SerialNumber:          serial(),
+		Subject:               pkix.Name{CommonName: "orderhub-webhook-ca"},
+		NotBefore:             notBefore,
+		NotAfter:              notAfter,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+		MaxPathLenZero:        true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		return nil, fmt.Errorf("CA certificate: %w", err)
+	}
+	caCert, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		return nil, err
+	}
+
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("serving key: %w", err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial(),
+		Subject:      pkix.Name{CommonName: hosts[0]},
+		NotBefore:    notBefore,
+		NotAfter:     notAfter,
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	if err != nil {
+		return nil, fmt.Errorf("serving certificate: %w", err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		return nil, err
+	}
+	return &CertBundle{
+		CACert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		Cert:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
+		Key:    pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
+	}, nil
+}
+
+// Write stores the bundle in dir as ca.crt, tls.crt and tls.key (key mode
+// 0600), creating dir if needed.
+func (b *CertBundle) Write(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{CACertFile: b.CACert, CertFile: b.Cert, KeyFile: b.Key} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
+			return fmt.Errorf("writing %s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// EnsureSelfSigned returns the bundle in dir when it is complete, covers
+// hosts and stays valid for more than a day; otherwise it mints a new one
+// valid for a year and writes it to dir.
+func EnsureSelfSigned(dir string, hosts []string) (*CertBundle, error) {
+	if b, err := readBundle(dir); err == nil && b.covers(hosts, time.Now().Add(certRenewal)) {
+		return b, nil
+	}
+	b, err := GenerateSelfSigned(hosts, 365*24*time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.Write(dir); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func readBundle(dir string) (*CertBundle, error) {
+	var b CertBundle
+	var err error
+	if b.CACert, err = os.ReadFile(filepath.Join(dir, CACertFile)); err != nil {
+		return nil, err
+	}
+	if b.Cert, err = os.ReadFile(filepath.Join(dir, CertFile)); err != nil {
+		return nil, err
+	}
+	if b.Key, err = os.ReadFile(filepath.Join(dir, KeyFile)); err != nil {
+		return nil, err
+	}
+	if _, err := tls.X509KeyPair(b.Cert, b.Key); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+// covers reports whether the serving certificate chains to the CA, names
+// every host and is still valid at the given time.
+func (b *CertBundle) covers(hosts []string, at time.Time) bool {
+	block, _ := pem.Decode(b.Cert)
+	if block == nil {
+		return false
+	}
+	cert, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return false
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(b.CACert) {
+		return false
+	}
+	for _, h := range hosts {
+		if _, err := cert.Verify(x509.VerifyOptions{DNSName: h, Roots: pool, CurrentTime: at}); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+func serial() *big.Int {
+	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		// crypto/rand does not fail on supported platforms.
+		panic(err)
+	}
+	return n
+}

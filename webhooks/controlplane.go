@@ -1,0 +1,49 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
+
+// MsgControlPlaneExists: namespace, the existing ControlPlane's name.
+const MsgControlPlaneExists = "at most one ControlPlane per namespace: namespace %q already holds ControlPlane %q"
+
+// ControlPlaneValidator enforces one ControlPlane per namespace on create
+// (c5c3-brief §1). It lists through an uncached reader, so a ControlPlane
+// created a moment ago is seen. Two creates racing each other can both pass;
+// the reconciler parks the newer one with Ready=False/DuplicateControlPlane.
+type ControlPlaneValidator struct {
+	// Reader lists ControlPlanes; use the manager's API reader (uncached).
+	Reader client.Reader
+}
+
+var _ admission.Validator[*c5c3v1alpha1.ControlPlane] = ControlPlaneValidator{}
+
+// ValidateCreate rejects a second ControlPlane in a namespace.
+func (v ControlPlaneValidator) ValidateCreate(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (admission.Warnings, error) {
+	var list c5c3v1alpha1.ControlPlaneList
+	if err := v.Reader.List(ctx, &list, client.InNamespace(cp.Namespace)); err != nil {
+		return nil, fmt.Errorf("listing ControlPlanes in namespace %q: %w", cp.Namespace, err)
+	}
+	for _, other := range list.Items {
+		if other.Name != cp.Name {
+			return nil, fmt.Errorf(MsgControlPlaneExists, cp.Namespace, other.Name)
+		}
+	}
+	return nil, nil
+}
+
+// ValidateUpdate admits every update: the rule binds on create only.
+func (ControlPlaneValidator) ValidateUpdate(context.Context, *c5c3v1alpha1.ControlPlane, *c5c3v1alpha1.ControlPlane) (admission.Warnings, error) {
+	return nil, nil
+}
+
+// ValidateDelete admits every deletion.
+func (ControlPlaneValidator) ValidateDelete(context.Context, *c5c3v1alpha1.ControlPlane) (admission.Warnings, error) {
+	return nil, nil
+}

@@ -1,0 +1,161 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
+
+// Paths the webhook server serves; controller-runtime derives them from the
+// GroupVersionKind ("/mutate-<group with dashes>-<version>-<kind lowercase>").
+const (
+	PathMutateKeystoneService   = "/mutate-c5c3-io-v1alpha1-keystoneservice"
+	PathValidateKeystoneService = "/validate-c5c3-io-v1alpha1-keystoneservice"
+	PathValidateControlPlane    = "/validate-c5c3-io-v1alpha1-controlplane"
+)
+
+// Names of the webhook configurations and of the webhooks in them.
+const (
+	MutatingConfigurationName   = "orderhub-hub-mutating"
+	ValidatingConfigurationName = "orderhub-hub-validating"
+
+	webhookMutateKeystoneService   = "mkeystoneservice.c5c3.io"
+	webhookValidateKeystoneService = "vkeystoneservice.c5c3.io"
+	webhookValidateControlPlane    = "vcontrolplane.c5c3.io"
+)
+
+// The markers below let `controller-gen webhook` render a Service-based
+// configuration for in-cluster deployments (config/webhook); the local stack
+// uses Configurations with a URL instead.
+//
+// +kubebuilder:webhook:path=/mutate-c5c3-io-v1alpha1-keystoneservice,mutating=true,failurePolicy=fail,sideEffects=None,groups=c5c3.io,resources=keystoneservices,verbs=create;update,versions=v1alpha1,name=mkeystoneservice.c5c3.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-c5c3-io-v1alpha1-keystoneservice,mutating=false,failurePolicy=fail,sideEffects=None,groups=c5c3.io,resources=keystoneservices,verbs=create;update,versions=v1alpha1,name=vkeystoneservice.c5c3.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/validate-c5c3-io-v1alpha1-controlplane,mutating=false,failurePolicy=fail,sideEffects=None,groups=c5c3.io,resources=controlplanes,verbs=create,versions=v1alpha1,name=vcontrolplane.c5c3.io,admissionReviewVersions=v1
+
+// SetupWithManager registers the hub's webhooks on mgr's webhook server: the
+// KeystoneService defaulter and validator, and the ControlPlane validator
+// (reading through mgr.GetAPIReader()). The scheme must hold c5c3.io/v1alpha1.
+func SetupWithManager(mgr ctrl.Manager) error {
+	if err := ctrl.NewWebhookManagedBy(mgr, &c5c3v1alpha1.KeystoneService{}).
+		WithDefaulter(KeystoneServiceDefaulter{}).
+		WithValidator(KeystoneServiceValidator{}).
+		Complete(); err != nil {
+		return fmt.Errorf("KeystoneService webhooks: %w", err)
+	}
+	if err := ctrl.NewWebhookManagedBy(mgr, &c5c3v1alpha1.ControlPlane{}).
+		WithValidator(ControlPlaneValidator{Reader: mgr.GetAPIReader()}).
+		Complete(); err != nil {
+		return fmt.Errorf("ControlPlane webhook: %w", err)
+	}
+	return nil
+}
+
+// Configurations renders the webhook configurations that point the API
+// server at urlBase (e.g. https://127.0.0.1:9443, no trailing slash needed)
+// and trust caBundle (PEM). failurePolicy is Fail: with the webhook down,
+// KeystoneService and ControlPlane writes are refused rather than admitted
+// unchecked (the CRD rules bind either way).
+func Configurations(urlBase string, caBundle []byte) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
+	base := strings.TrimRight(urlBase, "/")
+	fail := admissionregistrationv1.Fail
+	none := admissionregistrationv1.SideEffectClassNone
+	timeout := int32(10)
+	equivalent := admissionregistrationv1.Equivalent
+	cc := func(path string) admissionregistrationv1.WebhookClientConfig {
+		u := base + path
+		return admissionregistrationv1.WebhookClientConfig{URL: &u, CABundle: caBundle}
+	}
+	rule := func(resource string, ops ...admissionregistrationv1.OperationType) []admissionregistrationv1.RuleWithOperations {
+		return []admissionregistrationv1.RuleWithOperations{{
+			Operations: ops,
+			Rule: admissionregistrationv1.Rule{
+				APIGroups:   []string{c5c3v1alpha1.GroupVersion.Group},
+				APIVersions: []string{c5c3v1alpha1.GroupVersion.Version},
+				Resources:   []string{resource},
+			},
+		}}
+	}
+	create, update := admissionregistrationv1.Create, admissionregistrationv1.Update
+	mutating := &admissionregistrationv1.MutatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: MutatingConfigurationName},
+		Webhooks: []admissionregistrationv1.MutatingWebhook{{
+			Name:                    webhookMutateKeystoneService,
+			ClientConfig:            cc(PathMutateKeystoneService),
+			Rules:                   rule("keystoneservices", create, update),
+			FailurePolicy:           &fail,
+			MatchPolicy:             &equivalent,
+			SideEffects:             &none,
+			TimeoutSeconds:          &timeout,
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+	validating := &admissionregistrationv1.ValidatingWebhookConfiguration{
+		ObjectMeta: metav1.ObjectMeta{Name: ValidatingConfigurationName},
+		Webhooks: []admissionregistrationv1.ValidatingWebhook{{
+			Name:                    webhookValidateKeystoneService,
+			ClientConfig:            cc(PathValidateKeystoneService),
+			Rules:                   rule("keystoneservices", create, update),
+			FailurePolicy:           &fail,
+			MatchPolicy:             &equivalent,
+			SideEffects:             &none,
+			TimeoutSeconds:          &timeout,
+			AdmissionReviewVersions: []string{"v1"},
+		}, {
+			Name:                    webhookValidateControlPlane,
+			ClientConfig:            cc(PathValidateControlPlane),
+			Rules:                   rule("controlplanes", create),
+			FailurePolicy:           &fail,
+			MatchPolicy:             &equivalent,
+			SideEffects:             &none,
+			TimeoutSeconds:          &timeout,
+			AdmissionReviewVersions: []string{"v1"},
+		}},
+	}
+	return mutating, validating
+}
+
+// EnsureConfigurations creates or updates the two webhook configurations
+// Configurations renders. It needs RBAC to get, create and update
+// mutatingwebhookconfigurations and validatingwebhookconfigurations.
+func EnsureConfigurations(ctx context.Context, c client.Client, urlBase string, caBundle []byte) error {
+	mutating, validating := Configurations(urlBase, caBundle)
+
+	var curM admissionregistrationv1.MutatingWebhookConfiguration
+	switch err := c.Get(ctx, client.ObjectKeyFromObject(mutating), &curM); {
+	case apierrors.IsNotFound(err):
+		if err := c.Create(ctx, mutating); err != nil {
+			return fmt.Errorf("creating %s: %w", mutating.Name, err)
+		}
+	case err != nil:
+		return fmt.Errorf("reading %s: %w", mutating.Name, err)
+	default:
+		curM.Webhooks = mutating.Webhooks
+		if err := c.Update(ctx, &curM); err != nil {
+			return fmt.Errorf("updating %s: %w", mutating.Name, err)
+		}
+	}
+
+	var curV admissionregistrationv1.ValidatingWebhookConfiguration
+	switch err := c.Get(ctx, client.ObjectKeyFromObject(validating), &curV); {
+	case apierrors.IsNotFound(err):
+		if err := c.Create(ctx, validating); err != nil {
+			return fmt.Errorf("creating %s: %w", validating.Name, err)
+		}
+	case err != nil:
+		return fmt.Errorf("reading %s: %w", validating.Name, err)
+	default:
+		curV.Webhooks = validating.Webhooks
+		if err := c.Update(ctx, &curV); err != nil {
+			return fmt.Errorf("updating %s: %w", validating.Name, err)
+		}
+	}
+	return nil
+}
