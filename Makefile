@@ -47,8 +47,13 @@ test: tools manifests verify-generated vet build ## Everything CI runs: unit + i
 	TEST_P=$(TEST_P) TEST_TIMEOUT=$(TEST_TIMEOUT) hack/test.sh
 
 .PHONY: verify-generated
-verify-generated: ## Fail when generated files differ from the committed ones.
-	@git diff --exit-code -- config/crd api || { echo "generated files are stale: run 'make manifests' and commit"; exit 1; }
+verify-generated: verify-invalid-cr-fixtures ## Fail when generated files differ from the committed ones.
+	@changed=$$(git status --porcelain -- api config tests/e2e); \
+	if [ -n "$$changed" ]; then echo "$$changed"; echo "generated files are stale: run 'make manifests' and commit"; exit 1; fi
+
+.PHONY: verify-invalid-cr-fixtures
+verify-invalid-cr-fixtures: ## Fail when the admission corpora drift from tests/e2e/corpus (or hold orphans).
+	go run ./tests/e2e/corpus/gen --root tests/e2e --check
 
 .PHONY: demo
 demo: tools build ## Start the local stack and run the demo order to Ready (stays up until `make demo-down`).
