@@ -1,0 +1,107 @@
+package openbao
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DefaultKVMount is the KV v2 mount of the c5c3 deployment (upstream's tenant
+// SecretStore uses path kv-v2; brief §1.4). The test server mounts KV v2 at
+// "secret" instead, so the mount is always a parameter.
+const DefaultKVMount = "kv-v2"
+
+// Properties (KV v2 data keys) of the documents pushed to the backup paths.
+// They equal the data keys of the delivered Secrets.
+const (
+	// PropertyCloudsYAML holds the rendered clouds.yaml (seeds 001 and 004).
+	PropertyCloudsYAML = "clouds.yaml"
+	// PropertyPassword holds a service account's password (seed 001).
+	PropertyPassword = "password"
+	// PropertyApplicationCredentialID holds the credential id (seed 004).
+	PropertyApplicationCredentialID = "application_credential_id"
+	// PropertyApplicationCredentialSecret holds the credential secret (seed 004).
+	PropertyApplicationCredentialSecret = "application_credential_secret"
+)
+
+// keystoneRoot is the common root of every Keystone backup path; the OpenBao
+// policy of the tenant stores grants on openstack/keystone/<ns>/... (brief §1.4).
+const keystoneRoot = "openstack/keystone"
+
+// ApplicationCredentialInfixSuffix ends the child prefix of a
+// KeystoneApplicationCredential: <name>-<8hex>-applicationcredential.
+const ApplicationCredentialInfixSuffix = "-applicationcredential"
+
+// ServiceAccountCredentialsPath is the backing path of a KeystoneService
+// account's consumer Secret <name>-credentials:
+//
+//	openstack/keystone/<namespace>/<name>/service-accounts/credentials
+//
+// Source: seed 001 (KeystoneService CRD reference), "Consumer Secret
+// contract", row "Backing path". namespace and name are the KeystoneService's
+// own. It fails when a segment is empty or not a path-safe Kubernetes name.
+func ServiceAccountCredentialsPath(namespace, name string) (string, error) {
+	if err := segments(namespace, name); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s/%s/%s/service-accounts/credentials", keystoneRoot, namespace, name), nil
+}
+
+// ApplicationCredentialPath is the backing path of a
+// KeystoneApplicationCredential's delivered Secret:
+//
+//	openstack/keystone/<controlplane namespace>/<name>-<hash>-applicationcredential/service-accounts/application-credential
+//
+// Source: seed 004 (KeystoneApplicationCredential CRD reference), "Delivered
+// Secret contract", row "Backing path". childPrefix is the order's child
+// prefix <name>-<8hex>-applicationcredential (korc.ChildPrefix with the
+// applicationcredential infix); the push runs from the ControlPlane's
+// namespace, where the order's children live. It fails when a segment is
+// invalid or childPrefix does not end in -applicationcredential.
+func ApplicationCredentialPath(controlPlaneNamespace, childPrefix string) (string, error) {
+	if err := segments(controlPlaneNamespace, childPrefix); err != nil {
+		return "", err
+	}
+	if !strings.HasSuffix(childPrefix, ApplicationCredentialInfixSuffix) || childPrefix == ApplicationCredentialInfixSuffix {
+		return "", fmt.Errorf("openbao: child prefix %q does not end in %s", childPrefix, ApplicationCredentialInfixSuffix)
+	}
+	return fmt.Sprintf("%s/%s/%s/service-accounts/application-credential", keystoneRoot, controlPlaneNamespace, childPrefix), nil
+}
+
+// AdminApplicationCredentialPath is the backing path of a ControlPlane's admin
+// application credential, the source of the k-orc-clouds-yaml Secret:
+//
+//	openstack/keystone/<namespace>/<controlplane>/admin/app-credential
+//
+// Source: not a seed; upstream c5c3-forge's ControlPlane reconciler and its
+// eso-tenant policy (research brief §1.4, "Existing upstream paths").
+func AdminApplicationCredentialPath(namespace, controlPlane string) (string, error) {
+	if err := segments(namespace, controlPlane); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%s/%s/%s/admin/app-credential", keystoneRoot, namespace, controlPlane), nil
+}
+
+// DataPath is the raw API path of a KV v2 secret's data under mount
+// (<mount>/data/<path>), as OpenBao policies name it.
+func DataPath(mount, path string) string { return mount + "/data/" + path }
+
+// MetadataPath is the raw API path of a KV v2 secret's metadata under mount
+// (<mount>/metadata/<path>).
+func MetadataPath(mount, path string) string { return mount + "/metadata/" + path }
+
+// segments checks that each path segment is a Kubernetes object name that
+// cannot change the path's shape: non-empty, at most 253 bytes, lowercase
+// alphanumerics, '-' and '.', and not "." or "..".
+func segments(ss ...string) error {
+	for _, s := range ss {
+		if s == "" || s == "." || s == ".." || len(s) > 253 {
+			return fmt.Errorf("openbao: invalid path segment %q", s)
+		}
+		for _, r := range s {
+			if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
+				return fmt.Errorf("openbao: invalid path segment %q", s)
+			}
+		}
+	}
+	return nil
+}
