@@ -166,8 +166,8 @@ func killRecorded(dir string, grace time.Duration) []string {
 }
 
 // isProcOf reports whether pid runs (not a zombie) and its command line
-// contains match: the binary path for most servers, the node name for
-// RabbitMQ, whose start script execs into the Erlang VM.
+// contains match: the binary path for most servers, the private home
+// folder for RabbitMQ, whose start script execs into the Erlang VM.
 func isProcOf(pid int, match string) bool {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil || len(b) == 0 {

@@ -80,7 +80,9 @@ log.file = false
 		"RABBITMQ_ALLOW_INPUT=true",
 		"RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS=-noinput",
 	)
-	p, err := s.startProcMatch("rabbitmq", "/usr/lib/rabbitmq/bin/rabbitmq-server", r.Node, nil, env, dir)
+	// The start script execs the Erlang VM, whose command line names our
+	// private HOME (-home <dir>): that identifies the broker's pid.
+	p, err := s.startProcMatch("rabbitmq", "/usr/lib/rabbitmq/bin/rabbitmq-server", "-home "+dir, nil, env, dir)
 	if err != nil {
 		return err
 	}
