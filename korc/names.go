@@ -231,3 +231,16 @@ func LongestRegistrationDiscriminator(ks *c5c3v1alpha1.KeystoneService) string {
 func MaxRegistrationNameLength(ks *c5c3v1alpha1.KeystoneService) int {
 	return MaxObjectNameLength - ChildNameLength(0, InfixRegistration, LongestRegistrationDiscriminator(ks))
 }
+
+// AdminPasswordCloudSecretName is "<cp>-admin-password-cloud", the plane's
+// admin password clouds.yaml Secret every managed child authenticates with
+// (ARCHITECTURE.md "Plane contract", c5c3-brief §1.5).
+func AdminPasswordCloudSecretName(controlPlane string) string {
+	return controlPlane + "-admin-password-cloud"
+}
+
+// AdminDomainImportName is "<cp>-domain-<RoleSlug(domain)>", the plane's
+// admin Domain import (c5c3-brief §1.6: <cp>-domain-default).
+func AdminDomainImportName(controlPlane, domain string) string {
+	return controlPlane + "-domain-" + RoleSlug(domain)
+}

@@ -364,6 +364,8 @@ func TestIntegration_KilledRunLeavesNoServer(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	// Whatever happens below, the child (and so its servers) does not outlive the test.
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
 	eventually(t, 5*time.Minute, "child stack ready", func() error {
 		select {
 		case err := <-done:
