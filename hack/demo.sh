@@ -5,13 +5,14 @@
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
+eval "$(hack/tools.sh env | sed "s/^/export /")"
 hack/stack up
 eval "$(hack/stack env)"
 k="$ORDERHUB_K8S_DIR/kubectl"
 echo
 echo "== proving the stack from outside"
-echo "-- kube-apiserver: CRDs installed (orderhub, K-ORC, ESO):"
-"$k" get crd -o name | sed 's/^/   /' | head -40
+echo "-- kube-apiserver: CRDs installed, by API group:"
+"$k" get crd -o jsonpath='{range .items[*]}{.spec.group}{"\n"}{end}' | sort | uniq -c | sed 's/^ */   /' 
 echo "-- Keystone: a token for the admin (openstack CLI, cloud 'admin'):"
 OS_CLOUD=admin openstack token issue -f value -c expires | sed 's/^/   expires /'
 echo "-- OpenBao-compatible server: KV v2 write and read:"
