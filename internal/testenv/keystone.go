@@ -206,7 +206,7 @@ func (k *Keystone) FailedAuthCount(userID string) (int, error) {
 	if strings.ContainsAny(userID, "'\"") {
 		return 0, fmt.Errorf("invalid user id %q", userID)
 	}
-	out, err := exec.Command("sqlite3", k.DBPath,
+	out, err := exec.Command("sqlite3", "-cmd", ".timeout 5000", k.DBPath,
 		fmt.Sprintf("SELECT COALESCE(failed_auth_count, 0) FROM local_user WHERE user_id = '%s';", userID)).CombinedOutput()
 	if err != nil {
 		return 0, fmt.Errorf("sqlite3: %v: %s", err, out)

@@ -1,0 +1,67 @@
+package v1alpha1
+
+import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+// RoleAssignmentSpec grants a role to exactly one subject (a user or a group)
+// on exactly one scope (a project or a domain).
+// +kubebuilder:validation:XValidation:rule="has(self.user) != has(self.group)",message="exactly one of user and group must be set"
+// +kubebuilder:validation:XValidation:rule="has(self.project) != has(self.domain)",message="exactly one of project and domain must be set"
+type RoleAssignmentSpec struct {
+	CommonSpec `json:",inline"`
+
+	// Role is the role to grant.
+	Role RoleRef `json:"role"`
+
+	// User is the user the role is granted to. Exactly one of user and group.
+	// +optional
+	User *NamedInDomain `json:"user,omitempty"`
+
+	// Group is the group the role is granted to. Exactly one of user and group.
+	// +optional
+	Group *NamedInDomain `json:"group,omitempty"`
+
+	// Project is the project the role is granted on. Exactly one of project and domain.
+	// +optional
+	Project *NamedInDomain `json:"project,omitempty"`
+
+	// Domain is the domain the role is granted on. Exactly one of project and domain.
+	// +optional
+	Domain *DomainRef `json:"domain,omitempty"`
+}
+
+// RoleAssignmentStatus is the observed state of a RoleAssignment. A grant has
+// no ID, so there is none to record.
+type RoleAssignmentStatus struct {
+	CommonStatus `json:",inline"`
+}
+
+// RoleAssignment grants a role to a user or a group on a project or a domain.
+// Whoever may create one can grant any role with the controller's admin
+// credentials: restrict write access to it like the admin Secret itself.
+// +kubebuilder:object:root=true
+// +kubebuilder:subresource:status
+// +kubebuilder:resource:categories=keystone
+// +kubebuilder:printcolumn:name="Role",type=string,JSONPath=`.spec.role.name`
+// +kubebuilder:printcolumn:name="User",type=string,JSONPath=`.spec.user.name`
+// +kubebuilder:printcolumn:name="Group",type=string,JSONPath=`.spec.group.name`,priority=1
+// +kubebuilder:printcolumn:name="Project",type=string,JSONPath=`.spec.project.name`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type RoleAssignment struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	Spec   RoleAssignmentSpec   `json:"spec"`
+	Status RoleAssignmentStatus `json:"status,omitempty"`
+}
+
+// RoleAssignmentList is a list of RoleAssignments.
+// +kubebuilder:object:root=true
+type RoleAssignmentList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []RoleAssignment `json:"items"`
+}
+
+func init() { SchemeBuilder.Register(&RoleAssignment{}, &RoleAssignmentList{}) }

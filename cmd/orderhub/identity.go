@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/identity"
+	"github.com/c5c3/orderhub/internal/keystone"
+)
+
+func init() {
+	subcommands["identity"] = subcommand{summary: "keystone.osh.openstack.org: Keystone identity objects", run: runIdentity}
+}
+
+// runIdentity starts the identity manager: the eight keystone.osh.openstack.org
+// controllers, reading only their own namespace, with one Keystone session
+// from the OS_* environment or clouds.yaml (OS_CLOUD).
+func runIdentity(args []string) error {
+	var mf managerFlags
+	var opts identity.Options
+	fs := flag.NewFlagSet("identity", flag.ContinueOnError)
+	mf.register(fs, "identity")
+	fs.DurationVar(&opts.Resync, "resync-period", identity.DefaultResync, "Period of the forced resync that re-applies every resource, probes passwords and repairs drift made outside the controller.")
+	fs.DurationVar(&opts.Backoff, "error-backoff", identity.DefaultBackoff, "Delay before a failed resource is retried when its spec.retryInterval is unset.")
+	fs.StringVar(&opts.RefName, "keystone-ref-name", identity.DefaultRefName, "The keystoneRef.name this controller serves; resources with an empty keystoneRef are served too.")
+	fs.IntVar(&opts.MaxConcurrentReconciles, "concurrency", 4, "Resources of one kind reconciled in parallel.")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if mf.namespace == "" {
+		mf.namespace = ownNamespace()
+	}
+	if mf.namespace == "" {
+		return errors.New("no namespace: set --namespace or POD_NAMESPACE (the controller reads its own namespace only)")
+	}
+	cfg, err := keystone.LoadConfig()
+	if err != nil {
+		return err
+	}
+	scheme, err := newScheme(kv1.AddToScheme)
+	if err != nil {
+		return err
+	}
+	mgr, err := mf.newManager("identity", scheme)
+	if err != nil {
+		return err
+	}
+	ctx := ctrl.SetupSignalHandler()
+	actx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	sess, err := keystone.NewSession(actx, cfg)
+	cancel()
+	if err != nil {
+		return err
+	}
+	ctrl.Log.WithName("identity").Info("Keystone session ready", "keystone", cfg.String(), "namespace", mf.namespace)
+	if err := identity.SetupWithManager(mgr, sess, opts); err != nil {
+		return fmt.Errorf("set up controllers: %w", err)
+	}
+	return mgr.Start(ctx)
+}
+
+// ownNamespace is POD_NAMESPACE or the service account's namespace.
+func ownNamespace() string {
+	if ns := os.Getenv("POD_NAMESPACE"); ns != "" {
+		return ns
+	}
+	b, err := os.ReadFile("/var/run/secrets/kubernetes.io/serviceaccount/namespace")
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(b))
+}

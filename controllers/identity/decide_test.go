@@ -1,0 +1,294 @@
+package identity
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/endpoints"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/services"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+
+	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
+	"github.com/c5c3/orderhub/internal/keystone"
+)
+
+func TestOwned(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		ref  *kv1.KeystoneRef
+		want bool
+	}{
+		{"unset", nil, true},
+		{"empty name", &kv1.KeystoneRef{}, true},
+		{"this deployment", &kv1.KeystoneRef{Name: "keystone"}, true},
+		{"another deployment", &kv1.KeystoneRef{Name: "keystone-b"}, false},
+		{"case matters for Kubernetes names", &kv1.KeystoneRef{Name: "Keystone"}, false},
+	}
+	for _, tc := range tests {
+		if got := owned(tc.ref, "keystone"); got != tc.want {
+			t.Errorf("%s: owned = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestWantsFinalizer(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		owned  bool
+		policy kv1.DeletionPolicy
+		want   bool
+	}{
+		{true, kv1.DeletionPolicyDelete, true},
+		{true, kv1.DeletionPolicyRetain, false},
+		{true, "", false},
+		{false, kv1.DeletionPolicyDelete, false},
+	}
+	for _, tc := range tests {
+		if got := wantsFinalizer(tc.owned, tc.policy); got != tc.want {
+			t.Errorf("wantsFinalizer(%v, %q) = %v, want %v", tc.owned, tc.policy, got, tc.want)
+		}
+	}
+}
+
+func TestDesiredHash(t *testing.T) {
+	t.Parallel()
+	spec := kv1.UserSpec{Name: "cinder", Domain: "service"}
+	h1, _ := desiredHash(spec, map[string]string{passwordInput: "a"})
+	h2, _ := desiredHash(spec, map[string]string{passwordInput: "a"})
+	h3, _ := desiredHash(spec, map[string]string{passwordInput: "b"})
+	spec.Description = "changed"
+	h4, _ := desiredHash(spec, map[string]string{passwordInput: "a"})
+	if h1 != h2 {
+		t.Error("the hash must be stable")
+	}
+	if h1 == h3 {
+		t.Error("a changed Secret value must change the hash")
+	}
+	if h1 == h4 {
+		t.Error("a changed spec must change the hash")
+	}
+}
+
+func readyStatus(gen int64, status metav1.ConditionStatus) *kv1.CommonStatus {
+	return &kv1.CommonStatus{ObservedGeneration: gen, Conditions: []metav1.Condition{{
+		Type: kv1.ConditionReady, Status: status, ObservedGeneration: gen, Reason: kv1.ReasonReconciled}}}
+}
+
+func TestDecideSkip(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	resync := 30 * time.Minute
+	last := applied{hash: "h", at: now.Add(-10 * time.Minute)}
+	tests := []struct {
+		name      string
+		last      applied
+		ok        bool
+		hash      string
+		st        *kv1.CommonStatus
+		gen       int64
+		wantSkip  bool
+		wantAfter time.Duration
+	}{
+		{"unchanged and ready skips until the resync", last, true, "h", readyStatus(2, metav1.ConditionTrue), 2, true, 20 * time.Minute},
+		{"never applied (e.g. after a restart)", applied{}, false, "h", readyStatus(2, metav1.ConditionTrue), 2, false, 0},
+		{"spec or Secret changed", last, true, "other", readyStatus(2, metav1.ConditionTrue), 2, false, 0},
+		{"resync due", applied{hash: "h", at: now.Add(-resync)}, true, "h", readyStatus(2, metav1.ConditionTrue), 2, false, 0},
+		{"not ready", last, true, "h", readyStatus(2, metav1.ConditionFalse), 2, false, 0},
+		{"new generation", last, true, "h", readyStatus(1, metav1.ConditionTrue), 2, false, 0},
+		{"no condition", last, true, "h", &kv1.CommonStatus{ObservedGeneration: 2}, 2, false, 0},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := decideSkip(tc.last, tc.ok, tc.hash, now, resync, tc.st, tc.gen)
+			if d.skip != tc.wantSkip || d.after != tc.wantAfter {
+				t.Fatalf("decideSkip = %+v, want skip %v after %v", d, tc.wantSkip, tc.wantAfter)
+			}
+		})
+	}
+}
+
+func TestSetStatusKeepsTransitionTime(t *testing.T) {
+	t.Parallel()
+	var st kv1.CommonStatus
+	if !setStatus(&st, 1, readyCondition(1, "created", nil)) {
+		t.Fatal("first status must be a change")
+	}
+	first := st.Conditions[0].LastTransitionTime
+	if setStatus(&st, 1, readyCondition(1, "created", nil)) {
+		t.Fatal("the same outcome must not be a change")
+	}
+	if !setStatus(&st, 1, readyCondition(1, "", &missingError{"domain", `"service"`})) {
+		t.Fatal("a failure must be a change")
+	}
+	c := st.Conditions[0]
+	if c.Status != metav1.ConditionFalse || c.Reason != kv1.ReasonReconcileError || c.Message != `domain "service" not found in Keystone; waiting for it to exist` {
+		t.Fatalf("unexpected condition %+v", c)
+	}
+	if !setStatus(&st, 2, readyCondition(2, "ok", nil)) || st.ObservedGeneration != 2 || st.Conditions[0].ObservedGeneration != 2 {
+		t.Fatalf("generation not stamped: %+v", st)
+	}
+	_ = first
+}
+
+func TestRetryAfter(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   string
+		want time.Duration
+	}{{"", 10 * time.Second}, {"30s", 30 * time.Second}, {"1m30s", 90 * time.Second}, {"bogus", 10 * time.Second}, {"0s", 10 * time.Second}} {
+		if got := retryAfter(&kv1.CommonSpec{RetryInterval: tc.in}, 10*time.Second); got != tc.want {
+			t.Errorf("retryAfter(%q) = %v, want %v", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestPlanEndpoint(t *testing.T) {
+	t.Parallel()
+	ep := func(id, url string, en bool) endpoints.Endpoint {
+		return endpoints.Endpoint{ID: id, URL: url, Enabled: en, Availability: gophercloud.AvailabilityPublic}
+	}
+	tests := []struct {
+		name       string
+		found      []endpoints.Endpoint
+		wantAdopt  string
+		wantURL    string
+		wantEnable *bool
+		wantDups   []string
+	}{
+		{"none: create", nil, "", "", nil, nil},
+		{"match: nothing to do", []endpoints.Endpoint{ep("a", "http://x", true)}, "a", "", nil, nil},
+		{"disabled: adopt and enable", []endpoints.Endpoint{ep("a", "http://x", false)}, "a", "", ptr(true), nil},
+		{"URL changed: patch in place", []endpoints.Endpoint{ep("a", "http://old", true)}, "a", "http://x", nil, nil},
+		{"duplicates: lowest ID adopted, others reported", []endpoints.Endpoint{ep("c", "http://x", true), ep("a", "http://y", true), ep("b", "http://x", true)}, "a", "http://x", nil, []string{"b", "c"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := planEndpoint(tc.found, "http://x", true)
+			if tc.wantAdopt == "" {
+				if p.adopt != nil {
+					t.Fatalf("adopted %s, want create", p.adopt.ID)
+				}
+				return
+			}
+			if p.adopt == nil || p.adopt.ID != tc.wantAdopt {
+				t.Fatalf("adopt = %v, want %s", p.adopt, tc.wantAdopt)
+			}
+			if p.update.URL != tc.wantURL || (p.update.Enabled == nil) != (tc.wantEnable == nil) {
+				t.Fatalf("update = %+v, want url %q enabled %v", p.update, tc.wantURL, tc.wantEnable)
+			}
+			if p.needUpdate != (tc.wantURL != "" || tc.wantEnable != nil) {
+				t.Fatalf("needUpdate = %v", p.needUpdate)
+			}
+			if len(p.duplicates) != len(tc.wantDups) {
+				t.Fatalf("duplicates = %v, want %v", p.duplicates, tc.wantDups)
+			}
+			for i := range p.duplicates {
+				if p.duplicates[i] != tc.wantDups[i] {
+					t.Fatalf("duplicates = %v, want %v", p.duplicates, tc.wantDups)
+				}
+			}
+		})
+	}
+}
+
+func TestEndpointRequestBodies(t *testing.T) {
+	t.Parallel()
+	m, _ := endpointCreate{Interface: "public", URL: "http://x", ServiceID: "s", RegionID: "RegionOne", Enabled: true}.ToEndpointCreateMap()
+	e := m["endpoint"].(map[string]any)
+	if e["region_id"] != "RegionOne" || e["region"] != nil || e["enabled"] != true {
+		t.Fatalf("create body must send region_id only: %v", e)
+	}
+	u, _ := endpointUpdate{URL: "http://y"}.ToEndpointUpdateMap()
+	if b := u["endpoint"].(map[string]any); len(b) != 1 || b["url"] != "http://y" {
+		t.Fatalf("update body must carry the URL only: %v", b)
+	}
+}
+
+func TestUpdates(t *testing.T) {
+	t.Parallel()
+	if _, ok := domainUpdate(kv1.DomainSpec{Name: "d"}, domains.Domain{Enabled: true, Description: "kept"}); ok {
+		t.Error("an empty description must leave Keystone's alone")
+	}
+	if u, ok := domainUpdate(kv1.DomainSpec{Name: "d", Description: "new", Enabled: ptr(true)}, domains.Domain{Enabled: true, Description: "old"}); !ok || *u.Description != "new" || u.Enabled != nil {
+		t.Errorf("description change: %+v %v", u, ok)
+	}
+	if u, ok := serviceUpdate(kv1.ServiceSpec{Name: "s", Type: "t", Enabled: ptr(false)}, services.Service{Enabled: true}); !ok || *u.Enabled {
+		t.Errorf("enabled change must be applied: %+v %v", u, ok)
+	}
+	if u, ok := serviceUpdate(kv1.ServiceSpec{Description: "d2"}, services.Service{Enabled: true, Description: "d1"}); !ok || *u.Description != "d2" {
+		t.Errorf("description change must be applied: %+v %v", u, ok)
+	}
+	if _, ok := serviceUpdate(kv1.ServiceSpec{Description: "d"}, services.Service{Enabled: true, Description: "d"}); ok {
+		t.Error("no change, no PATCH")
+	}
+	if u, ok := userUpdate(kv1.UserSpec{}, "p2", users.User{Enabled: true, DefaultProjectID: "p1"}); !ok || u.DefaultProjectID != "p2" || u.Password != "" {
+		t.Errorf("default project change: %+v %v", u, ok)
+	}
+	if _, ok := userUpdate(kv1.UserSpec{}, "", users.User{Enabled: true}); ok {
+		t.Error("no change, no PATCH")
+	}
+}
+
+func TestDecidePassword(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		res  keystone.ProbeResult
+		err  error
+		want passwordAction
+	}{
+		{"accepted: keep", keystone.ProbeAccepted, nil, passwordKeep},
+		{"401: write", keystone.ProbeRejected, nil, passwordWrite},
+		{"network error: never write", 0, errors.New("connection refused"), passwordFail},
+		{"non-401: never write", 0, gophercloud.ErrUnexpectedResponseCode{Actual: 500}, passwordFail},
+	}
+	for _, tc := range tests {
+		if got := decidePassword(tc.res, tc.err); got != tc.want {
+			t.Errorf("%s: decidePassword = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestIDCacheExpires(t *testing.T) {
+	t.Parallel()
+	c := &idCache{m: map[string]cachedID{}}
+	now := time.Now()
+	c.put("service", "id1", now.Add(time.Second))
+	if id, ok := c.get("service", now); !ok || id != "id1" {
+		t.Fatalf("get = %q, %v", id, ok)
+	}
+	if _, ok := c.get("service", now.Add(2*time.Second)); ok {
+		t.Fatal("an expired entry must not be returned")
+	}
+	if _, ok := (*idCache)(nil).get("x", now); ok {
+		t.Fatal("a nil cache caches nothing")
+	}
+}
+
+func TestWakeOnlyWaitersOfTheWrittenKind(t *testing.T) {
+	t.Parallel()
+	s := &waitSet{waiting: map[types.NamespacedName]string{}, events: make(chan event.GenericEvent, 4),
+		newObj: func() event.GenericEvent { return event.GenericEvent{Object: &kv1.RoleAssignment{}} }}
+	onUser := types.NamespacedName{Namespace: "ns", Name: "a"}
+	onProject := types.NamespacedName{Namespace: "ns", Name: "b"}
+	s.note(onUser, &missingError{"user", `"cinder"`})
+	s.note(onProject, &missingError{"project", `"service"`})
+	s.wake("user")
+	if ev := <-s.events; ev.Object.GetName() != "a" {
+		t.Fatalf("woke %s, want a", ev.Object.GetName())
+	}
+	if _, still := s.waiting[onProject]; !still || len(s.waiting) != 1 {
+		t.Fatalf("waiting = %v, want only b", s.waiting)
+	}
+	s.note(onProject, nil)
+	if len(s.waiting) != 0 {
+		t.Fatal("a resource that applied must stop waiting")
+	}
+}

@@ -1,0 +1,23 @@
+// Package identity is the identity controller (`orderhub identity`): it
+// reconciles the eight keystone.osh.openstack.org/v1alpha1 kinds against one
+// Keystone with gophercloud v2.
+//
+// One shared loop (Reconciler) handles ownership (keystoneRef), the finalizer
+// (deletionPolicy), the desired-state hash that skips no-op requests, the
+// forced resync and the Ready condition; one actuator per kind holds the
+// Keystone calls. Dependencies between kinds (a Project needs its Domain, an
+// Endpoint its Service) are never read from other resources' status: a
+// missing dependency is a ReconcileError that names it, retried until it
+// exists in Keystone (seed §"Ordering and readiness" of the controller).
+package identity
+
+// RBAC of the identity controller: the eight kinds (no create, no delete: it
+// only acts on resources something else created), their status, the password
+// Secrets it reads, and events. Seed §"Who may create a RoleAssignment".
+//
+// +kubebuilder:rbac:groups=keystone.osh.openstack.org,resources=domains;projects;roles;groups;users;roleassignments;services;endpoints,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=keystone.osh.openstack.org,resources=domains/status;projects/status;roles/status;groups/status;users/status;roleassignments/status;services/status;endpoints/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=keystone.osh.openstack.org,resources=domains/finalizers;projects/finalizers;roles/finalizers;groups/finalizers;users/finalizers;roleassignments/finalizers;services/finalizers;endpoints/finalizers,verbs=update
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch

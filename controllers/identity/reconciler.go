@@ -1,0 +1,241 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
+)
+
+// object is what the shared loop needs of every kind.
+type object interface {
+	client.Object
+	KeystoneCommon() *kv1.CommonSpec
+	KeystoneStatus() *kv1.CommonStatus
+}
+
+// outcome is what an actuator reports after a successful apply.
+type outcome struct {
+	// message becomes the Ready condition's message.
+	message string
+	// changes lists what was written to Keystone ("created domain service");
+	// each becomes a Normal event. Empty when nothing was written.
+	changes []string
+}
+
+// applyInput is what apply gets besides the object.
+type applyInput struct {
+	// values are the inputs' values (e.g. the password).
+	values map[string]string
+	// resync is true when the desired state is unchanged since the last
+	// successful apply and this is the forced resync; an actuator may then
+	// check before writing (RoleAssignment does), so a steady state writes nothing.
+	resync bool
+}
+
+// actuator holds the Keystone calls of one kind.
+type actuator[T object] interface {
+	// kind is the Kind name, for logs and events.
+	kind() string
+	// spec returns the part of obj the desired-state hash covers.
+	spec(obj T) any
+	// inputs reads what the desired state depends on besides the spec, such as
+	// a User's password. The returned values are folded into the hash and
+	// passed to apply. An error (e.g. a missing Secret) is a ReconcileError.
+	inputs(ctx context.Context, c client.Reader, obj T) (map[string]string, error)
+	// apply makes Keystone match the spec: look the object up with a filtered
+	// query, create it when missing, patch what differs. It MUST be idempotent,
+	// MUST record the Keystone ID in obj's status, and MUST return a
+	// *missingError when a dependency is absent from Keystone.
+	apply(ctx context.Context, obj T, in applyInput) (outcome, error)
+	// remove deletes the Keystone object (deletionPolicy delete). An object
+	// already gone MUST count as success.
+	remove(ctx context.Context, obj T) error
+}
+
+// Options configure the shared loop.
+type Options struct {
+	// RefName is the keystoneRef.name this controller serves (besides empty).
+	RefName string
+	// Resync is the period of the forced resync that re-applies every
+	// resource, probes passwords and repairs drift made outside the controller.
+	Resync time.Duration
+	// Backoff is the delay before a failed resource is retried when its
+	// spec.retryInterval is unset.
+	Backoff time.Duration
+	// MaxConcurrentReconciles per kind.
+	MaxConcurrentReconciles int
+}
+
+// Reconciler is the shared reconcile loop, instantiated once per kind.
+type Reconciler[T object] struct {
+	client   client.Client
+	reader   client.Reader
+	recorder recorder.EventRecorder
+	act      actuator[T]
+	newObj   func() T
+	opts     Options
+	cache    *appliedCache
+	now      func() time.Time
+	// waits and wake are optional (nil in unit tests): see wakeups.
+	waits *waitSet
+	wake  *wakeups
+}
+
+// Reconcile runs one pass for one resource; see the package documentation.
+func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	logger := log.FromContext(ctx)
+	obj := r.newObj()
+	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.cache.forget(req.NamespacedName)
+			return ctrl.Result{}, nil
+		}
+		return ctrl.Result{}, err
+	}
+	common := obj.KeystoneCommon()
+	isOwned := owned(common.KeystoneRef, r.opts.RefName)
+
+	// A resource of another deployment: no status, only our finalizer removed.
+	if !isOwned {
+		r.cache.forget(req.NamespacedName)
+		return ctrl.Result{}, r.setFinalizer(ctx, obj, false)
+	}
+
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return r.reconcileDelete(ctx, obj)
+	}
+	if err := r.setFinalizer(ctx, obj, wantsFinalizer(true, common.DeletionPolicy)); err != nil {
+		return ctrl.Result{}, err
+	}
+
+	gen := obj.GetGeneration()
+	orig := obj.DeepCopyObject().(T)
+	in, err := r.act.inputs(ctx, r.reader, obj)
+	var hash string
+	if err == nil {
+		hash, err = desiredHash(r.act.spec(obj), in)
+	}
+	if err != nil {
+		return r.finish(ctx, orig, obj, outcome{}, err)
+	}
+	last, ok := r.cache.get(req.NamespacedName, obj.GetUID())
+	if d := decideSkip(last, ok, hash, r.now(), r.opts.Resync, obj.KeystoneStatus(), gen); d.skip {
+		logger.V(1).Info("desired state unchanged; Keystone not called", "resyncIn", d.after)
+		return ctrl.Result{RequeueAfter: d.after}, nil
+	}
+	resync := ok && last.hash == hash
+	out, err := r.act.apply(ctx, obj, applyInput{values: in, resync: resync})
+	if err == nil {
+		r.cache.set(req.NamespacedName, applied{uid: obj.GetUID(), hash: hash, at: r.now()})
+	}
+	return r.finish(ctx, orig, obj, out, err)
+}
+
+// finish writes the Ready condition (the only status writer of the loop),
+// emits events and chooses the requeue.
+func (r *Reconciler[T]) finish(ctx context.Context, orig, obj T, out outcome, applyErr error) (ctrl.Result, error) {
+	logger := log.FromContext(ctx)
+	if r.waits != nil {
+		r.waits.note(client.ObjectKeyFromObject(obj), applyErr)
+	}
+	if applyErr == nil && len(out.changes) > 0 {
+		r.wake.fire(strings.ToLower(r.act.kind()))
+	}
+	for _, ch := range out.changes {
+		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, kv1.ReasonReconciled, "Apply", "%s", ch)
+	}
+	if err := r.writeStatus(ctx, orig, obj, readyCondition(obj.GetGeneration(), out.message, applyErr), len(out.changes) > 0); err != nil {
+		return ctrl.Result{}, err
+	}
+	if applyErr != nil {
+		logger.Info("reconcile failed; retrying", "error", applyErr.Error())
+		return ctrl.Result{RequeueAfter: retryAfter(obj.KeystoneCommon(), r.opts.Backoff)}, nil
+	}
+	return ctrl.Result{RequeueAfter: r.opts.Resync}, nil
+}
+
+// writeStatus patches the status subresource when the condition or the
+// per-kind fields changed. It emits an event when Ready flips or its message
+// changes on failure; reported says the apply already emitted its changes.
+func (r *Reconciler[T]) writeStatus(ctx context.Context, orig, obj T, c metav1.Condition, reported bool) error {
+	prev := meta.FindStatusCondition(orig.KeystoneStatus().Conditions, kv1.ConditionReady)
+	setStatus(obj.KeystoneStatus(), obj.GetGeneration(), c)
+	if same, err := equalStatus(orig, obj); err != nil || same {
+		return err
+	}
+	if err := r.client.Status().Patch(ctx, obj, client.MergeFrom(orig)); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	// A first Ready=True after a reported write ("created ...") needs no
+	// second event; failures, recoveries and changed failure messages do.
+	flipped := (prev == nil && (c.Status != metav1.ConditionTrue || !reported)) || (prev != nil && prev.Status != c.Status)
+	if flipped || (c.Status != metav1.ConditionTrue && prev != nil && prev.Message != c.Message) {
+		typ := corev1.EventTypeNormal
+		if c.Status != metav1.ConditionTrue {
+			typ = corev1.EventTypeWarning
+		}
+		r.recorder.Eventf(obj, nil, typ, c.Reason, "Reconcile", "%s", c.Message)
+	}
+	return nil
+}
+
+// reconcileDelete removes the Keystone object when our finalizer is present,
+// then the finalizer.
+func (r *Reconciler[T]) reconcileDelete(ctx context.Context, obj T) (ctrl.Result, error) {
+	r.cache.forget(client.ObjectKeyFromObject(obj))
+	if !controllerutil.ContainsFinalizer(obj, kv1.Finalizer) {
+		return ctrl.Result{}, nil
+	}
+	if err := r.act.remove(ctx, obj); err != nil {
+		var me *missingError
+		if !errors.As(err, &me) { // a missing parent means the object is gone too
+			return r.finish(ctx, obj.DeepCopyObject().(T), obj, outcome{}, fmt.Errorf("delete from Keystone: %w", err))
+		}
+	}
+	r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Deleted", "Delete", "deleted %s from Keystone", r.act.kind())
+	return ctrl.Result{}, r.setFinalizer(ctx, obj, false)
+}
+
+// setFinalizer adds or removes kv1.Finalizer, writing only on a change.
+func (r *Reconciler[T]) setFinalizer(ctx context.Context, obj T, want bool) error {
+	has := controllerutil.ContainsFinalizer(obj, kv1.Finalizer)
+	if has == want {
+		return nil
+	}
+	base := obj.DeepCopyObject().(T)
+	if want {
+		controllerutil.AddFinalizer(obj, kv1.Finalizer)
+	} else {
+		controllerutil.RemoveFinalizer(obj, kv1.Finalizer)
+	}
+	return client.IgnoreNotFound(r.client.Patch(ctx, obj, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})))
+}
+
+// equalStatus compares the status of two objects of the same kind.
+func equalStatus(a, b client.Object) (bool, error) {
+	ua, err := runtime.DefaultUnstructuredConverter.ToUnstructured(a)
+	if err != nil {
+		return false, err
+	}
+	ub, err := runtime.DefaultUnstructuredConverter.ToUnstructured(b)
+	if err != nil {
+		return false, err
+	}
+	return equality.Semantic.DeepEqual(ua["status"], ub["status"]), nil
+}

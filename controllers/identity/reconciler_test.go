@@ -1,0 +1,184 @@
+package identity
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
+)
+
+// fakeActuator records calls and returns err from apply.
+type fakeActuator struct {
+	applies, removes int
+	resyncs          int
+	err              error
+}
+
+func (*fakeActuator) kind() string           { return "Domain" }
+func (*fakeActuator) spec(o *kv1.Domain) any { return o.Spec }
+func (*fakeActuator) inputs(context.Context, client.Reader, *kv1.Domain) (map[string]string, error) {
+	return nil, nil
+}
+func (f *fakeActuator) apply(_ context.Context, o *kv1.Domain, in applyInput) (outcome, error) {
+	f.applies++
+	if in.resync {
+		f.resyncs++
+	}
+	if f.err != nil {
+		return outcome{}, f.err
+	}
+	o.Status.DomainID = "id-1"
+	return changed("created domain " + o.Spec.Name), nil
+}
+func (f *fakeActuator) remove(context.Context, *kv1.Domain) error { f.removes++; return nil }
+
+type recorderStub struct{ *events.FakeRecorder }
+
+func newTestReconciler(t *testing.T, act *fakeActuator, now *time.Time, objs ...client.Object) (*Reconciler[*kv1.Domain], client.Client) {
+	t.Helper()
+	s := runtime.NewScheme()
+	if err := kv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(&kv1.Domain{}).Build()
+	return &Reconciler[*kv1.Domain]{
+		client: c, reader: c, recorder: recorderStub{events.NewFakeRecorder(100)}, act: act,
+		newObj: func() *kv1.Domain { return &kv1.Domain{} },
+		opts:   Options{RefName: "keystone", Resync: time.Minute, Backoff: 7 * time.Second},
+		cache:  newAppliedCache(), now: func() time.Time { return *now },
+	}, c
+}
+
+func domainObj(ref string, policy kv1.DeletionPolicy, finalizers ...string) *kv1.Domain {
+	return &kv1.Domain{ObjectMeta: metav1.ObjectMeta{Name: "d", Namespace: "ns", UID: "uid-1", Generation: 1, Finalizers: finalizers},
+		Spec: kv1.DomainSpec{CommonSpec: kv1.CommonSpec{KeystoneRef: &kv1.KeystoneRef{Name: ref}, DeletionPolicy: policy}, Name: "service"}}
+}
+
+func req() ctrl.Request {
+	return ctrl.Request{NamespacedName: client.ObjectKey{Namespace: "ns", Name: "d"}}
+}
+
+func get(t *testing.T, c client.Client) *kv1.Domain {
+	t.Helper()
+	var d kv1.Domain
+	if err := c.Get(context.Background(), req().NamespacedName, &d); err != nil {
+		t.Fatal(err)
+	}
+	return &d
+}
+
+func TestReconcileForeignGetsNoStatusAndLosesOurFinalizer(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	act := &fakeActuator{}
+	r, c := newTestReconciler(t, act, &now, domainObj("other", kv1.DeletionPolicyDelete, kv1.Finalizer, "x/y"))
+	if _, err := r.Reconcile(context.Background(), req()); err != nil {
+		t.Fatal(err)
+	}
+	d := get(t, c)
+	if act.applies != 0 {
+		t.Errorf("Keystone called %d times for a foreign resource", act.applies)
+	}
+	if len(d.Status.Conditions) != 0 || d.Status.ObservedGeneration != 0 {
+		t.Errorf("foreign resource got status %+v", d.Status)
+	}
+	if controllerutil.ContainsFinalizer(d, kv1.Finalizer) || !controllerutil.ContainsFinalizer(d, "x/y") {
+		t.Errorf("finalizers = %v, want only x/y", d.Finalizers)
+	}
+}
+
+func TestReconcileSkipsUnchangedUntilResync(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	act := &fakeActuator{}
+	r, c := newTestReconciler(t, act, &now, domainObj("", ""))
+	res, err := r.Reconcile(context.Background(), req())
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := get(t, c)
+	cond := meta.FindStatusCondition(d.Status.Conditions, kv1.ConditionReady)
+	if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != kv1.ReasonReconciled || d.Status.DomainID != "id-1" {
+		t.Fatalf("status = %+v", d.Status)
+	}
+	if res.RequeueAfter != time.Minute {
+		t.Errorf("requeue after %v, want the resync period", res.RequeueAfter)
+	}
+	if controllerutil.ContainsFinalizer(d, kv1.Finalizer) {
+		t.Error("retain must not add a finalizer")
+	}
+	now = now.Add(20 * time.Second)
+	res, _ = r.Reconcile(context.Background(), req())
+	if act.applies != 1 {
+		t.Fatalf("applies = %d after an unchanged reconcile, want 1", act.applies)
+	}
+	if res.RequeueAfter != 40*time.Second {
+		t.Errorf("requeue after %v, want the rest of the resync period", res.RequeueAfter)
+	}
+	now = now.Add(time.Minute)
+	_, _ = r.Reconcile(context.Background(), req())
+	if act.applies != 2 || act.resyncs != 1 {
+		t.Fatalf("applies = %d, resyncs = %d after the resync period, want 2 and 1", act.applies, act.resyncs)
+	}
+}
+
+func TestReconcileErrorSetsReconcileErrorAndRetryInterval(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	act := &fakeActuator{err: &missingError{"domain", `"x"`}}
+	d0 := domainObj("keystone", "")
+	d0.Spec.RetryInterval = "3s"
+	r, c := newTestReconciler(t, act, &now, d0)
+	res, err := r.Reconcile(context.Background(), req())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cond := meta.FindStatusCondition(get(t, c).Status.Conditions, kv1.ConditionReady)
+	if cond == nil || cond.Status != metav1.ConditionFalse || cond.Reason != kv1.ReasonReconcileError {
+		t.Fatalf("condition = %+v", cond)
+	}
+	if res.RequeueAfter != 3*time.Second {
+		t.Errorf("requeue after %v, want spec.retryInterval", res.RequeueAfter)
+	}
+	_, _ = r.Reconcile(context.Background(), req())
+	if act.applies != 2 {
+		t.Errorf("a failed resource must be retried, applies = %d", act.applies)
+	}
+}
+
+func TestReconcileDeletePolicy(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	act := &fakeActuator{}
+	r, c := newTestReconciler(t, act, &now, domainObj("", kv1.DeletionPolicyDelete))
+	if _, err := r.Reconcile(context.Background(), req()); err != nil {
+		t.Fatal(err)
+	}
+	d := get(t, c)
+	if !controllerutil.ContainsFinalizer(d, kv1.Finalizer) {
+		t.Fatal("deletionPolicy delete must add the finalizer")
+	}
+	if err := c.Delete(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Reconcile(context.Background(), req()); err != nil {
+		t.Fatal(err)
+	}
+	if act.removes != 1 {
+		t.Errorf("removes = %d, want 1", act.removes)
+	}
+	var gone kv1.Domain
+	if err := c.Get(context.Background(), req().NamespacedName, &gone); err == nil {
+		t.Errorf("resource still present with finalizers %v", gone.Finalizers)
+	}
+}

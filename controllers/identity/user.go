@@ -1,0 +1,181 @@
+package identity
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
+	"github.com/c5c3/orderhub/internal/keystone"
+)
+
+// passwordInput is the key under which a User's password travels from
+// inputs to apply (and into the desired-state hash, never into status or logs).
+const passwordInput = "password"
+
+// prober checks a password with an unscoped token (keystone.Session).
+type prober interface {
+	ProbePassword(ctx context.Context, userID, password string) (keystone.ProbeResult, error)
+}
+
+// userActuator reconciles User: GET|POST /v3/users, PATCH /v3/users/{id}, and
+// the password probe POST /v3/auth/tokens.
+type userActuator struct {
+	lookups
+	probe prober
+}
+
+var _ actuator[*kv1.User] = userActuator{}
+
+func (userActuator) kind() string         { return "User" }
+func (userActuator) spec(o *kv1.User) any { return o.Spec }
+
+// passwordKey is spec.passwordSecret.key, defaulting to OS_PASSWORD.
+func passwordKey(o *kv1.User) string {
+	if o.Spec.PasswordSecret.Key == "" {
+		return kv1.DefaultPasswordKey
+	}
+	return o.Spec.PasswordSecret.Key
+}
+
+// inputs reads the password from the Secret in the User's namespace.
+func (userActuator) inputs(ctx context.Context, c client.Reader, o *kv1.User) (map[string]string, error) {
+	var s corev1.Secret
+	key := client.ObjectKey{Namespace: o.Namespace, Name: o.Spec.PasswordSecret.Name}
+	if err := c.Get(ctx, key, &s); err != nil {
+		return nil, fmt.Errorf("read password Secret %s: %w", key.Name, err)
+	}
+	k := passwordKey(o)
+	pw, ok := s.Data[k]
+	if !ok || len(pw) == 0 {
+		return nil, fmt.Errorf("password Secret %s has no key %s (or it is empty)", key.Name, k)
+	}
+	return map[string]string{passwordInput: string(pw)}, nil
+}
+
+// userUpdate is the PATCH (without password) that makes observed match spec;
+// ok is false when nothing differs. An empty spec description leaves
+// Keystone's as it is; an unset defaultProject leaves Keystone's as it is.
+func userUpdate(spec kv1.UserSpec, defaultProjectID string, observed users.User) (users.UpdateOpts, bool) {
+	var u users.UpdateOpts
+	ok := false
+	if spec.Description != "" && spec.Description != observed.Description {
+		u.Description, ok = ptr(spec.Description), true
+	}
+	if defaultProjectID != "" && defaultProjectID != observed.DefaultProjectID {
+		u.DefaultProjectID, ok = defaultProjectID, true
+	}
+	if want := enabled(spec.Enabled); want != observed.Enabled {
+		u.Enabled, ok = ptr(want), true
+	}
+	return u, ok
+}
+
+// passwordAction is what to do with the password after a probe.
+type passwordAction int
+
+const (
+	passwordKeep  passwordAction = iota // the probe succeeded: Keystone has it
+	passwordWrite                       // the probe got 401: write it
+	passwordFail                        // any other outcome: do not write, report
+)
+
+// decidePassword maps a probe outcome to an action: write only on 401
+// (seed §"User and its password"; never after a network error or a non-401).
+func decidePassword(res keystone.ProbeResult, err error) passwordAction {
+	switch {
+	case err != nil:
+		return passwordFail
+	case res == keystone.ProbeRejected:
+		return passwordWrite
+	case res == keystone.ProbeAccepted:
+		return passwordKeep
+	}
+	return passwordFail
+}
+
+// apply creates or updates the user. For an existing, enabled user it probes
+// the password and writes it only on 401. apply is only called when the
+// desired state (spec + the Secret's value) changed or on the forced resync,
+// which is what limits probes.
+func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (outcome, error) {
+	did, err := a.domainID(ctx, o.Spec.Domain)
+	if err != nil {
+		return outcome{}, err
+	}
+	dpid := ""
+	if dp := o.Spec.DefaultProject; dp != nil {
+		if dpid, err = a.projectID(ctx, dp.Name, dp.Domain); err != nil {
+			return outcome{}, err
+		}
+	}
+	where := fmt.Sprintf("user %s in domain %s", o.Spec.Name, displayDomain(o.Spec.Domain))
+	pw := in.values[passwordInput]
+	u, created, err := ensureUnique(ctx, where, o.Status.UserID == "",
+		func(ctx context.Context) (users.User, bool, error) { return a.findUser(ctx, o.Spec.Name, did) },
+		func(ctx context.Context) (users.User, error) {
+			r, err := users.Create(ctx, a.c, users.CreateOpts{Name: o.Spec.Name, DomainID: did, Description: o.Spec.Description,
+				DefaultProjectID: dpid, Enabled: ptr(enabled(o.Spec.Enabled)), Password: pw}).Extract()
+			if r == nil {
+				return users.User{}, err
+			}
+			return *r, err
+		})
+	if err != nil {
+		return outcome{}, err
+	}
+	a.remember("user", did, o.Spec.Name, u.ID)
+	if created {
+		// Created with the password: nothing to probe.
+		o.Status.UserID = u.ID
+		return changed("created " + where), nil
+	}
+	o.Status.UserID = u.ID
+	var out outcome
+	if upd, ok := userUpdate(o.Spec, dpid, u); ok {
+		if _, err := users.Update(ctx, a.c, u.ID, upd).Extract(); err != nil {
+			return outcome{}, fmt.Errorf("update %s: %w", where, err)
+		}
+		out.changes = append(out.changes, "updated "+where)
+	}
+	if !enabled(o.Spec.Enabled) {
+		// A disabled user cannot authenticate, so the password cannot be probed.
+		out.message = where + " is disabled; password not checked"
+		return out, nil
+	}
+	res, perr := a.probe.ProbePassword(ctx, u.ID, pw)
+	switch decidePassword(res, perr) {
+	case passwordWrite:
+		if _, err := users.Update(ctx, a.c, u.ID, users.UpdateOpts{Password: pw}).Extract(); err != nil {
+			return outcome{}, fmt.Errorf("set password of %s: %w", where, err)
+		}
+		out.changes = append(out.changes, "set password of "+where)
+		out.message = where + ": password set"
+	case passwordFail:
+		return outcome{}, fmt.Errorf("check password of %s (not written): %w", where, perr)
+	default:
+		out.message = where + " is up to date"
+		if len(out.changes) > 0 {
+			out.message = out.changes[0]
+		}
+	}
+	return out, nil
+}
+
+func (a userActuator) remove(ctx context.Context, o *kv1.User) error {
+	id := o.Status.UserID
+	if id == "" {
+		var err error
+		if id, err = a.userID(ctx, o.Spec.Name, o.Spec.Domain); err != nil {
+			return err
+		}
+	}
+	if err := users.Delete(ctx, a.c, id).ExtractErr(); err != nil && !keystone.IsNotFound(err) {
+		return fmt.Errorf("delete user %q: %w", o.Spec.Name, err)
+	}
+	a.forgetIn(ctx, "user", o.Spec.Domain, o.Spec.Name)
+	return nil
+}
