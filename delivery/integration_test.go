@@ -77,21 +77,10 @@ func kubeClient(t *testing.T) client.Client {
 	return c
 }
 
-// eventually polls cond every 250 ms until it returns nil, failing the test
-// with cond's last error once timeout has passed.
+// eventually waits on cond with testenv.Eventually.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after %s: %v", what, timeout, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	testenv.Eventually(t, timeout, what, cond)
 }
 
 func namespace(t *testing.T, c client.Client, name string) string {

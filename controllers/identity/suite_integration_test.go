@@ -5,6 +5,7 @@ package identity
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -45,12 +46,11 @@ import (
 // directly (admin), not through the proxy, so they are not counted.
 
 const (
-	testNS       = "identity"
-	testRefName  = "keystone"
-	testResync   = 3 * time.Second
-	testBackoff  = 500 * time.Millisecond
-	pollInterval = 100 * time.Millisecond
-	waitTimeout  = 90 * time.Second
+	testNS      = "identity"
+	testRefName = "keystone"
+	testResync  = 3 * time.Second
+	testBackoff = 500 * time.Millisecond
+	waitTimeout = 90 * time.Second
 )
 
 var (
@@ -328,23 +328,16 @@ func mustCreate(t *testing.T, objs ...client.Object) {
 	}
 }
 
-// eventually polls cond every pollInterval until it returns true, failing the
-// test after waitTimeout with the last description.
+// eventually waits up to waitTimeout until cond reports true, failing the
+// test with cond's last description (testenv.Eventually).
 func eventually(t *testing.T, what string, cond func() (bool, string)) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	last := ""
-	for {
-		ok, desc := cond()
-		if ok {
-			return
+	testenv.Eventually(t, waitTimeout, what, func() error {
+		if ok, desc := cond(); !ok {
+			return errors.New(desc)
 		}
-		last = desc
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s; last: %s", what, last)
-		}
-		time.Sleep(pollInterval)
-	}
+		return nil
+	})
 }
 
 type kobj interface {

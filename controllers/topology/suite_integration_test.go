@@ -38,11 +38,10 @@ import (
 // drift repair is observable.
 
 const (
-	suiteNS      = "topology-it"
-	clusterName  = "rabbitmq"
-	suiteResync  = 3 * time.Second
-	waitTimeout  = 60 * time.Second
-	pollInterval = 100 * time.Millisecond
+	suiteNS     = "topology-it"
+	clusterName = "rabbitmq"
+	suiteResync = 3 * time.Second
+	waitTimeout = 60 * time.Second
 )
 
 var (
@@ -126,21 +125,10 @@ func must(err error) {
 
 func ptr[T any](v T) *T { return &v }
 
-// eventually polls f until it returns nil, failing the test with f's last
-// error after waitTimeout.
+// eventually waits up to waitTimeout on f with testenv.Eventually.
 func eventually(t *testing.T, what string, f func() error) {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	var err error
-	for {
-		if err = f(); err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still not true after %v: %v", what, waitTimeout, err)
-		}
-		time.Sleep(pollInterval)
-	}
+	testenv.Eventually(t, waitTimeout, what, f)
 }
 
 var nameSeq atomic.Int64

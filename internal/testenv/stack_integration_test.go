@@ -95,20 +95,10 @@ func kubeClient(t *testing.T) client.Client {
 	return c
 }
 
-// eventually polls cond every 250 ms until it returns nil or timeout passes.
+// eventually is Eventually for this package's tests.
 func eventually(t *testing.T, timeout time.Duration, what string, cond func() error) {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		err := cond()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: still failing after %s: %v", what, timeout, err)
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
+	Eventually(t, timeout, what, cond)
 }
 
 func keystoneAdmin(t *testing.T, ctx context.Context) *gophercloud.ServiceClient {

@@ -30,3 +30,24 @@ func ForTest(tb testing.TB, o Options) *Stack {
 	})
 	return st
 }
+
+// PollInterval is how often Eventually re-checks a condition.
+const PollInterval = 250 * time.Millisecond
+
+// Eventually calls cond every PollInterval until it returns nil, and fails the
+// test with what and cond's last error once timeout has passed. It is the
+// one wait of the integration tests: they wait on conditions, never on sleeps.
+func Eventually(tb testing.TB, timeout time.Duration, what string, cond func() error) {
+	tb.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		err := cond()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s: still not true after %s: %v", what, timeout, err)
+		}
+		time.Sleep(PollInterval)
+	}
+}
