@@ -20,3 +20,6 @@ go run ./tests/e2e/corpus/gen --root tests/e2e
 "$CG" object paths=./api/keystone/...
 "$CG" crd paths=./api/keystone/... output:crd:dir=config/crd/bases
 "$CG" rbac:roleName=orderhub-identity paths=./controllers/identity/... output:rbac:dir=config/rbac/identity
+
+# --- hub controllers' RBAC (issue 4) ---
+"$CG" rbac:roleName=orderhub-hub paths=./controllers/hub/... output:rbac:dir=config/rbac/hub

@@ -239,8 +239,10 @@ func AdminPasswordCloudSecretName(controlPlane string) string {
 	return controlPlane + "-admin-password-cloud"
 }
 
-// AdminDomainImportName is "<cp>-domain-<RoleSlug(domain)>", the plane's
-// admin Domain import (c5c3-brief §1.6: <cp>-domain-default).
+// AdminDomainImportName is "<cp>-domain-<RoleSlug(lowercased domain)>", the
+// plane's admin Domain import (c5c3-brief §1.6: <cp>-domain-default for the
+// domain Default). A plane has one admin domain, so case is not
+// distinguished.
 func AdminDomainImportName(controlPlane, domain string) string {
-	return controlPlane + "-domain-" + RoleSlug(domain)
+	return controlPlane + "-domain-" + RoleSlug(strings.ToLower(domain))
 }

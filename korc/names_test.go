@@ -134,3 +134,12 @@ func TestMaxRegistrationNameLength_AccountsForLongestChild(t *testing.T) {
 		t.Fatalf("bound is not tight: %d", n)
 	}
 }
+
+func TestAdminPlaneNames(t *testing.T) {
+	if got := AdminPasswordCloudSecretName("cp"); got != "cp-admin-password-cloud" {
+		t.Errorf("AdminPasswordCloudSecretName = %q", got)
+	}
+	if got := AdminDomainImportName("cp", "Default"); got != "cp-domain-default" {
+		t.Errorf("AdminDomainImportName(Default) = %q", got)
+	}
+}

@@ -4,12 +4,18 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strings"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	"k8s.io/apimachinery/pkg/types"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
 	"github.com/c5c3/orderhub/webhooks"
 )
 
@@ -23,6 +29,13 @@ type hubFlags struct {
 	webhookPort    int
 	webhookCertDir string
 	webhookURLBase string
+
+	controlPlane       bool
+	keystoneService    bool
+	openBaoAddress     string
+	openBaoTokenSecret string
+	openBaoTokenKey    string
+	openBaoMount       string
 }
 
 func (h *hubFlags) register(fs *flag.FlagSet) {
@@ -33,6 +46,32 @@ func (h *hubFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.webhookURLBase, "webhook-url-base", "", "Self-registration mode: serve on this https://<host>:<port> with a self-signed certificate "+
 		"and create/update the webhook configurations to call it by URL (for the local stack, e.g. https://127.0.0.1:9443). "+
 		"Empty: the configurations are deployed separately (config/webhook) and the certificate is mounted into --webhook-cert-dir.")
+	fs.BoolVar(&h.controlPlane, "controlplane-reconciler", true, "Reconcile ControlPlanes: write the admin clouds.yaml Secrets from the admin password Secret, "+
+		"verify them against Keystone (AdminCredentialReady), import the admin domain and provision per-namespace SecretStores. "+
+		"Turn off where another operator reconciles ControlPlane.")
+	fs.BoolVar(&h.keystoneService, "keystoneservice-reconciler", true, "Reconcile KeystoneServices (catalog block: collision probe, "+
+		"K-ORC Service and Endpoints, teardown).")
+	fs.StringVar(&h.openBaoAddress, "openbao-address", "", "OpenBao URL the ControlPlane's per-namespace SecretStores point at (e.g. https://openbao.openbao-system.svc:8200). "+
+		"Empty: no SecretStore is provisioned and none gates AdminCredentialReady.")
+	fs.StringVar(&h.openBaoTokenSecret, "openbao-token-secret", "", "<namespace>/<name> of the Secret holding the OpenBao token the SecretStores authenticate with "+
+		"(copied as <store>-token into every namespace a ControlPlane consents to). Required with --openbao-address.")
+	fs.StringVar(&h.openBaoTokenKey, "openbao-token-key", controlplane.DefaultOpenBaoTokenKey, "Key of the token in --openbao-token-secret.")
+	fs.StringVar(&h.openBaoMount, "openbao-kv-mount", controlplane.DefaultOpenBaoMount, "KV v2 mount the SecretStores read and write.")
+}
+
+// controlPlaneOptions turns the OpenBao flags into controlplane.Options.
+func (h *hubFlags) controlPlaneOptions() (controlplane.Options, error) {
+	var o controlplane.Options
+	if h.openBaoAddress == "" {
+		return o, nil
+	}
+	ns, name, ok := strings.Cut(h.openBaoTokenSecret, "/")
+	if !ok || ns == "" || name == "" {
+		return o, fmt.Errorf("--openbao-address needs --openbao-token-secret=<namespace>/<name>, got %q", h.openBaoTokenSecret)
+	}
+	o.OpenBao = &controlplane.OpenBao{Address: h.openBaoAddress, Mount: h.openBaoMount,
+		TokenSecret: types.NamespacedName{Namespace: ns, Name: name}, TokenKey: h.openBaoTokenKey}
+	return o, nil
 }
 
 // runHub starts the hub manager and blocks until SIGINT/SIGTERM.
@@ -51,7 +90,11 @@ func runHubContext(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	scheme, err := newScheme(c5c3v1alpha1.AddToScheme)
+	cpOpts, err := hf.controlPlaneOptions()
+	if err != nil {
+		return err
+	}
+	scheme, err := newScheme(c5c3v1alpha1.AddToScheme, orcv1alpha1.AddToScheme)
 	if err != nil {
 		return err
 	}
@@ -92,6 +135,16 @@ func runHubContext(ctx context.Context, args []string) error {
 			}); err != nil {
 				return err
 			}
+		}
+	}
+	if hf.controlPlane {
+		if err := controlplane.SetupWithManager(mgr, cpOpts); err != nil {
+			return err
+		}
+	}
+	if hf.keystoneService {
+		if err := keystoneservice.SetupWithManager(mgr); err != nil {
+			return err
 		}
 	}
 	return mgr.Start(ctx)

@@ -1,0 +1,53 @@
+package controlplane
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/gophercloud/gophercloud/v2"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
+
+// Classify maps a failed admin token request to an AdminCredentialReady
+// reason (c5c3-brief §1.3, most specific first):
+//
+//   - no identity endpoint for the region and interface in the catalog:
+//     CatalogEndpointMismatch;
+//   - an x509 / TLS verification failure: TLSVerificationFailed;
+//   - HTTP 401: AuthenticationFailed;
+//   - HTTP 403: CredentialDrift (the credential exists but may not act);
+//   - no such host, connection refused, dial or i/o timeout, and any other
+//     HTTP status (the URL does not serve a usable identity API):
+//     EndpointUnreachable.
+//
+// The message is the error text, which carries no credential (gophercloud
+// does not echo request bodies).
+func Classify(err error) (reason, message string) {
+	msg := err.Error()
+	var certErr *tls.CertificateVerificationError
+	var unknownAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var invalidErr x509.CertificateInvalidError
+	var notFound *gophercloud.ErrEndpointNotFound
+	switch {
+	case errors.As(err, &notFound) || strings.Contains(msg, "No suitable endpoint could be found"):
+		return c5c3v1alpha1.ReasonCatalogEndpointMismatch, msg
+	case errors.As(err, &certErr), errors.As(err, &unknownAuth), errors.As(err, &hostErr),
+		errors.As(err, &invalidErr), strings.Contains(msg, "x509"):
+		return c5c3v1alpha1.ReasonTLSVerificationFailed, msg
+	case gophercloud.ResponseCodeIs(err, http.StatusUnauthorized):
+		return c5c3v1alpha1.ReasonAuthenticationFailed, msg
+	case gophercloud.ResponseCodeIs(err, http.StatusForbidden):
+		return c5c3v1alpha1.ReasonCredentialDrift, msg
+	}
+	var ue gophercloud.ErrUnexpectedResponseCode
+	if errors.As(err, &ue) {
+		return c5c3v1alpha1.ReasonEndpointUnreachable, fmt.Sprintf("Keystone answered HTTP %d: %s", ue.Actual, msg)
+	}
+	return c5c3v1alpha1.ReasonEndpointUnreachable, msg
+}

@@ -1,0 +1,278 @@
+package controlplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/delivery/apply"
+	"github.com/c5c3/orderhub/delivery/cloudsyaml"
+	"github.com/c5c3/orderhub/delivery/eso"
+)
+
+// ControllerName names the controller, its field owner and its event source.
+const ControllerName = "orderhub-controlplane"
+
+// CACertKey is the Secret key K-ORC reads a CA bundle from
+// (orcv1alpha1.CloudCredencialsCASecretKey, spelled as upstream).
+const CACertKey = "cacert"
+
+// OpenBao is where the per-namespace SecretStores point.
+type OpenBao struct {
+	// Address is the OpenBao URL (http or https).
+	Address string
+	// Mount is the KV v2 mount (default kv-v2).
+	Mount string
+	// TokenSecret names the Secret holding the token the stores
+	// authenticate with; it is copied, as <store>-token, into every
+	// consented namespace, because a SecretStore reads its token Secret in
+	// its own namespace.
+	TokenSecret types.NamespacedName
+	// TokenKey is the token's key in TokenSecret (default token).
+	TokenKey string
+}
+
+// Options configure the reconciler.
+type Options struct {
+	// OpenBao, when set, makes the plane provision a SecretStore per
+	// consented namespace; nil provisions none (and the store does not gate
+	// AdminCredentialReady).
+	OpenBao *OpenBao
+	// Verifier requests the admin token; default KeystoneVerifier{}.
+	Verifier Verifier
+	// RetryInterval is the requeue after a failed pass (default 20 s):
+	// Keystone sends no events.
+	RetryInterval time.Duration
+	// RecheckInterval re-verifies a ready credential (default 5 min), so a
+	// password changed in Keystone behind the plane's back is noticed.
+	RecheckInterval time.Duration
+}
+
+// Reconciler reconciles ControlPlanes. Its only status writer is
+// writeStatus.
+type Reconciler struct {
+	client   client.Client
+	recorder recorder.EventRecorder
+	opts     Options
+	now      func() time.Time
+}
+
+// Reconcile fulfils the plane contract for one ControlPlane.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	var cp c5c3v1alpha1.ControlPlane
+	if err := r.client.Get(ctx, req.NamespacedName, &cp); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !cp.DeletionTimestamp.IsZero() {
+		// Everything in the plane namespace is owned by the plane and
+		// garbage-collected with it.
+		return ctrl.Result{}, nil
+	}
+	var o Observation
+	var errs []error
+	password, ca := r.readInputs(ctx, &cp, &o)
+	if o.PasswordMissing == "" && o.CABundleMissing == "" {
+		o.WriteError = r.writeClouds(ctx, &cp, password, ca)
+	}
+	if o.PasswordMissing == "" && o.CABundleMissing == "" && o.WriteError == nil {
+		a := AdminOf(&cp)
+		err := r.opts.Verifier.Verify(ctx, TokenRequest{AuthURL: AuthURL(&cp), User: a.User, Password: password,
+			Domain: a.Domain, Project: a.Project, Region: Region(&cp), Interface: EndpointType(&cp), CABundle: ca})
+		if err != nil {
+			o.AuthReason, o.AuthMessage = Classify(err)
+		}
+		if err := r.applyDomainImport(ctx, &cp); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if r.opts.OpenBao != nil {
+		notReady, err := r.ensureStores(ctx, &cp)
+		o.StoreNotReady = notReady
+		if err != nil {
+			errs = append(errs, err)
+			if o.StoreNotReady == "" {
+				o.StoreNotReady = err.Error()
+			}
+		}
+	}
+	ready, err := r.writeStatus(ctx, &cp, o)
+	if err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !ready {
+		return ctrl.Result{RequeueAfter: r.opts.RetryInterval}, nil
+	}
+	return ctrl.Result{RequeueAfter: r.opts.RecheckInterval}, nil
+}
+
+// readInputs reads the admin password and the optional CA bundle, recording
+// what is missing in o. Neither value is ever logged.
+func (r *Reconciler) readInputs(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, o *Observation) (password string, ca []byte) {
+	a := AdminOf(cp)
+	v, why := r.secretKey(ctx, cp.Namespace, a.PasswordSecret, a.PasswordKey)
+	if why != "" {
+		o.PasswordMissing = "admin password: " + why
+		return "", nil
+	}
+	password = string(v)
+	if name, key, ok := CABundleRef(cp); ok {
+		ca, why = r.secretKey(ctx, cp.Namespace, name, key)
+		if why != "" {
+			o.CABundleMissing = "Keystone CA bundle: " + why
+		}
+	}
+	return password, ca
+}
+
+// secretKey returns the non-empty value of key in Secret ns/name, or why it
+// has none.
+func (r *Reconciler) secretKey(ctx context.Context, ns, name, key string) ([]byte, string) {
+	var s corev1.Secret
+	if err := r.client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &s); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, fmt.Sprintf("Secret %s/%s does not exist", ns, name)
+		}
+		return nil, fmt.Sprintf("reading Secret %s/%s: %v", ns, name, err)
+	}
+	if len(s.Data[key]) == 0 {
+		return nil, fmt.Sprintf("Secret %s/%s has no key %q", ns, name, key)
+	}
+	return s.Data[key], ""
+}
+
+// writeClouds writes the admin password cloud into both clouds.yaml Secrets.
+func (r *Reconciler) writeClouds(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, password string, ca []byte) error {
+	doc, err := cloudsyaml.Render(AdminOf(cp).CloudName, PasswordCloud(cp, password))
+	if err != nil {
+		return err
+	}
+	data := map[string][]byte{cloudsyaml.Key: doc}
+	if len(ca) > 0 {
+		data[CACertKey] = ca
+	}
+	owner := ownerRef(cp)
+	for _, name := range CloudsSecretNames(cp) {
+		if _, err := apply.Deliver(ctx, r.client, ControllerName, apply.Secret{Namespace: cp.Namespace, Name: name,
+			Data: data, Labels: Labels(cp), Owner: &owner}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// applyDomainImport applies the admin Domain import, owned by the plane.
+func (r *Reconciler) applyDomainImport(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) error {
+	d := DomainImport(cp)
+	d.OwnerReferences = []metav1.OwnerReference{ownerRef(cp)}
+	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(d)
+	if err != nil {
+		return err
+	}
+	u := &unstructured.Unstructured{Object: m}
+	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
+	unstructured.RemoveNestedField(u.Object, "status")
+	if err := r.client.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(ControllerName),
+		client.ForceOwnership); err != nil {
+		return fmt.Errorf("apply the admin Domain import %s/%s: %w", d.Namespace, d.Name, err)
+	}
+	return nil
+}
+
+// ensureStores provisions the token Secret and SecretStore in every
+// consented namespace that exists, and returns why the store in the plane's
+// own namespace is not Ready ("" when it is).
+func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (string, error) {
+	store, ok := StoreName(cp)
+	if !ok {
+		return "", nil
+	}
+	ob := r.opts.OpenBao
+	token, why := r.secretKey(ctx, ob.TokenSecret.Namespace, ob.TokenSecret.Name, ob.TokenKey)
+	if why != "" {
+		return "OpenBao token: " + why, nil
+	}
+	tokenSecret := store + "-token"
+	var errs []error
+	for _, ns := range ConsentedNamespaces(cp) {
+		var n corev1.Namespace
+		if err := r.client.Get(ctx, types.NamespacedName{Name: ns}, &n); err != nil || !n.DeletionTimestamp.IsZero() {
+			continue // provisioned once the namespace exists (namespaces are not watched: next pass)
+		}
+		s := apply.Secret{Namespace: ns, Name: tokenSecret, Data: map[string][]byte{ob.TokenKey: token},
+			Labels: Labels(cp)}
+		if ns == cp.Namespace {
+			owner := ownerRef(cp)
+			s.Owner = &owner
+		}
+		if _, err := apply.Deliver(ctx, r.client, ControllerName, s); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		u, err := eso.SecretStore{Name: store, Namespace: ns, Labels: Labels(cp), Server: ob.Address, Mount: ob.Mount,
+			TokenSecretName: tokenSecret, TokenSecretKey: ob.TokenKey}.Build()
+		if err != nil {
+			return "", err
+		}
+		if ns == cp.Namespace {
+			u.SetOwnerReferences([]metav1.OwnerReference{ownerRef(cp)})
+		}
+		if err := eso.Apply(ctx, r.client, ControllerName, u); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	own := eso.New(eso.SecretStoreGVK)
+	if err := r.client.Get(ctx, types.NamespacedName{Namespace: cp.Namespace, Name: store}, own); err != nil {
+		return fmt.Sprintf("SecretStore %s/%s: %v", cp.Namespace, store, err), errors.Join(errs...)
+	}
+	if c := eso.ReadyCondition(own); !c.True() {
+		return fmt.Sprintf("SecretStore %s/%s is not Ready: %s %s", cp.Namespace, store, c.Reason, c.Message),
+			errors.Join(errs...)
+	}
+	return "", errors.Join(errs...)
+}
+
+// writeStatus is the only status writer: it sets the conditions computed
+// from o, emits an event per condition whose status or reason changed, and
+// reports whether the plane is Ready.
+func (r *Reconciler) writeStatus(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, o Observation) (bool, error) {
+	want := Conditions(o, cp.Generation)
+	base := cp.DeepCopy()
+	changed := SetConditions(&cp.Status.Conditions, want, metav1.NewTime(r.now()))
+	cp.Status.ObservedGeneration = cp.Generation
+	if len(changed) > 0 || base.Status.ObservedGeneration != cp.Generation {
+		if err := r.client.Status().Patch(ctx, cp, client.MergeFrom(base)); err != nil {
+			return false, fmt.Errorf("write ControlPlane status: %w", err)
+		}
+	}
+	for _, c := range changed {
+		typ := corev1.EventTypeNormal
+		if c.Status != metav1.ConditionTrue {
+			typ = corev1.EventTypeWarning
+		}
+		r.recorder.Eventf(cp, nil, typ, c.Reason, "Reconcile", "%s=%s: %s", c.Type, c.Status, c.Message)
+		log.FromContext(ctx).Info("condition changed", "type", c.Type, "status", c.Status, "reason", c.Reason)
+	}
+	return want[len(want)-1].Status == metav1.ConditionTrue, nil
+}
+
+func ownerRef(cp *c5c3v1alpha1.ControlPlane) metav1.OwnerReference {
+	t := true
+	return metav1.OwnerReference{APIVersion: c5c3v1alpha1.GroupVersion.String(), Kind: "ControlPlane",
+		Name: cp.Name, UID: cp.UID, Controller: &t}
+}

@@ -1,0 +1,98 @@
+package controlplane
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/delivery/eso"
+)
+
+// Defaults of Options and OpenBao.
+const (
+	DefaultRetryInterval   = 20 * time.Second
+	DefaultRecheckInterval = 5 * time.Minute
+	DefaultOpenBaoMount    = "kv-v2"
+	DefaultOpenBaoTokenKey = "token"
+)
+
+// +kubebuilder:rbac:groups=c5c3.io,resources=controlplanes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=c5c3.io,resources=controlplanes/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
+// +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=domains,verbs=get;list;watch;create;update;patch
+// +kubebuilder:rbac:groups=external-secrets.io,resources=secretstores,verbs=get;list;watch;create;update;patch
+
+// SetupWithManager registers the ControlPlane reconciler. The manager's
+// scheme must hold client-go's, c5c3.io's and K-ORC's types. It watches
+// ControlPlanes, Secrets (mapped to the ControlPlanes of their namespace:
+// the admin password and CA bundle are read there), its Domain imports and
+// SecretStores (mapped back by label). It fails on an OpenBao config
+// without an address or token Secret.
+func SetupWithManager(mgr ctrl.Manager, opts Options) error {
+	if opts.Verifier == nil {
+		opts.Verifier = KeystoneVerifier{}
+	}
+	if opts.RetryInterval == 0 {
+		opts.RetryInterval = DefaultRetryInterval
+	}
+	if opts.RecheckInterval == 0 {
+		opts.RecheckInterval = DefaultRecheckInterval
+	}
+	if ob := opts.OpenBao; ob != nil {
+		if ob.Address == "" || ob.TokenSecret.Name == "" || ob.TokenSecret.Namespace == "" {
+			return errors.New("controlplane: OpenBao needs an address and a token Secret namespace/name")
+		}
+		if ob.Mount == "" {
+			ob.Mount = DefaultOpenBaoMount
+		}
+		if ob.TokenKey == "" {
+			ob.TokenKey = DefaultOpenBaoTokenKey
+		}
+	}
+	c := mgr.GetClient()
+	r := &Reconciler{client: c, recorder: mgr.GetEventRecorder(ControllerName), opts: opts, now: time.Now}
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named("controlplane").
+		For(&c5c3v1alpha1.ControlPlane{}).
+		Owns(&orcv1alpha1.Domain{}).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(planesInNamespace(c)))
+	if opts.OpenBao != nil {
+		b = b.Watches(eso.New(eso.SecretStoreGVK), handler.EnqueueRequestsFromMapFunc(planeOfLabels))
+	}
+	return b.Complete(r)
+}
+
+// planesInNamespace maps an object to every ControlPlane in its namespace
+// (at most one, by the webhook).
+func planesInNamespace(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		var list c5c3v1alpha1.ControlPlaneList
+		if err := c.List(ctx, &list, client.InNamespace(o.GetNamespace())); err != nil {
+			return nil
+		}
+		reqs := make([]reconcile.Request, 0, len(list.Items))
+		for _, cp := range list.Items {
+			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&cp)})
+		}
+		return reqs
+	}
+}
+
+// planeOfLabels maps an object to the ControlPlane its labels name.
+func planeOfLabels(_ context.Context, o client.Object) []reconcile.Request {
+	l := o.GetLabels()
+	if l[LabelManagedBy] != LabelManagedByValue || l[LabelControlPlane] == "" || l[LabelControlPlaneNamespace] == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: l[LabelControlPlaneNamespace], Name: l[LabelControlPlane]}}}
+}

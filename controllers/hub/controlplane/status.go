@@ -1,0 +1,96 @@
+package controlplane
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
+
+// Observation is what one pass learned, in the order the contract is
+// fulfilled. The first failing step decides AdminCredentialReady.
+type Observation struct {
+	// PasswordMissing says why the admin password could not be read (the
+	// Secret or its key is absent); empty when it was read.
+	PasswordMissing string
+	// CABundleMissing says why the configured CA bundle could not be read;
+	// empty when none is configured or it was read.
+	CABundleMissing string
+	// WriteError is a failure writing the admin clouds.yaml Secrets.
+	WriteError error
+	// AuthReason and AuthMessage classify a failed token request (Classify);
+	// AuthReason is empty when Keystone issued a token.
+	AuthReason, AuthMessage string
+	// StoreNotReady says why the SecretStore in the plane's own namespace
+	// is not Ready; empty when it is Ready or none is provisioned.
+	StoreNotReady string
+}
+
+// AdminCredentialCondition derives AdminCredentialReady from o
+// (c5c3-brief §1.2, §1.6; reasons from api/c5c3/v1alpha1):
+//
+//   - admin password Secret or key missing: WaitingForCloudsYaml;
+//   - CA bundle missing: WaitingForCABundle;
+//   - the clouds.yaml Secrets could not be written: WaitingForCloudsYaml;
+//   - Keystone refused or could not be reached: o.AuthReason;
+//   - the own-namespace SecretStore is not Ready: SecretStoreNotReady;
+//   - otherwise True/AdminCredentialReady.
+func AdminCredentialCondition(o Observation, generation int64) metav1.Condition {
+	c := metav1.Condition{Type: c5c3v1alpha1.ConditionAdminCredentialReady, Status: metav1.ConditionFalse,
+		ObservedGeneration: generation}
+	switch {
+	case o.PasswordMissing != "":
+		c.Reason, c.Message = c5c3v1alpha1.ReasonWaitingForCloudsYaml, o.PasswordMissing
+	case o.CABundleMissing != "":
+		c.Reason, c.Message = c5c3v1alpha1.ReasonWaitingForCABundle, o.CABundleMissing
+	case o.WriteError != nil:
+		c.Reason, c.Message = c5c3v1alpha1.ReasonWaitingForCloudsYaml,
+			fmt.Sprintf("writing the admin clouds.yaml Secrets: %v", o.WriteError)
+	case o.AuthReason != "":
+		c.Reason, c.Message = o.AuthReason, o.AuthMessage
+	case o.StoreNotReady != "":
+		c.Reason, c.Message = c5c3v1alpha1.ReasonSecretStoreNotReady, o.StoreNotReady
+	default:
+		c.Status, c.Reason = metav1.ConditionTrue, c5c3v1alpha1.ReasonAdminCredentialReady
+		c.Message = "Keystone accepts the admin credential; the admin clouds.yaml Secrets are written"
+	}
+	return c
+}
+
+// ReadyCondition is the aggregate: True/AllReady when every condition in
+// subs is True, else False/NotAllReady naming the first that is not.
+func ReadyCondition(subs []metav1.Condition, generation int64) metav1.Condition {
+	for _, s := range subs {
+		if s.Status != metav1.ConditionTrue {
+			return metav1.Condition{Type: c5c3v1alpha1.ConditionReady, Status: metav1.ConditionFalse,
+				Reason: c5c3v1alpha1.ReasonNotAllReady, ObservedGeneration: generation,
+				Message: fmt.Sprintf("%s is %s: %s", s.Type, s.Reason, s.Message)}
+		}
+	}
+	return metav1.Condition{Type: c5c3v1alpha1.ConditionReady, Status: metav1.ConditionTrue,
+		Reason: c5c3v1alpha1.ReasonAllReady, ObservedGeneration: generation, Message: "all conditions are True"}
+}
+
+// Conditions returns the plane's conditions for o: AdminCredentialReady and
+// Ready.
+func Conditions(o Observation, generation int64) []metav1.Condition {
+	a := AdminCredentialCondition(o, generation)
+	return []metav1.Condition{a, ReadyCondition([]metav1.Condition{a}, generation)}
+}
+
+// SetConditions sets want on *conds, keeping LastTransitionTime where the
+// status did not change, and reports which condition types changed status
+// or reason (for events).
+func SetConditions(conds *[]metav1.Condition, want []metav1.Condition, now metav1.Time) (changed []metav1.Condition) {
+	for _, w := range want {
+		old := meta.FindStatusCondition(*conds, w.Type)
+		if old == nil || old.Status != w.Status || old.Reason != w.Reason {
+			changed = append(changed, w)
+		}
+		w.LastTransitionTime = now
+		meta.SetStatusCondition(conds, w)
+	}
+	return changed
+}

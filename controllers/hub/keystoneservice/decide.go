@@ -1,0 +1,216 @@
+package keystoneservice
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// Gate is a shared gate that stops every declared block (seed 001
+// "Conditions": the three shared reasons). Reason is empty when the
+// registration may proceed.
+type Gate struct{ Reason, Message string }
+
+// Passed reports an open gate.
+func (g Gate) Passed() bool { return g.Reason == "" }
+
+// GateOf decides the shared gates, in order: the ControlPlane resolves
+// (ControlPlaneNotFound), it admits ks's namespace (NamespaceNotAllowed,
+// seed 001 "Namespace consent"), its AdminCredentialReady is True
+// (WaitingForAdminCredential). cp is nil when the reference does not
+// resolve.
+func GateOf(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) Gate {
+	if cp == nil {
+		return Gate{c5c3v1alpha1.ReasonControlPlaneNotFound,
+			fmt.Sprintf("ControlPlane %s/%s does not exist", ks.ControlPlaneNamespace(), ks.Spec.ControlPlaneRef.Name)}
+	}
+	if !slices.Contains(controlplane.ConsentedNamespaces(cp), ks.Namespace) {
+		return Gate{c5c3v1alpha1.ReasonNamespaceNotAllowed, fmt.Sprintf(
+			"ControlPlane %s/%s does not admit registrations from namespace %s: add it to spec.korc.serviceRegistrations.allowedNamespaces",
+			cp.Namespace, cp.Name, ks.Namespace)}
+	}
+	if !meta.IsStatusConditionTrue(cp.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady) {
+		msg := fmt.Sprintf("ControlPlane %s/%s is not AdminCredentialReady", cp.Namespace, cp.Name)
+		if c := meta.FindStatusCondition(cp.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady); c != nil {
+			msg += ": " + c.Reason
+		}
+		return Gate{c5c3v1alpha1.ReasonWaitingForAdminCredential, msg}
+	}
+	return Gate{}
+}
+
+// ProbeAction is what to do with a collision probe's verdict.
+type ProbeAction string
+
+const (
+	// ProbeWait: no verdict yet (ProbingForCollision).
+	ProbeWait ProbeAction = "Wait"
+	// ProbeCollide: a row exists and adopt is not set (ServiceCollision).
+	ProbeCollide ProbeAction = "Collide"
+	// ProbeCreate: nothing exists, or a row exists and adopt consents: create
+	// the managed Service (K-ORC adopts an exact match) and drop the probe.
+	ProbeCreate ProbeAction = "Create"
+	// ProbeFail: K-ORC reported a terminal error on the probe, e.g. more
+	// than one row matches (CatalogFailed).
+	ProbeFail ProbeAction = "Fail"
+)
+
+// DecideProbe maps a probe verdict and catalog.adopt to an action (seed 001
+// "Collision and adoption").
+func DecideProbe(r korc.ProbeResult, adopt bool) ProbeAction {
+	switch r.Outcome {
+	case korc.ProbeAbsent:
+		return ProbeCreate
+	case korc.ProbeFound:
+		if adopt {
+			return ProbeCreate
+		}
+		return ProbeCollide
+	case korc.ProbeError:
+		return ProbeFail
+	}
+	return ProbeWait
+}
+
+// CatalogObservation is what one pass learned about the catalog block.
+type CatalogObservation struct {
+	// Gate is the shared gate.
+	Gate Gate
+	// Error is a Kubernetes-level failure applying or reading a child.
+	Error error
+	// ServiceExists is true once the managed Service child exists; the probe
+	// is not consulted any more.
+	ServiceExists bool
+	// Probe is the probe's verdict while ServiceExists is false.
+	Probe korc.ProbeResult
+	// Adopt is spec.catalog.adopt.
+	Adopt bool
+	// Service is the managed Service's state (ServiceExists).
+	Service korc.State
+	// Endpoints are the declared endpoints' states, keyed by interface; a
+	// declared interface without an entry has no child yet.
+	Endpoints map[c5c3v1alpha1.EndpointInterface]korc.State
+	// Declared are the declared interfaces.
+	Declared []c5c3v1alpha1.EndpointInterface
+}
+
+// CatalogCondition derives CatalogReady for a declared catalog block (seed
+// 001 "Conditions"), first match wins: a closed gate; a Kubernetes error
+// (CatalogError); before the Service exists, the probe (ProbingForCollision,
+// ServiceCollision, CatalogFailed); a terminal K-ORC error on the Service or
+// an Endpoint (CatalogFailed); a child not yet Available (WaitingForCatalog);
+// else CatalogRegistered.
+func CatalogCondition(o CatalogObservation, gen int64) metav1.Condition {
+	c := metav1.Condition{Type: c5c3v1alpha1.ConditionCatalogReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
+	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
+	if !o.Gate.Passed() {
+		return set(o.Gate.Reason, o.Gate.Message)
+	}
+	if o.Error != nil {
+		return set(c5c3v1alpha1.ReasonCatalogError, o.Error.Error())
+	}
+	if !o.ServiceExists {
+		switch DecideProbe(o.Probe, o.Adopt) {
+		case ProbeCollide:
+			return set(c5c3v1alpha1.ReasonServiceCollision, fmt.Sprintf(
+				"a catalog service of this type and name already exists (id %s); nothing was touched: set catalog.adopt: true to take it over",
+				o.Probe.ID))
+		case ProbeFail:
+			return set(c5c3v1alpha1.ReasonCatalogFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
+		default:
+			msg := "the collision probe has not resolved yet"
+			if o.Probe.Message != "" {
+				msg += ": " + o.Probe.Message
+			}
+			return set(c5c3v1alpha1.ReasonProbingForCollision, msg)
+		}
+	}
+	var waiting []string
+	check := func(what string, s korc.State, ok bool) *metav1.Condition {
+		switch {
+		case !ok:
+			waiting = append(waiting, what+" is not registered yet")
+		case s.Phase == korc.PhaseFailed:
+			r := set(c5c3v1alpha1.ReasonCatalogFailed, fmt.Sprintf("%s: %s: %s", what, s.Reason, s.Message))
+			return &r
+		case s.Phase != korc.PhaseAvailable:
+			w := what + " is not Available yet"
+			if s.Message != "" {
+				w += " (" + s.Message + ")"
+			}
+			waiting = append(waiting, w)
+		}
+		return nil
+	}
+	if r := check("the Service", o.Service, true); r != nil {
+		return *r
+	}
+	for _, i := range o.Declared {
+		s, ok := o.Endpoints[i]
+		if r := check("the "+string(i)+" Endpoint", s, ok); r != nil {
+			return *r
+		}
+	}
+	if len(waiting) > 0 {
+		return set(c5c3v1alpha1.ReasonWaitingForCatalog, strings.Join(waiting, "; "))
+	}
+	c.Status = metav1.ConditionTrue
+	return set(c5c3v1alpha1.ReasonCatalogRegistered, "the service row and every declared endpoint row are registered")
+}
+
+// NotDeclaredCatalog is CatalogReady of a registration without a catalog
+// block.
+func NotDeclaredCatalog(gen int64) metav1.Condition {
+	return metav1.Condition{Type: c5c3v1alpha1.ConditionCatalogReady, Status: metav1.ConditionTrue, ObservedGeneration: gen,
+		Reason: c5c3v1alpha1.ReasonCatalogNotDeclared, Message: "no catalog block is declared"}
+}
+
+// AccountCondition is AccountReady: True/AccountNotDeclared without an
+// account block; with one, the shared gate, else
+// WaitingForServiceAccounts, because this hub does not provision accounts
+// yet.
+func AccountCondition(ks *c5c3v1alpha1.KeystoneService, g Gate, gen int64) metav1.Condition {
+	c := metav1.Condition{Type: c5c3v1alpha1.ConditionAccountReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
+	switch {
+	case ks.Spec.Account == nil:
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, c5c3v1alpha1.ReasonAccountNotDeclared, "no account block is declared"
+	case !g.Passed():
+		c.Reason, c.Message = g.Reason, g.Message
+	default:
+		c.Reason, c.Message = c5c3v1alpha1.ReasonWaitingForServiceAccounts, "the account block is not provisioned by this hub version yet"
+	}
+	return c
+}
+
+// Conditions are CatalogReady, AccountReady and Ready (the aggregate of the
+// two, seed 001 "Conditions").
+func Conditions(catalog, account metav1.Condition, gen int64) []metav1.Condition {
+	return []metav1.Condition{catalog, account, controlplane.ReadyCondition([]metav1.Condition{catalog, account}, gen)}
+}
+
+// PlanEndpoints compares the declared endpoints with the names of the
+// Endpoint children that exist and returns the children to delete (rows no
+// longer declared). Every declared row is applied each pass, which adds new
+// rows and changes URLs in place.
+func PlanEndpoints(ks *c5c3v1alpha1.KeystoneService, existing []string) (remove []string) {
+	want := map[string]bool{}
+	if ks.Spec.Catalog != nil {
+		for _, e := range ks.Spec.Catalog.Endpoints {
+			want[korc.RegistrationChildName(ks.Namespace, ks.Name, korc.EndpointDiscriminator(e.Interface))] = true
+		}
+	}
+	for _, n := range existing {
+		if !want[n] {
+			remove = append(remove, n)
+		}
+	}
+	slices.Sort(remove)
+	return remove
+}

@@ -1,0 +1,58 @@
+package keystoneservice
+
+import (
+	"context"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
+
+// Ownership labels of every child a KeystoneService projects
+// (ARCHITECTURE.md "Children": the parent's kind, namespace, name and
+// cluster). Children live in the ControlPlane's namespace, so owner
+// references cannot be used; watches map child events back by these labels.
+const (
+	LabelOwnerKind      = "c5c3.io/owner-kind"
+	LabelOwnerNamespace = "c5c3.io/owner-namespace"
+	LabelOwnerName      = "c5c3.io/owner-name"
+	LabelOwnerCluster   = "c5c3.io/owner-cluster"
+	// OwnerKind is LabelOwnerKind's value on KeystoneService children.
+	OwnerKind = "KeystoneService"
+)
+
+// ChildLabels are the ownership labels of ks's children (cluster empty: the
+// management cluster).
+func ChildLabels(ks *c5c3v1alpha1.KeystoneService) map[string]string {
+	return map[string]string{LabelOwnerKind: OwnerKind, LabelOwnerNamespace: ks.Namespace,
+		LabelOwnerName: ks.Name, LabelOwnerCluster: ""}
+}
+
+// ownerOfChild maps a labelled child to its KeystoneService.
+func ownerOfChild(_ context.Context, o client.Object) []reconcile.Request {
+	l := o.GetLabels()
+	if l[LabelOwnerKind] != OwnerKind || l[LabelOwnerName] == "" || l[LabelOwnerNamespace] == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: l[LabelOwnerNamespace], Name: l[LabelOwnerName]}}}
+}
+
+// registrationsOfPlane maps a ControlPlane to the KeystoneServices
+// referencing it.
+func registrationsOfPlane(c client.Client) func(context.Context, client.Object) []reconcile.Request {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		var list c5c3v1alpha1.KeystoneServiceList
+		if err := c.List(ctx, &list); err != nil {
+			return nil
+		}
+		var reqs []reconcile.Request
+		for i := range list.Items {
+			ks := &list.Items[i]
+			if ks.Spec.ControlPlaneRef.Name == o.GetName() && ks.ControlPlaneNamespace() == o.GetNamespace() {
+				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(ks)})
+			}
+		}
+		return reqs
+	}
+}
