@@ -56,7 +56,7 @@ verify-invalid-cr-fixtures: ## Fail when the admission corpora drift from tests/
 	go run ./tests/e2e/corpus/gen --root tests/e2e --check
 
 .PHONY: demo
-demo: tools build ## Start the local stack and run the demo order to Ready (stays up until `make demo-down`).
+demo: tools build ## Start the local stack and prove each server answers (stays up until `make demo-down`).
 	hack/demo.sh
 
 .PHONY: demo-down

@@ -42,7 +42,7 @@ func (h *hubFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&h.webhooks, "webhooks", true, "Serve the KeystoneService and ControlPlane admission webhooks.")
 	fs.IntVar(&h.webhookPort, "webhook-port", 9443, "Port of the webhook server (ignored with --webhook-url-base, which names the port).")
 	fs.StringVar(&h.webhookCertDir, "webhook-cert-dir", "", "Directory holding the webhook serving certificate (tls.crt, tls.key). "+
-		"Default: controller-runtime's <tmp>/k8s-webhook-server/serving-certs. With --webhook-url-base the hub writes a self-signed one there (plus ca.crt).")
+		"Default: controller-runtime's <tmp>/k8s-webhook-server/serving-certs. Required with --webhook-url-base: the hub writes a self-signed one there (plus ca.crt).")
 	fs.StringVar(&h.webhookURLBase, "webhook-url-base", "", "Self-registration mode: serve on this https://<host>:<port> with a self-signed certificate "+
 		"and create/update the webhook configurations to call it by URL (for the local stack, e.g. https://127.0.0.1:9443). "+
 		"Empty: the configurations are deployed separately (config/webhook) and the certificate is mounted into --webhook-cert-dir.")

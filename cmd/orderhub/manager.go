@@ -28,12 +28,21 @@ type managerFlags struct {
 
 func (m *managerFlags) register(fs *flag.FlagSet, name string) {
 	fs.StringVar(&m.metricsAddr, "metrics-bind-address", "0", "Address of the Prometheus metrics endpoint (host:port); 0 disables it.")
-	fs.StringVar(&m.probeAddr, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz endpoints.")
+	fs.StringVar(&m.probeAddr, "health-probe-bind-address", defaultProbeAddr[name], "Address of the /healthz and /readyz endpoints.")
 	fs.BoolVar(&m.leaderElect, "leader-elect", true, "Elect a leader so only one replica reconciles at a time.")
 	fs.StringVar(&m.leaderElectNS, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the watched namespace or the in-cluster one).")
-	fs.StringVar(&m.namespace, "namespace", "", "Namespace to watch; empty watches all namespaces the RBAC allows.")
+	fs.StringVar(&m.namespace, "namespace", "", namespaceHelp[name])
 	m.zap.BindFlags(fs)
-	_ = name
+}
+
+// defaultProbeAddr gives each subcommand its own health port, so the three
+// can run side by side on one host (the local stack) without flags.
+var defaultProbeAddr = map[string]string{"hub": ":8081", "identity": ":8082", "topology": ":8083"}
+
+var namespaceHelp = map[string]string{
+	"hub":      "Namespace to watch; empty watches all namespaces the RBAC allows.",
+	"identity": "Namespace to serve (the controller serves only its own namespace); defaults to $POD_NAMESPACE; required.",
+	"topology": "Namespace to serve (the controller serves only its own namespace); defaults to $POD_NAMESPACE; required.",
 }
 
 // newManager builds a controller-runtime manager from the shared flags. The

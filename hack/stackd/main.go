@@ -66,6 +66,7 @@ func serve(dir string) error {
 		"KUBECONFIG":            st.Kube.Kubeconfig,
 		"ORDERHUB_KUBE_URL":     st.Kube.URL,
 		"OS_CLIENT_CONFIG_FILE": st.Keystone.CloudsYAML,
+		"OS_CLOUD":              "admin",
 		"ORDERHUB_OPENRC":       st.Keystone.OpenRC,
 		"ORDERHUB_KEYSTONE_URL": st.Keystone.URL,
 		"BAO_ADDR":              st.OpenBao.Addr,
@@ -88,6 +89,10 @@ func serve(dir string) error {
 	var b strings.Builder
 	for _, k := range keys {
 		fmt.Fprintf(&b, "export %s='%s'\n", k, strings.ReplaceAll(env[k], "'", `'\''`))
+	}
+	// The stack's own kubectl (matching the apiserver) first on PATH.
+	if k8sDir := os.Getenv("ORDERHUB_K8S_DIR"); k8sDir != "" {
+		fmt.Fprintf(&b, "export PATH='%s':\"$PATH\"\n", k8sDir)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "env"), []byte(b.String()), 0o600); err != nil {
 		return err

@@ -108,9 +108,16 @@ func Start(ctx context.Context, o Options) (st *Stack, err error) {
 	} else if err = os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	// Stop what an earlier run with the same folder left behind.
+	// Stop what an earlier run with the same folder left behind, and start
+	// from empty data folders: a reused etcd or Keystone database would carry
+	// the earlier run's objects (and Keystone's catalog its old port).
 	if stopped := killRecorded(s.Dir, 10*time.Second); len(stopped) > 0 {
 		s.logf("stopped leftovers of an earlier run: %s", strings.Join(stopped, ", "))
+	}
+	for _, sub := range []string{"kube", "keystone", "rabbitmq", "openbao", "logs"} {
+		if err := os.RemoveAll(filepath.Join(s.Dir, sub)); err != nil {
+			return nil, err
+		}
 	}
 	if s.tools, err = findTools(); err != nil {
 		return nil, err
