@@ -278,3 +278,19 @@ func TestSameSet(t *testing.T) {
 		t.Fatal("sameSet")
 	}
 }
+
+func TestRefuseOwnAdmin(t *testing.T) {
+	for _, tc := range []struct {
+		user, admin string
+		refused     bool
+	}{
+		{"keystone", "orderhub-admin", false},
+		{"orderhub-admin", "orderhub-admin", true},
+		{"Orderhub-Admin", "orderhub-admin", false}, // RabbitMQ user names are case-sensitive
+		{"anything", "", false},
+	} {
+		if err := refuseOwnAdmin(tc.user, tc.admin); (err != nil) != tc.refused {
+			t.Errorf("refuseOwnAdmin(%q, %q) = %v, want refused=%v", tc.user, tc.admin, err, tc.refused)
+		}
+	}
+}

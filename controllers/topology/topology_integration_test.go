@@ -461,3 +461,30 @@ func TestIntegration_Topology_ClusterReferenceValidation(t *testing.T) {
 		t.Fatalf("deletionPolicy defaulted to %q, want delete", v.Spec.DeletionPolicy)
 	}
 }
+
+// A User naming the administrative user the controller authenticates as is
+// refused: the controller's own password and tags stay, and it keeps working.
+func TestIntegration_Topology_RefusesOwnAdminUser(t *testing.T) {
+	s := credentialsSecret(uniq("hijack"), stack.RabbitMQ.User, "attacker-password")
+	create(t, s)
+	u := managementUser(uniq("hijack"), s.Name)
+	create(t, u)
+	eventually(t, "the User is refused", func() error {
+		c, err := readyStatus(u)
+		if err != nil {
+			return err
+		}
+		if c == nil || c.Status != metav1.ConditionFalse || c.Reason != rmqv1.ReasonFailedCreateOrUpdate ||
+			!strings.Contains(c.Message, "administrative user this controller authenticates as") {
+			return fmt.Errorf("Ready = %+v", c)
+		}
+		return nil
+	})
+	if err := loginAs(stack.RabbitMQ.User, stack.RabbitMQ.Password); err != nil {
+		t.Fatalf("the administrator's own password no longer works: %v", err)
+	}
+	v := &rmqv1.Vhost{ObjectMeta: meta_(uniq("after-hijack")),
+		Spec: rmqv1.VhostSpec{Name: uniq("after-hijack"), RabbitmqClusterReference: ref()}}
+	create(t, v)
+	waitReady(t, v)
+}

@@ -76,6 +76,9 @@ func (a userActuator) Resolve(ctx context.Context, o *rmqv1.User) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("Secret %q: %w", secretName, err)
 	}
+	if err := refuseOwnAdmin(d.Username, a.broker.Username); err != nil {
+		return nil, err
+	}
 	d.previous = o.Status.Username
 	o.Status.Username = d.Username
 	o.Status.Credentials = &corev1.LocalObjectReference{Name: secretName}
@@ -188,4 +191,16 @@ func (a userActuator) Delete(_ context.Context, o *rmqv1.User) error {
 		return nil
 	}
 	return rabbitmq.Done(a.broker.DeleteUser(o.Status.Username))
+}
+
+// refuseOwnAdmin rejects a User that would declare the administrative user
+// this controller authenticates as: declaring it would overwrite the
+// controller's own password and tags (and deleting it would remove it),
+// locking the controller out of the broker.
+func refuseOwnAdmin(username, admin string) error {
+	if admin != "" && username == admin {
+		return fmt.Errorf("username %q is the administrative user this controller authenticates as; "+
+			"refusing to manage it: choose another username", username)
+	}
+	return nil
 }
