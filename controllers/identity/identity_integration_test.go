@@ -519,3 +519,39 @@ func TestPasswordProbeFailureNeverWrites(t *testing.T) {
 		t.Errorf("login with the last password: %v", err)
 	}
 }
+
+// A User naming the admin the controller authenticates as is refused: its
+// password is never written (the controller would lock itself out), and
+// deleting the resource leaves the account in Keystone.
+func TestOwnAdminUserRefused(t *testing.T) {
+	if adminID == "" {
+		t.Fatal("the admin session reported no user ID")
+	}
+	ctx := ctxT(t)
+	name := uniq(t, "hijack")
+	sec := secret(kname(name)+"-pw", map[string]string{"OS_PASSWORD": "hijack-password"})
+	u := newUser(stack.Keystone.AdminUser, kname(name), "", sec.Name)
+	u.Spec.DeletionPolicy = kv1.DeletionPolicyDelete
+	mustCreate(t, sec, u)
+	eventually(t, "ReconcileError refusing the controller's own user", func() (bool, string) {
+		c := readyOf(t, u)
+		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == kv1.ReasonReconcileError &&
+			strings.Contains(c.Message, "authenticates as"), fmt.Sprint(c)
+	})
+	if n := proxy.passwordWrites(adminID); n != 0 {
+		t.Fatalf("the admin's password was written %d times", n)
+	}
+	if err := tryLogin(adminID, stack.Keystone.AdminPassword); err != nil {
+		t.Fatalf("the admin's own password no longer works: %v", err)
+	}
+	if err := k8s.Delete(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the resource released", func() (bool, string) {
+		err := k8s.Get(ctx, client.ObjectKeyFromObject(u), u)
+		return apierrors.IsNotFound(err), fmt.Sprint(err)
+	})
+	if err := tryLogin(adminID, stack.Keystone.AdminPassword); err != nil {
+		t.Fatalf("the admin account is gone after deleting the resource: %v", err)
+	}
+}

@@ -57,6 +57,8 @@ var (
 	stack *testenv.Stack
 	k8s   client.Client
 	admin *gophercloud.ServiceClient // direct to Keystone, not counted
+	// adminID is the ID of the admin user both sessions authenticate as.
+	adminID string
 	proxy *countingProxy
 	// testScheme holds the core and keystone kinds.
 	testScheme *runtime.Scheme
@@ -98,6 +100,7 @@ func runSuite(m *testing.M) int {
 		return 1
 	}
 	admin = direct.Identity
+	adminID = direct.UserID
 
 	// The controller talks to Keystone through the counting proxy.
 	proxy, err = newCountingProxy(stack.Keystone.URL)

@@ -26,6 +26,10 @@ type prober interface {
 type userActuator struct {
 	lookups
 	probe prober
+	// self is the ID of the user the controller authenticates as; a User
+	// resolving to it is refused (writing its password would lock the
+	// controller out).
+	self string
 }
 
 var _ actuator[*kv1.User] = userActuator{}
@@ -127,6 +131,9 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 	if err != nil {
 		return outcome{}, err
 	}
+	if err := refuseSelf(u.ID, a.self, where); err != nil {
+		return outcome{}, err
+	}
 	a.remember("user", did, o.Spec.Name, u.ID)
 	if created {
 		// Created with the password: nothing to probe.
@@ -173,9 +180,22 @@ func (a userActuator) remove(ctx context.Context, o *kv1.User) error {
 			return err
 		}
 	}
+	if a.self != "" && id == a.self {
+		return nil // never delete the controller's own account; release the resource only
+	}
 	if err := users.Delete(ctx, a.c, id).ExtractErr(); err != nil && !keystone.IsNotFound(err) {
 		return fmt.Errorf("delete user %q: %w", o.Spec.Name, err)
 	}
 	a.forgetIn(ctx, "user", o.Spec.Domain, o.Spec.Name)
+	return nil
+}
+
+// refuseSelf rejects managing the user the controller authenticates as:
+// setting its password from a Secret would lock the controller out of
+// Keystone, and deleting it would remove the controller's own account.
+func refuseSelf(userID, self, where string) error {
+	if self != "" && userID == self {
+		return fmt.Errorf("%s is the user this controller authenticates as; refusing to manage it: choose another user", where)
+	}
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
 )
 
 // Session is one long-lived admin connection to Keystone's identity v3 API.
@@ -22,7 +23,10 @@ type Session struct {
 	// HTTPClient is the TLS-configured client shared by every request,
 	// including password probes.
 	HTTPClient http.Client
-	authURL    string
+	// UserID is the ID of the user the session authenticates as (from the
+	// first token), so controllers can refuse to manage their own account.
+	UserID  string
+	authURL string
 }
 
 // NewSession authenticates with cfg and returns the session. It fails when the
@@ -61,7 +65,13 @@ func NewSession(ctx context.Context, cfg Config) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{Identity: id, HTTPClient: hc, authURL: cfg.AuthURL}, nil
+	sess := &Session{Identity: id, HTTPClient: hc, authURL: cfg.AuthURL}
+	if r, ok := pc.GetAuthResult().(tokens.CreateResult); ok {
+		if u, err := r.ExtractUser(); err == nil && u != nil {
+			sess.UserID = u.ID
+		}
+	}
+	return sess, nil
 }
 
 func newHTTPClient(cfg Config) (http.Client, error) {
