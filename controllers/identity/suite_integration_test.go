@@ -59,7 +59,7 @@ var (
 	admin *gophercloud.ServiceClient // direct to Keystone, not counted
 	// adminID is the ID of the admin user both sessions authenticate as.
 	adminID string
-	proxy *countingProxy
+	proxy   *countingProxy
 	// testScheme holds the core and keystone kinds.
 	testScheme *runtime.Scheme
 )

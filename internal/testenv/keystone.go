@@ -18,7 +18,7 @@ import (
 type Keystone struct {
 	// URL is the identity v3 endpoint, http://127.0.0.1:<port>/v3, also
 	// registered in the catalog (public, internal, admin) for region Region.
-	URL                                   string
+	URL                                    string
 	AdminUser, AdminPassword, AdminProject string
 	// AdminUserDomain and AdminProjectDomain are the admin's domain names ("Default").
 	AdminUserDomain, AdminProjectDomain string
