@@ -30,7 +30,8 @@ build: ## Build bin/orderhub.
 	go build -o bin/orderhub ./cmd/orderhub
 
 .PHONY: vet
-vet:
+vet: ## gofmt check and go vet (with and without the integration tag).
+	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt'd: $$unformatted"; exit 1; fi
 	go vet ./...
 	go vet -tags integration ./...
 
