@@ -52,12 +52,7 @@ func TestMain(m *testing.M) {
 		fmt.Fprintln(os.Stderr, "start the stack:", err)
 		os.Exit(1)
 	}
-	code := m.Run()
-	if code != 0 {
-		for name, path := range stack.Logs() {
-			fmt.Printf("--- %s log: %s\n", name, path)
-		}
-	}
+	code := stack.RunTests(m, nil)
 	_ = stack.Stop()
 	os.Exit(code)
 }

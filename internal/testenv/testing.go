@@ -2,8 +2,12 @@ package testenv
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"testing"
 	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
 // ForTest starts a stack for one test and stops it in tb.Cleanup; it fails
@@ -50,4 +54,30 @@ func Eventually(tb testing.TB, timeout time.Duration, what string, cond func() e
 		}
 		time.Sleep(PollInterval)
 	}
+}
+
+// RunTests runs a package's tests (m.Run) with mgr started beside them (nil:
+// none), stops mgr, and returns the exit code. When a test failed it prints
+// each server's log path and last lines, so a failure in CI shows what the
+// servers said. It is the body of the integration suites' TestMain.
+func (s *Stack) RunTests(m *testing.M, mgr manager.Manager) int {
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	done := make(chan error, 1)
+	if mgr != nil {
+		go func() { done <- mgr.Start(ctx) }()
+	}
+	code := m.Run()
+	if code != 0 {
+		for name, path := range s.Logs() {
+			fmt.Printf("--- %s log (%s), last lines:\n%s\n", name, path, tail(path, 15))
+		}
+	}
+	if mgr != nil {
+		stop()
+		if err := <-done; err != nil {
+			fmt.Fprintf(os.Stderr, "manager: %v\n", err)
+		}
+	}
+	return code
 }

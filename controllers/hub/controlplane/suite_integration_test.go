@@ -74,19 +74,7 @@ func runSuite(m *testing.M) int {
 			TokenSecret: types.NamespacedName{Namespace: hubNS, Name: tokenSecret}},
 		RetryInterval: 2 * time.Second,
 	}))
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	code := m.Run()
-	if code != 0 {
-		for name, path := range stack.Logs() {
-			fmt.Printf("--- %s log: %s\n", name, path)
-		}
-	}
-	cancel()
-	if err := <-done; err != nil {
-		fmt.Fprintf(os.Stderr, "manager: %v\n", err)
-	}
-	return code
+	return stack.RunTests(m, mgr)
 }
 
 func must(err error) {

@@ -91,19 +91,7 @@ func runSuite(m *testing.M) int {
 	must(err)
 	must(controlplane.SetupWithManager(mgr, controlplane.Options{RetryInterval: 2 * time.Second}))
 	must(SetupWithManager(mgr))
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	code := m.Run()
-	if code != 0 {
-		for name, path := range stack.Logs() {
-			fmt.Printf("--- %s log: %s\n", name, path)
-		}
-	}
-	cancel()
-	if err := <-done; err != nil {
-		fmt.Fprintf(os.Stderr, "manager: %v\n", err)
-	}
-	return code
+	return stack.RunTests(m, mgr)
 }
 
 func must(err error) {
