@@ -45,6 +45,9 @@ const (
 // child under any other discriminator must add it here first, or the bound
 // no longer holds.
 const (
+	// DiscDomain is the import of the account's domain when it is not the
+	// plane's admin domain (whose import the ControlPlane owns).
+	DiscDomain       = "domain"
 	DiscUser         = "user"
 	DiscUserProbe    = "user-probe"
 	DiscProject      = "project"
@@ -203,7 +206,7 @@ func RegistrationDiscriminators(ks *c5c3v1alpha1.KeystoneService) []string {
 		}
 	}
 	if a := ks.Spec.Account; a != nil {
-		out = append(out, DiscUser, DiscUserProbe, DiscProject, DiscProjectProbe,
+		out = append(out, DiscDomain, DiscUser, DiscUserProbe, DiscProject, DiscProjectProbe,
 			"password-v"+strings.Repeat("9", maxGenerationDigits), DiscSource, DiscBackup, DiscDelivery)
 		for _, r := range a.Roles {
 			out = append(out, RoleDiscriminator(string(r)), AssignDiscriminator(string(r)))

@@ -15,7 +15,9 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/credentialrotation"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
+	"github.com/c5c3/orderhub/delivery/clusters"
 	"github.com/c5c3/orderhub/webhooks"
 )
 
@@ -36,6 +38,9 @@ type hubFlags struct {
 	openBaoTokenSecret string
 	openBaoTokenKey    string
 	openBaoMount       string
+
+	targetClusterSecretNamespace string
+	targetClusterSecretLabel     string
 }
 
 func (h *hubFlags) register(fs *flag.FlagSet) {
@@ -49,14 +54,39 @@ func (h *hubFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&h.controlPlane, "controlplane-reconciler", true, "Reconcile ControlPlanes: write the admin clouds.yaml Secrets from the admin password Secret, "+
 		"verify them against Keystone (AdminCredentialReady), import the admin domain and provision per-namespace SecretStores. "+
 		"Turn off where another operator reconciles ControlPlane.")
-	fs.BoolVar(&h.keystoneService, "keystoneservice-reconciler", true, "Reconcile KeystoneServices (catalog block: collision probe, "+
-		"K-ORC Service and Endpoints, teardown).")
+	fs.BoolVar(&h.keystoneService, "keystoneservice-reconciler", true, "Reconcile KeystoneServices (catalog and account blocks: collision probes, "+
+		"K-ORC children, role grants, password generations delivered through OpenBao and ESO, teardown) "+
+		"and the CredentialRotations that rotate their passwords.")
 	fs.StringVar(&h.openBaoAddress, "openbao-address", "", "OpenBao URL the ControlPlane's per-namespace SecretStores point at (e.g. https://openbao.openbao-system.svc:8200). "+
 		"Empty: no SecretStore is provisioned and none gates AdminCredentialReady.")
 	fs.StringVar(&h.openBaoTokenSecret, "openbao-token-secret", "", "<namespace>/<name> of the Secret holding the OpenBao token the SecretStores authenticate with "+
 		"(copied as <store>-token into every namespace a ControlPlane consents to). Required with --openbao-address.")
 	fs.StringVar(&h.openBaoTokenKey, "openbao-token-key", controlplane.DefaultOpenBaoTokenKey, "Key of the token in --openbao-token-secret.")
 	fs.StringVar(&h.openBaoMount, "openbao-kv-mount", controlplane.DefaultOpenBaoMount, "KV v2 mount the SecretStores read and write.")
+	fs.StringVar(&h.targetClusterSecretNamespace, "target-cluster-secret-namespace", "", "Namespace of the target-cluster registrations: "+
+		"a Secret there labelled <--target-cluster-secret-label>=true registers the cluster named after the Secret, with a kubeconfig under the key "+
+		clusters.DefaultSecretKey+" (see delivery/clusters). Default: --namespace; empty (and no --namespace): no target clusters. "+
+		"With --namespace it must be that namespace (the hub caches only its namespace).")
+	fs.StringVar(&h.targetClusterSecretLabel, "target-cluster-secret-label", clusters.DefaultSecretLabel,
+		"Label key (value \"true\") that marks a Secret in --target-cluster-secret-namespace as a target-cluster registration.")
+}
+
+// targetClusterOptions turns the target-cluster flags into clusters.Options
+// for the hub namespace ns (--namespace); nil when no registration namespace
+// is set (the hub serves the management cluster only). Errors: a registration
+// namespace other than ns when ns is set, since the hub's cache holds only ns.
+func (h *hubFlags) targetClusterOptions(ns string) (*clusters.Options, error) {
+	secretNS := h.targetClusterSecretNamespace
+	if secretNS == "" {
+		secretNS = ns
+	}
+	if secretNS == "" {
+		return nil, nil
+	}
+	if ns != "" && secretNS != ns {
+		return nil, fmt.Errorf("--target-cluster-secret-namespace=%s: the hub watches only --namespace=%s", secretNS, ns)
+	}
+	return &clusters.Options{Namespace: secretNS, SecretLabel: h.targetClusterSecretLabel}, nil
 }
 
 // controlPlaneOptions turns the OpenBao flags into controlplane.Options.
@@ -94,6 +124,10 @@ func runHubContext(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	tcOpts, err := hf.targetClusterOptions(mf.namespace)
+	if err != nil {
+		return err
+	}
 	scheme, err := newScheme(c5c3v1alpha1.AddToScheme, orcv1alpha1.AddToScheme)
 	if err != nil {
 		return err
@@ -115,6 +149,13 @@ func runHubContext(ctx context.Context, args []string) error {
 			o.WebhookServer = webhook.NewServer(whOpts)
 		}
 	})
+	if err != nil {
+		return err
+	}
+	// The multicluster manager wraps mgr: the controllers below stay on mgr
+	// (the management cluster); target clusters engage from the registration
+	// Secrets (delivery/clusters).
+	hub, err := clusters.Wrap(ctx, mgr, tcOpts)
 	if err != nil {
 		return err
 	}
@@ -146,6 +187,9 @@ func runHubContext(ctx context.Context, args []string) error {
 		if err := keystoneservice.SetupWithManager(mgr); err != nil {
 			return err
 		}
+		if err := credentialrotation.SetupWithManager(mgr); err != nil {
+			return err
+		}
 	}
-	return mgr.Start(ctx)
+	return hub.Manager.Start(ctx)
 }

@@ -3,6 +3,12 @@ package keystone
 import (
 	"sort"
 	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
 )
 
 // DefaultDomainID is the ID of the domain keystone-manage bootstrap creates.
@@ -49,4 +55,68 @@ func PickByName(items []Named, want string) (Named, bool) {
 		}
 	}
 	return Named{}, false
+}
+
+// nameFolder is FoldName's transformation: decompose (NFD), drop the
+// nonspacing marks the decomposition split off (accents), map every
+// remaining rune to its general_ci weight (generalCIWeight), recompose
+// (NFC).
+var nameFolder = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), runes.Map(generalCIWeight), norm.NFC)
+
+// FoldName returns the key under which Keystone's MySQL backend considers
+// two names equal, so that SameIdentityName(a, b) is FoldName(a) ==
+// FoldName(b).
+//
+// Rule (seed 001 "The admin identity is never registrable"): names are
+// compared the way Keystone compares them. Keystone creates its identity
+// tables with mysql_charset='utf8' (keystone/common/sql/migrations), whose
+// default collation is utf8mb3_general_ci; a utf8mb4 database defaults to
+// utf8mb4_general_ci. Both fold case and accents, so Admin, ADMIN and admín
+// resolve to the same user as admin. FoldName approximates general_ci (MySQL
+// 8.0 Reference Manual, "Unicode Character Sets" and "Collation
+// Implementation Types"):
+//
+//   - accents: a character with a canonical decomposition weighs as its
+//     base letter ('á', 'À' and 'A' share the weight of 'A'); a letter
+//     without one ('ø', 'đ', 'ł') keeps its own weight, as in general_ci;
+//   - case: every character weighs as its simple uppercase ('ı' and 'i' are
+//     both 'I', 'ſ' is 'S'); the key is spelled in lowercase;
+//   - ß and ẞ weigh as a single s: general_ci has no expansions, so "ß" =
+//     "s" and "ß" ≠ "ss" (utf8mb4_unicode_ci would give "ß" = "ss");
+//   - supplementary characters (above U+FFFF) all weigh as U+FFFD, as in
+//     utf8mb4_general_ci (utf8mb3 cannot store them at all);
+//   - PAD SPACE: trailing U+0020 spaces are ignored ("admin " = "admin");
+//     leading spaces, other white space and inner spaces count.
+//
+// Language-specific tailorings, compatibility forms (fullwidth letters,
+// ligatures) and the exact Unicode version of MySQL's tables are not
+// reproduced. A PostgreSQL backend compares names case-sensitively; folding
+// anyway errs on the side the admin-identity guard needs (refusing a look-
+// alike of the admin user rather than letting it through).
+func FoldName(s string) string {
+	out, _, err := transform.String(nameFolder, strings.TrimRight(s, " "))
+	if err != nil {
+		// Unreachable for these transformers on a string; fall back to
+		// case folding alone rather than to the raw name.
+		return strings.ToLower(strings.TrimRight(s, " "))
+	}
+	return out
+}
+
+// SameIdentityName reports whether Keystone's MySQL backend resolves names a
+// and b (user, project or domain names) to the same row: FoldName(a) ==
+// FoldName(b). For example "Admin", "ADMIN", "admín", "ÁDMÍN" and "admin "
+// are all the same identity as "admin", and domain "Default" is "default".
+func SameIdentityName(a, b string) bool { return FoldName(a) == FoldName(b) }
+
+// generalCIWeight maps a rune (accents already removed) to a rune with the
+// same general_ci weight, spelled in lowercase: see FoldName.
+func generalCIWeight(r rune) rune {
+	switch {
+	case r == 'ß' || r == 'ẞ':
+		return 's'
+	case r > 0xFFFF:
+		return utf8.RuneError // U+FFFD
+	}
+	return unicode.ToLower(unicode.ToUpper(r))
 }

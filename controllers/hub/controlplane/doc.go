@@ -18,7 +18,12 @@
 //     spec.korc.serviceRegistrations.allowedNamespaces; c5c3-brief §1.4),
 //     when the hub is given an OpenBao address.
 //
-// Decisions (desired objects, conditions, error classification) are pure
-// functions in desired.go, status.go and classify.go; reconciler.go does the
-// I/O.
+// Before any of this, the duplicate guard (duplicate.go, c5c3-brief §1.2)
+// parks every ControlPlane that is not the oldest of its namespace with
+// Ready=False and AdminCredentialReady=False, reason DuplicateControlPlane;
+// a parked plane projects nothing.
+//
+// Decisions (desired objects, conditions, the duplicate guard, error
+// classification) are pure functions in desired.go, status.go, duplicate.go
+// and classify.go; reconciler.go does the I/O.
 package controlplane

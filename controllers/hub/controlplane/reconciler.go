@@ -81,6 +81,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// garbage-collected with it.
 		return ctrl.Result{}, nil
 	}
+	if res, parked, err := r.parkIfDuplicate(ctx, &cp); parked || err != nil {
+		return res, err
+	}
 	var o Observation
 	var errs []error
 	password, ca := r.readInputs(ctx, &cp, &o)
@@ -108,7 +111,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			}
 		}
 	}
-	ready, err := r.writeStatus(ctx, &cp, o)
+	ready, err := r.writeStatus(ctx, &cp, Conditions(o, cp.Generation))
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -119,6 +122,30 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		return ctrl.Result{RequeueAfter: r.opts.RetryInterval}, nil
 	}
 	return ctrl.Result{RequeueAfter: r.opts.RecheckInterval}, nil
+}
+
+// parkIfDuplicate runs the duplicate guard before anything is projected:
+// when an older ControlPlane exists in cp's namespace (Duplicate), it writes
+// the DuplicateConditions and reports parked, and the pass ends there: no
+// Secret, SecretStore or Domain import is written for cp, and the older
+// plane is not touched. The list is read from the cache; the cache holds
+// every plane created before cp was enqueued, since the informer applies
+// events in order, and a plane that appears later enqueues cp through the
+// ControlPlane watch. A failed list is returned as an error (retried with
+// backoff), because proceeding could let a duplicate project.
+func (r *Reconciler) parkIfDuplicate(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (ctrl.Result, bool, error) {
+	var list c5c3v1alpha1.ControlPlaneList
+	if err := r.client.List(ctx, &list, client.InNamespace(cp.Namespace)); err != nil {
+		return ctrl.Result{}, false, fmt.Errorf("list the ControlPlanes of namespace %s: %w", cp.Namespace, err)
+	}
+	older := Duplicate(cp, list.Items)
+	if older == nil {
+		return ctrl.Result{}, false, nil
+	}
+	if _, err := r.writeStatus(ctx, cp, DuplicateConditions(cp, older, cp.Generation)); err != nil {
+		return ctrl.Result{}, true, err
+	}
+	return ctrl.Result{RequeueAfter: DuplicateRecheckInterval}, true, nil
 }
 
 // readInputs reads the admin password and the optional CA bundle, recording
@@ -247,11 +274,10 @@ func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlP
 	return "", errors.Join(errs...)
 }
 
-// writeStatus is the only status writer: it sets the conditions computed
-// from o, emits an event per condition whose status or reason changed, and
-// reports whether the plane is Ready.
-func (r *Reconciler) writeStatus(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, o Observation) (bool, error) {
-	want := Conditions(o, cp.Generation)
+// writeStatus is the only status writer: it sets want (Conditions or
+// DuplicateConditions, Ready last), emits an event per condition whose
+// status or reason changed, and reports whether the plane is Ready.
+func (r *Reconciler) writeStatus(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, want []metav1.Condition) (bool, error) {
 	base := cp.DeepCopy()
 	changed := SetConditions(&cp.Status.Conditions, want, metav1.NewTime(r.now()))
 	cp.Status.ObservedGeneration = cp.Generation

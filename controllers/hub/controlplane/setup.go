@@ -8,8 +8,11 @@ import (
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -35,9 +38,10 @@ const (
 // SetupWithManager registers the ControlPlane reconciler. The manager's
 // scheme must hold client-go's, c5c3.io's and K-ORC's types. It watches
 // ControlPlanes, Secrets (mapped to the ControlPlanes of their namespace:
-// the admin password and CA bundle are read there), its Domain imports and
-// SecretStores (mapped back by label). It fails on an OpenBao config
-// without an address or token Secret.
+// the admin password and CA bundle are read there), the creation and
+// deletion of other ControlPlanes in the namespace (the duplicate guard),
+// its Domain imports and SecretStores (mapped back by label). It fails on an
+// OpenBao config without an address or token Secret.
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Verifier == nil {
 		opts.Verifier = KeystoneVerifier{}
@@ -65,15 +69,29 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Named("controlplane").
 		For(&c5c3v1alpha1.ControlPlane{}).
 		Owns(&orcv1alpha1.Domain{}).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(planesInNamespace(c)))
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(planesInNamespace(c))).
+		// A plane created or deleted re-decides the duplicate guard of every
+		// plane in its namespace (a parked duplicate is released as soon as
+		// the older plane is gone).
+		Watches(&c5c3v1alpha1.ControlPlane{}, handler.EnqueueRequestsFromMapFunc(planesInNamespace(c)),
+			builder.WithPredicates(createOrDelete))
 	if opts.OpenBao != nil {
 		b = b.Watches(eso.New(eso.SecretStoreGVK), handler.EnqueueRequestsFromMapFunc(planeOfLabels))
 	}
 	return b.Complete(r)
 }
 
+// createOrDelete passes only create and delete events.
+var createOrDelete = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return true },
+	DeleteFunc:  func(event.DeleteEvent) bool { return true },
+	UpdateFunc:  func(event.UpdateEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
 // planesInNamespace maps an object to every ControlPlane in its namespace
-// (at most one, by the webhook).
+// (at most one by the webhook; more when concurrent creates slipped past it,
+// see Duplicate).
 func planesInNamespace(c client.Client) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
 		var list c5c3v1alpha1.ControlPlaneList

@@ -14,7 +14,8 @@ import (
 
 // TokenRequest is what a Verifier authenticates with: the admin password
 // cloud's identity, and the catalog entry K-ORC will look the identity
-// endpoint up by.
+// endpoint up by. An empty Project asks for an unscoped token and skips the
+// catalog check (a user without a role on any project can only get that).
 type TokenRequest struct {
 	AuthURL                         string
 	User, Password, Domain, Project string
@@ -63,10 +64,15 @@ func (v KeystoneVerifier) Verify(ctx context.Context, r TokenRequest) error {
 	pc.HTTPClient = http.Client{Transport: tr, Timeout: timeout}
 	ao := gophercloud.AuthOptions{
 		IdentityEndpoint: r.AuthURL, Username: r.User, Password: r.Password, DomainName: r.Domain,
-		Scope: &gophercloud.AuthScope{ProjectName: r.Project, DomainName: r.Domain},
+	}
+	if r.Project != "" {
+		ao.Scope = &gophercloud.AuthScope{ProjectName: r.Project, DomainName: r.Domain}
 	}
 	if err := openstack.Authenticate(ctx, pc, ao); err != nil {
 		return err
+	}
+	if r.Project == "" {
+		return nil
 	}
 	_, err = openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{
 		Region: r.Region, Availability: gophercloud.Availability(r.Interface)})

@@ -99,6 +99,10 @@ type CatalogObservation struct {
 	Endpoints map[c5c3v1alpha1.EndpointInterface]korc.State
 	// Declared are the declared interfaces.
 	Declared []c5c3v1alpha1.EndpointInterface
+	// External is true against an External-mode plane: a wait is replaced
+	// by a classified cause where K-ORC's message allows (seed 001
+	// "Conditions").
+	External bool
 }
 
 // CatalogCondition derives CatalogReady for a declared catalog block (seed
@@ -141,6 +145,12 @@ func CatalogCondition(o CatalogObservation, gen int64) metav1.Condition {
 			r := set(c5c3v1alpha1.ReasonCatalogFailed, fmt.Sprintf("%s: %s: %s", what, s.Reason, s.Message))
 			return &r
 		case s.Phase != korc.PhaseAvailable:
+			if o.External {
+				if reason, ok := korc.ClassifyExternal(s); ok {
+					r := set(reason, what+": "+s.Message)
+					return &r
+				}
+			}
 			w := what + " is not Available yet"
 			if s.Message != "" {
 				w += " (" + s.Message + ")"
@@ -170,23 +180,6 @@ func CatalogCondition(o CatalogObservation, gen int64) metav1.Condition {
 func NotDeclaredCatalog(gen int64) metav1.Condition {
 	return metav1.Condition{Type: c5c3v1alpha1.ConditionCatalogReady, Status: metav1.ConditionTrue, ObservedGeneration: gen,
 		Reason: c5c3v1alpha1.ReasonCatalogNotDeclared, Message: "no catalog block is declared"}
-}
-
-// AccountCondition is AccountReady: True/AccountNotDeclared without an
-// account block; with one, the shared gate, else
-// WaitingForServiceAccounts, because this hub does not provision accounts
-// yet.
-func AccountCondition(ks *c5c3v1alpha1.KeystoneService, g Gate, gen int64) metav1.Condition {
-	c := metav1.Condition{Type: c5c3v1alpha1.ConditionAccountReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
-	switch {
-	case ks.Spec.Account == nil:
-		c.Status, c.Reason, c.Message = metav1.ConditionTrue, c5c3v1alpha1.ReasonAccountNotDeclared, "no account block is declared"
-	case !g.Passed():
-		c.Reason, c.Message = g.Reason, g.Message
-	default:
-		c.Reason, c.Message = c5c3v1alpha1.ReasonWaitingForServiceAccounts, "the account block is not provisioned by this hub version yet"
-	}
-	return c
 }
 
 // Conditions are CatalogReady, AccountReady and Ready (the aggregate of the

@@ -115,27 +115,16 @@ func TestCatalogCondition(t *testing.T) {
 	}
 }
 
-func TestAccountAndReady(t *testing.T) {
+func TestReadyAggregate(t *testing.T) {
 	t.Parallel()
-	open := Gate{}
-	noAcc := AccountCondition(ks(nil), Gate{c5c3v1alpha1.ReasonControlPlaneNotFound, "m"}, 1)
-	if noAcc.Status != metav1.ConditionTrue || noAcc.Reason != c5c3v1alpha1.ReasonAccountNotDeclared {
-		t.Errorf("undeclared account = %+v, want True/AccountNotDeclared whatever the gate", noAcc)
-	}
-	withAcc := ks(func(k *c5c3v1alpha1.KeystoneService) { k.Spec.Account = &c5c3v1alpha1.KeystoneServiceAccountSpec{} })
-	if c := AccountCondition(withAcc, Gate{c5c3v1alpha1.ReasonNamespaceNotAllowed, "m"}, 1); c.Reason != c5c3v1alpha1.ReasonNamespaceNotAllowed {
-		t.Errorf("declared account behind a closed gate = %s", c.Reason)
-	}
-	if c := AccountCondition(withAcc, open, 1); c.Status != metav1.ConditionFalse {
-		t.Errorf("declared account = %+v, want False until accounts are implemented", c)
-	}
+	noAcc := NotDeclaredAccount(1)
 	conds := Conditions(CatalogCondition(CatalogObservation{ServiceExists: true, Service: korc.State{Phase: korc.PhaseAvailable}}, 1), noAcc, 1)
 	if r := conds[2]; r.Type != c5c3v1alpha1.ConditionReady || r.Reason != c5c3v1alpha1.ReasonAllReady {
 		t.Errorf("Ready = %+v", r)
 	}
-	conds = Conditions(NotDeclaredCatalog(1), AccountCondition(withAcc, open, 1), 1)
-	if r := conds[2]; r.Reason != c5c3v1alpha1.ReasonNotAllReady {
-		t.Errorf("Ready = %+v, want NotAllReady", r)
+	conds = Conditions(NotDeclaredCatalog(1), AccountCondition(AccountObservation{Gate: Gate{c5c3v1alpha1.ReasonNamespaceNotAllowed, "m"}}, 1), 1)
+	if r := conds[2]; r.Reason != c5c3v1alpha1.ReasonNotAllReady || conds[1].Reason != c5c3v1alpha1.ReasonNamespaceNotAllowed {
+		t.Errorf("conditions = %+v, want AccountReady NamespaceNotAllowed and Ready NotAllReady", conds)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -19,6 +20,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/grants"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -31,7 +33,22 @@ type Reconciler struct {
 	client   client.Client
 	recorder recorder.EventRecorder
 	now      func() metav1.Time
+	// granter assigns the account's roles (K-ORC v2.6.0 has no
+	// RoleAssignment kind).
+	granter grants.Granter
+	// verifier checks that Keystone accepts a password generation before it
+	// is delivered.
+	verifier controlplane.Verifier
 }
+
+// Requeue intervals: while a registration is not Ready, it is re-checked
+// at NotReadyRequeue even without an event (Keystone-side state such as
+// role grants is not watched); a Ready one at ReadyResync, which repairs
+// drift such as a revoked grant.
+const (
+	NotReadyRequeue = 15 * time.Second
+	ReadyResync     = 10 * time.Minute
+)
 
 // Reconcile runs one pass for a KeystoneService.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
@@ -53,37 +70,78 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 	}
+	if ks.Generation == 1 && ks.Status.ObservedGeneration == 0 && ks.Spec.Account != nil &&
+		ks.Spec.Account.Rotation != nil && ks.Spec.Account.Rotation.Mode == c5c3v1alpha1.RotationModeScheduled {
+		r.recorder.Eventf(&ks, nil, corev1.EventTypeNormal, c5c3v1alpha1.EventScheduledRotationDeferred, "Reconcile",
+			"account.rotation.mode Scheduled is accepted but scheduling is deferred: rotate with a CredentialRotation (target serviceAccountPassword, keystoneService %s)", ks.Name)
+	}
 	gate := GateOf(&ks, cp)
-	var catalog metav1.Condition
-	var catStatus *c5c3v1alpha1.KeystoneServiceCatalogStatus
 	var errs []error
+	catalog, catStatus := r.catalogBlock(ctx, &ks, cp, gate, &errs)
+	account, accStatus := r.accountBlock(ctx, &ks, cp, gate, &errs)
+	conds := Conditions(catalog, account, ks.Generation)
+	if err := r.writeStatus(ctx, &ks, conds, catStatus, accStatus); err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ctrl.Result{}, err
+	}
+	if conds[2].Status == metav1.ConditionTrue {
+		return ctrl.Result{RequeueAfter: ReadyResync}, nil
+	}
+	return ctrl.Result{RequeueAfter: NotReadyRequeue}, nil
+}
+
+// catalogBlock reports CatalogReady and status.catalog, projecting the
+// block when the gate is open and sweeping it when it was removed.
+func (r *Reconciler) catalogBlock(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane,
+	gate Gate, errs *[]error) (metav1.Condition, *c5c3v1alpha1.KeystoneServiceCatalogStatus) {
 	switch {
 	case ks.Spec.Catalog == nil:
-		catalog = NotDeclaredCatalog(ks.Generation)
+		c := NotDeclaredCatalog(ks.Generation)
 		if gate.Passed() {
 			// A removed block is swept; its condition waits for the sweep.
-			left, err := r.sweep(ctx, &ks, cp.Namespace)
+			left, err := r.sweep(ctx, ks, cp.Namespace, catalogKinds)
 			if err != nil {
-				errs = append(errs, err)
+				*errs = append(*errs, err)
 			}
 			if left > 0 {
-				catalog = CatalogCondition(CatalogObservation{ServiceExists: true,
+				c = CatalogCondition(CatalogObservation{ServiceExists: true,
 					Service: korc.State{Phase: korc.PhaseProgressing, Message: "removing the catalog children"}}, ks.Generation)
 			}
 		}
+		return c, nil
 	case !gate.Passed():
-		catalog = CatalogCondition(CatalogObservation{Gate: gate}, ks.Generation)
-		catStatus = ks.Status.Catalog
-	default:
-		o := r.catalog(ctx, &ks, cp)
-		catalog = CatalogCondition(o, ks.Generation)
-		catStatus = catalogStatus(&ks, o)
+		return CatalogCondition(CatalogObservation{Gate: gate}, ks.Generation), ks.Status.Catalog
 	}
-	account := AccountCondition(&ks, gate, ks.Generation)
-	if err := r.writeStatus(ctx, &ks, Conditions(catalog, account, ks.Generation), catStatus); err != nil {
-		errs = append(errs, err)
+	o := r.catalog(ctx, ks, cp)
+	o.External = isExternal(cp)
+	return CatalogCondition(o, ks.Generation), catalogStatus(ks, o)
+}
+
+// accountBlock reports AccountReady and status.account, projecting the
+// block when the gate is open and sweeping it when it was removed.
+func (r *Reconciler) accountBlock(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane,
+	gate Gate, errs *[]error) (metav1.Condition, *c5c3v1alpha1.KeystoneServiceAccountStatus) {
+	switch {
+	case ks.Spec.Account == nil:
+		c := NotDeclaredAccount(ks.Generation)
+		if gate.Passed() {
+			left, err := r.sweep(ctx, ks, cp.Namespace, accountKinds)
+			if err != nil {
+				*errs = append(*errs, err)
+			}
+			if left > 0 {
+				c = AccountCondition(AccountObservation{Children: []Child{{What: "the account children", Exists: true,
+					State: korc.State{Phase: korc.PhaseProgressing, Message: fmt.Sprintf("removing %d of them", left)}}}}, ks.Generation)
+			}
+		}
+		return c, nil
+	case !gate.Passed():
+		return AccountCondition(AccountObservation{Gate: gate}, ks.Generation), ks.Status.Account
 	}
-	return ctrl.Result{}, errors.Join(errs...)
+	o, st := r.account(ctx, ks, cp)
+	return AccountCondition(o, ks.Generation), st
 }
 
 // plane reads the referenced ControlPlane; nil when it does not exist.
@@ -195,66 +253,6 @@ func catalogStatus(ks *c5c3v1alpha1.KeystoneService, o CatalogObservation) *c5c3
 	return s
 }
 
-// children lists ks's K-ORC Service and Endpoint children in ns.
-func (r *Reconciler) children(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, ns string) ([]client.Object, error) {
-	var svcs orcv1alpha1.ServiceList
-	var eps orcv1alpha1.EndpointList
-	sel := []client.ListOption{client.InNamespace(ns), client.MatchingLabels(ChildLabels(ks))}
-	if err := r.client.List(ctx, &svcs, sel...); err != nil {
-		return nil, err
-	}
-	if err := r.client.List(ctx, &eps, sel...); err != nil {
-		return nil, err
-	}
-	var out []client.Object
-	for i := range eps.Items {
-		out = append(out, &eps.Items[i])
-	}
-	for i := range svcs.Items {
-		out = append(out, &svcs.Items[i])
-	}
-	return out, nil
-}
-
-// sweep deletes every catalog child of ks in ns and returns how many were
-// still listed.
-func (r *Reconciler) sweep(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, ns string) (int, error) {
-	kids, err := r.children(ctx, ks, ns)
-	if err != nil {
-		return 0, err
-	}
-	var errs []error
-	for _, k := range kids {
-		if k.GetDeletionTimestamp().IsZero() {
-			errs = append(errs, r.deleteIfExists(ctx, k))
-		}
-	}
-	return len(kids), errors.Join(errs...)
-}
-
-// teardown runs the finalizer (seed 001 "Deletion Semantics"): delete every
-// child; while the ControlPlane exists keep the finalizer until none is
-// listed (patient), once it is gone release it at once (fail-open).
-func (r *Reconciler) teardown(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) error {
-	if !controllerutil.ContainsFinalizer(ks, c5c3v1alpha1.FinalizerKeystoneServiceTeardown) {
-		return nil
-	}
-	left, err := r.sweep(ctx, ks, ks.ControlPlaneNamespace())
-	if cp != nil && (err != nil || left > 0) {
-		return err // patient: the children's deletion events bring us back
-	}
-	base := ks.DeepCopy()
-	controllerutil.RemoveFinalizer(ks, c5c3v1alpha1.FinalizerKeystoneServiceTeardown)
-	if perr := r.client.Patch(ctx, ks, client.MergeFrom(base)); perr != nil {
-		return perr
-	}
-	if cp == nil && left > 0 {
-		r.recorder.Eventf(ks, nil, corev1.EventTypeWarning, "TeardownFailOpen", "Delete",
-			"ControlPlane is gone: released with %d catalog children still terminating", left)
-	}
-	return nil
-}
-
 func (r *Reconciler) deleteIfExists(ctx context.Context, o client.Object) error {
 	if err := r.client.Delete(ctx, o); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete %T %s/%s: %w", o, o.GetNamespace(), o.GetName(), err)
@@ -265,11 +263,12 @@ func (r *Reconciler) deleteIfExists(ctx context.Context, o client.Object) error 
 // writeStatus sets the conditions and status.catalog and emits an event per
 // condition whose status or reason changed.
 func (r *Reconciler) writeStatus(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, conds []metav1.Condition,
-	cat *c5c3v1alpha1.KeystoneServiceCatalogStatus) error {
+	cat *c5c3v1alpha1.KeystoneServiceCatalogStatus, acc *c5c3v1alpha1.KeystoneServiceAccountStatus) error {
 	base := ks.DeepCopy()
 	changed := controlplane.SetConditions(&ks.Status.Conditions, conds, r.now())
 	ks.Status.ObservedGeneration = ks.Generation
 	ks.Status.Catalog = cat
+	ks.Status.Account = acc
 	if err := r.client.Status().Patch(ctx, ks, client.MergeFrom(base)); err != nil {
 		return fmt.Errorf("write KeystoneService status: %w", err)
 	}

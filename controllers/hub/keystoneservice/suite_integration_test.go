@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -23,6 +24,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/credentialrotation"
 	"github.com/c5c3/orderhub/internal/testenv"
 )
 
@@ -35,6 +37,9 @@ import (
 const (
 	planeNS     = "openstack"
 	allowedNS   = "team-allowed"
+	serviceNS   = "team-horizon" // the plane's dedicated Horizon namespace: consent layer 2
+	hubNS       = "orderhub-system"
+	tokenSecret = "openbao-token"
 	waitTimeout = 3 * time.Minute
 )
 
@@ -74,23 +79,29 @@ func runSuite(m *testing.M) int {
 	must(err)
 	identity, err = openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{Region: ks.Region})
 	must(err)
-	for _, ns := range []string{planeNS, allowedNS, "team-not-allowed"} {
+	for _, ns := range []string{planeNS, allowedNS, serviceNS, hubNS, "team-not-allowed"} {
 		must(kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	}
+	must(kube.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: tokenSecret, Namespace: hubNS},
+		Data: map[string][]byte{controlplane.DefaultOpenBaoTokenKey: []byte(stack.OpenBao.Token)}}))
 	must(kube.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: controlplane.DefaultPasswordSecret, Namespace: planeNS},
 		Data: map[string][]byte{controlplane.DefaultPasswordKey: []byte(ks.AdminPassword)}}))
 	must(kube.Create(ctx, &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: planeNS},
 		Spec: c5c3v1alpha1.ControlPlaneSpec{
 			Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{
-				Mode: c5c3v1alpha1.KeystoneModeExternal, External: &c5c3v1alpha1.ExternalKeystoneSpec{AuthURL: ks.URL}}},
+				Mode: c5c3v1alpha1.KeystoneModeExternal, External: &c5c3v1alpha1.ExternalKeystoneSpec{AuthURL: ks.URL}},
+				Horizon: &c5c3v1alpha1.ServiceHorizonSpec{Namespace: &c5c3v1alpha1.ServiceNamespaceSpec{Name: serviceNS}}},
 			KORC: c5c3v1alpha1.KORCSpec{ServiceRegistrations: c5c3v1alpha1.ServiceRegistrationsSpec{AllowedNamespaces: []string{allowedNS}}},
 		}}))
 
 	mgr, err := ctrl.NewManager(stack.Kube.Config, ctrl.Options{Scheme: scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
 	must(err)
-	must(controlplane.SetupWithManager(mgr, controlplane.Options{RetryInterval: 2 * time.Second}))
+	must(controlplane.SetupWithManager(mgr, controlplane.Options{RetryInterval: 2 * time.Second,
+		OpenBao: &controlplane.OpenBao{Address: stack.OpenBao.Addr, Mount: stack.OpenBao.KVMount,
+			TokenSecret: types.NamespacedName{Namespace: hubNS, Name: tokenSecret}}}))
 	must(SetupWithManager(mgr))
+	must(credentialrotation.SetupWithManager(mgr))
 	return stack.RunTests(m, mgr)
 }
 

@@ -1,0 +1,270 @@
+package applicationcredential
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// References is what one pass read about the three orders a credential
+// order references (seed 004 "Consent", the gate table). A read error must
+// be reported as Observation.CredentialError, never as a nil reference.
+type References struct {
+	// Namespace is the order's namespace.
+	Namespace string
+	// Spec is the order's spec (userRef, projectRef, controlPlaneRef).
+	Spec c5c3v1alpha1.KeystoneApplicationCredentialSpec
+	// User is the KeystoneUser spec.userRef names; nil when none exists.
+	User *c5c3v1alpha1.KeystoneUser
+	// PasswordReady is true when the password Secret of the user's
+	// status.passwordGeneration is available, so the mint-cloud document can
+	// be built.
+	PasswordReady bool
+	// Project is the KeystoneProject spec.projectRef names; nil when none
+	// exists.
+	Project *c5c3v1alpha1.KeystoneProject
+	// RoleAssigned is true when a KeystoneRoleAssignment in the namespace of
+	// that user and project reports status.roleID (not AssignmentReady: a
+	// frozen assignment keeps its role in Keystone).
+	RoleAssigned bool
+	// CABundleMissing is true when the plane references a Keystone CA
+	// bundle that is not available.
+	CABundleMissing bool
+}
+
+// refusalOrder is the precedence of the reference refusals: seed 004's
+// "Conditions" table order, so a reference the user must create or correct
+// (…NotFound, ControlPlaneMismatch) is named before one that is only not
+// ready yet.
+var refusalOrder = []string{
+	c5c3v1alpha1.ReasonUserNotFound,
+	c5c3v1alpha1.ReasonProjectNotFound,
+	c5c3v1alpha1.ReasonControlPlaneMismatch,
+	c5c3v1alpha1.ReasonWaitingForUser,
+	c5c3v1alpha1.ReasonWaitingForProject,
+}
+
+// RefusalOf is the first reference gate that refuses, in seed 004's
+// "Conditions" table order: UserNotFound, ProjectNotFound,
+// ControlPlaneMismatch (user before project), WaitingForUser (UserReady not
+// True, or the password of its current generation not available),
+// WaitingForProject, NoRoleOnProject, WaitingForCABundle. A referenced
+// order belongs to the same plane when its controlPlaneRef resolves
+// (orders.PlaneKey) to the same namespace and name as r.Spec's. Passed when
+// nothing refuses.
+func RefusalOf(r References) orders.Gate {
+	pns, pn := orders.PlaneKey(r.Spec.ControlPlaneRef, r.Namespace)
+	ug := orders.UserGate(r.Namespace, r.Spec.UserRef, r.User, pns, pn)
+	if ug.Passed() && !r.PasswordReady {
+		ug = orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
+			"the password of KeystoneUser %s's generation %d is not available yet", r.User.Name, r.User.Status.PasswordGeneration)}
+	}
+	pg := orders.ProjectGate(r.Namespace, r.Spec.ProjectRef, r.Project, pns, pn)
+	for _, reason := range refusalOrder {
+		for _, g := range []orders.Gate{ug, pg} {
+			if g.Reason == reason {
+				return g
+			}
+		}
+	}
+	if !r.RoleAssigned {
+		return orders.Gate{Reason: c5c3v1alpha1.ReasonNoRoleOnProject, Message: fmt.Sprintf(
+			"no KeystoneRoleAssignment in namespace %s has assigned KeystoneUser %s a role on KeystoneProject %s: create one (its role must be in the namespace's allowedRoles)",
+			r.Namespace, r.Spec.UserRef.Name, r.Spec.ProjectRef.Name)}
+	}
+	if r.CABundleMissing {
+		return orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForCABundle, Message: "the Keystone CA bundle the ControlPlane references " +
+			"(spec.services.keystone.external.caBundleSecretRef) is not available: create that Secret in the plane's namespace"}
+	}
+	return orders.Gate{}
+}
+
+// Observation is what one pass observed, after it acted, for the
+// conditions.
+type Observation struct {
+	// Gate is the shared gate (orders.GateOf); written onto both
+	// sub-conditions.
+	Gate orders.Gate
+	// Refusal is RefusalOf the references; CredentialReady only.
+	Refusal orders.Gate
+	// TransportRetryError is the failure clearing a latched transport error
+	// from a credential.
+	TransportRetryError error
+	// CredentialError is a Kubernetes-level failure writing or reading the
+	// credential's children or references.
+	CredentialError error
+	// Current is status.credentialGeneration after the pass (0: none yet).
+	Current int64
+	// Credentials are the listed credential-v<N> children.
+	Credentials []Credential
+	// ExpiredNow is true when the delivered credential has expired
+	// (Expired(status.credentialExpiresAt, now)).
+	ExpiredNow bool
+	// Classified is, against an External-mode plane, K-ORC's classified
+	// failure on the first credential (korc classification reasons); it
+	// replaces WaitingForCredential. Passed when unclassified.
+	Classified orders.Gate
+	// DeliveryError is a Kubernetes-level failure writing or reading a
+	// delivery object.
+	DeliveryError error
+	// ForeignSecret is true when a Secret of the delivered name exists that
+	// the order does not own.
+	ForeignSecret bool
+	// KeystoneNotPublished is true when the order lives on a target cluster
+	// and the plane publishes no public Keystone endpoint.
+	KeystoneNotPublished bool
+	// BackupSynced is true when ESO reports a push of the current
+	// generation's document to OpenBao.
+	BackupSynced bool
+	// Delivered is true when the delivered Secret carries generation
+	// Current.
+	Delivered bool
+	// SecretName is the delivered Secret's name, for messages.
+	SecretName string
+}
+
+// CredentialCondition derives CredentialReady (seed 004 "Conditions"), first
+// match wins:
+//
+//  1. the shared gate (ClusterNameTooLong, ControlPlaneNotFound,
+//     NamespaceNotAssigned, WaitingForAdminCredential);
+//  2. TransportErrorRetryFailed, then CredentialError: a Kubernetes-level
+//     failure comes before everything it may have hidden from the pass;
+//  3. the reference refusal (RefusalOf: UserNotFound … WaitingForCABundle);
+//  4. CredentialFailed: K-ORC reports a terminal error on the delivered
+//     generation or on the successor (or first credential);
+//  5. WaitingForCredential: no generation is delivered yet (or, against an
+//     External plane, the classified cause), or the delivered one is gone
+//     from Keystone or expired while its successor is created;
+//  6. True/CredentialMinted; while a successor is created the message names
+//     both generations.
+func CredentialCondition(o Observation, gen int64) metav1.Condition {
+	c := metav1.Condition{Type: c5c3v1alpha1.ConditionCredentialReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
+	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
+	switch {
+	case !o.Gate.Passed():
+		return set(o.Gate.Reason, o.Gate.Message)
+	case o.TransportRetryError != nil:
+		return set(c5c3v1alpha1.ReasonTransportErrorRetryFailed,
+			"clearing a latched transport error from a credential failed: "+o.TransportRetryError.Error())
+	case o.CredentialError != nil:
+		return set(c5c3v1alpha1.ReasonCredentialError, o.CredentialError.Error())
+	case !o.Refusal.Passed():
+		return set(o.Refusal.Reason, o.Refusal.Message)
+	}
+	succ, hasSucc := Successor(o.Credentials, o.Current)
+	for _, cr := range o.Credentials {
+		if cr.Generation == o.Current && o.Current > 0 && cr.State.Phase == korc.PhaseFailed {
+			return set(c5c3v1alpha1.ReasonCredentialFailed, fmt.Sprintf(
+				"K-ORC reports a terminal error on delivered generation %d: %s: %s; raise spec.credentialGeneration above %d to replace it",
+				cr.Generation, cr.State.Reason, cr.State.Message, cr.Generation))
+		}
+	}
+	if hasSucc && succ.State.Phase == korc.PhaseFailed {
+		msg := fmt.Sprintf("K-ORC reports a terminal error on generation %d: %s: %s; ", succ.Generation, succ.State.Reason, succ.State.Message)
+		if o.Current > 0 {
+			msg += fmt.Sprintf("generation %d stays delivered; ", o.Current)
+		}
+		return set(c5c3v1alpha1.ReasonCredentialFailed, msg+fmt.Sprintf("raise spec.credentialGeneration above %d to replace it", succ.Generation))
+	}
+	if o.Current == 0 {
+		if !o.Classified.Passed() {
+			return set(o.Classified.Reason, o.Classified.Message)
+		}
+		msg := "no credential has been created yet"
+		if hasSucc {
+			msg = fmt.Sprintf("K-ORC has not made generation %d Available yet", succ.Generation)
+			if succ.State.Message != "" {
+				msg += ": " + succ.State.Message
+			}
+		}
+		return set(c5c3v1alpha1.ReasonWaitingForCredential, msg)
+	}
+	if !listed(o.Credentials, o.Current) {
+		return set(c5c3v1alpha1.ReasonWaitingForCredential, fmt.Sprintf(
+			"delivered generation %d is gone from Keystone; a new generation replaces it", o.Current))
+	}
+	if o.ExpiredNow {
+		return set(c5c3v1alpha1.ReasonWaitingForCredential, fmt.Sprintf(
+			"delivered generation %d has expired in Keystone; a new generation replaces it", o.Current))
+	}
+	c.Status = metav1.ConditionTrue
+	if hasSucc {
+		return set(c5c3v1alpha1.ReasonCredentialMinted, fmt.Sprintf(
+			"generation %d exists in Keystone and is delivered; its successor, generation %d, is being created", o.Current, succ.Generation))
+	}
+	return set(c5c3v1alpha1.ReasonCredentialMinted, fmt.Sprintf("generation %d exists in Keystone and is delivered", o.Current))
+}
+
+// DeliveryCondition derives DeliveryReady (seed 004 "Conditions"), first
+// match wins:
+//
+//  1. the shared gate (a frozen order repairs nothing);
+//  2. DeliveryError: a Kubernetes-level failure comes before everything it
+//     may have hidden;
+//  3. DeliveryRefused, then KeystoneNotPublished: causes someone must fix
+//     are named before any wait;
+//  4. WaitingForCredential: no generation exists yet;
+//  5. True/Delivered when the Secret carries generation Current;
+//  6. BackupNotSynced: ESO has not pushed the current document yet;
+//  7. WaitingForCredential: the Secret does not carry the current
+//     generation yet.
+//
+// The reference refusals are CredentialReady's only: a refused order keeps
+// its delivered Secret.
+func DeliveryCondition(o Observation, gen int64) metav1.Condition {
+	c := metav1.Condition{Type: c5c3v1alpha1.ConditionDeliveryReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
+	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
+	switch {
+	case !o.Gate.Passed():
+		return set(o.Gate.Reason, o.Gate.Message)
+	case o.DeliveryError != nil:
+		return set(c5c3v1alpha1.ReasonDeliveryError, o.DeliveryError.Error())
+	case o.ForeignSecret:
+		return set(c5c3v1alpha1.ReasonDeliveryRefused, fmt.Sprintf(
+			"Secret %s exists and is not owned by this order; it is never taken over: rename the order or remove the Secret", o.SecretName))
+	case o.KeystoneNotPublished:
+		return set(c5c3v1alpha1.ReasonKeystoneNotPublished,
+			"the order's cluster cannot reach the in-cluster Keystone Service and the ControlPlane publishes no endpoint: set spec.services.keystone.publicEndpoint or gateway on the ControlPlane")
+	case o.Current == 0:
+		return set(c5c3v1alpha1.ReasonWaitingForCredential, "no credential exists yet")
+	case o.Delivered:
+		c.Status = metav1.ConditionTrue
+		return set(c5c3v1alpha1.ReasonDelivered, fmt.Sprintf("Secret %s carries generation %d", o.SecretName, o.Current))
+	case !o.BackupSynced:
+		return set(c5c3v1alpha1.ReasonBackupNotSynced, fmt.Sprintf(
+			"ESO has not pushed the document of generation %d to OpenBao yet; the Secret is written once it has", o.Current))
+	}
+	return set(c5c3v1alpha1.ReasonWaitingForCredential, fmt.Sprintf("Secret %s does not carry generation %d yet", o.SecretName, o.Current))
+}
+
+// ReadyCondition is the aggregate Ready of the sub-conditions subs: True/
+// AllReady when every one is True, else False/NotAllReady with a message
+// naming each one that is not, with its reason (seed 004 "Conditions").
+func ReadyCondition(subs []metav1.Condition, gen int64) metav1.Condition {
+	var notReady []string
+	for _, s := range subs {
+		if s.Status != metav1.ConditionTrue {
+			notReady = append(notReady, s.Type+"="+string(s.Status)+" ("+s.Reason+")")
+		}
+	}
+	c := metav1.Condition{Type: c5c3v1alpha1.ConditionReady, ObservedGeneration: gen}
+	if len(notReady) == 0 {
+		c.Status, c.Reason, c.Message = metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady, "CredentialReady and DeliveryReady are True"
+		return c
+	}
+	c.Status, c.Reason, c.Message = metav1.ConditionFalse, c5c3v1alpha1.ReasonNotAllReady, strings.Join(notReady, ", ")
+	return c
+}
+
+// Conditions are CredentialReady, DeliveryReady and Ready of o, stamped with
+// the order's metadata.generation gen.
+func Conditions(o Observation, gen int64) []metav1.Condition {
+	cr, dr := CredentialCondition(o, gen), DeliveryCondition(o, gen)
+	return []metav1.Condition{cr, dr, ReadyCondition([]metav1.Condition{cr, dr}, gen)}
+}

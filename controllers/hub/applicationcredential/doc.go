@@ -1,0 +1,8 @@
+// Package applicationcredential holds the pure decisions of the
+// KeystoneApplicationCredential order (seed 004,
+// keystoneapplicationcredential-crd-reference): the rotation schedule
+// (schedule.go), what the next pass does (triggers.go), and the
+// CredentialReady, DeliveryReady and Ready conditions (conditions.go).
+// Nothing here does I/O or reads a clock: every function that needs the
+// time takes now.
+package applicationcredential

@@ -1,0 +1,153 @@
+package applicationcredential
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"time"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
+
+// Defaults the reconciler resolves itself: the kind has no webhook because a
+// target cluster runs none (seed 004 "Spec": "the reconciler resolves a zero
+// credentialGeneration and an absent duration to their defaults itself";
+// c5c3-brief §8.8). They equal the CRD schema defaults.
+const (
+	// DefaultCredentialGeneration is spec.credentialGeneration when it is 0
+	// (absent).
+	DefaultCredentialGeneration int64 = 1
+	// DefaultInterval is rotation.interval when rotation or its interval is
+	// absent: 720h (30 days).
+	DefaultInterval = 720 * time.Hour
+	// DefaultGracePeriod is rotation.gracePeriod when rotation or its grace
+	// period is absent: 24h.
+	DefaultGracePeriod = 24 * time.Hour
+)
+
+// Schedule is the resolved rotation schedule of one order. Both durations
+// are non-negative; Interval 0 means the schedule is off.
+type Schedule struct {
+	// Interval is the time between two scheduled rotations; 0 turns the
+	// schedule off (no expiry, no nextRotation).
+	Interval time.Duration
+	// GracePeriod is how long a superseded credential stays in Keystone
+	// after the delivered Secret switched.
+	GracePeriod time.Duration
+}
+
+// ScheduleOf resolves spec.rotation: a nil block or an absent field takes
+// DefaultInterval / DefaultGracePeriod; a present 0s interval is kept (the
+// schedule is off). A negative duration, which the CRD rules reject, is
+// read as 0. The CRD keeps the grace period shorter than a non-zero interval
+// only when both are written; ScheduleOf does not re-check it.
+func ScheduleOf(spec *c5c3v1alpha1.KeystoneApplicationCredentialSpec) Schedule {
+	s := Schedule{Interval: DefaultInterval, GracePeriod: DefaultGracePeriod}
+	if spec == nil || spec.Rotation == nil {
+		return s
+	}
+	if d := spec.Rotation.Interval; d != nil {
+		s.Interval = max(d.Duration, 0)
+	}
+	if d := spec.Rotation.GracePeriod; d != nil {
+		s.GracePeriod = max(d.Duration, 0)
+	}
+	return s
+}
+
+// DesiredGeneration is spec.credentialGeneration, or
+// DefaultCredentialGeneration (1) when it is 0 or negative: the lowest
+// credential generation the order must hold.
+func DesiredGeneration(spec *c5c3v1alpha1.KeystoneApplicationCredentialSpec) int64 {
+	if spec == nil || spec.CredentialGeneration < DefaultCredentialGeneration {
+		return DefaultCredentialGeneration
+	}
+	return spec.CredentialGeneration
+}
+
+// On reports a schedule that is on (Interval > 0).
+func (s Schedule) On() bool { return s.Interval > 0 }
+
+// ExpiresAt is the Keystone expiry of a credential created at created:
+// created + Interval + GracePeriod while the schedule is on, nil with it
+// off (seed 004 "Rotation": "While the schedule is on, every credential
+// carries a Keystone expiry of its creation time plus the interval plus the
+// grace period"; "A credential created with interval: 0s carries no
+// expiry"). The CRD bounds (interval ≤ 87600h) keep the sum inside a Go
+// duration.
+func (s Schedule) ExpiresAt(created time.Time) *time.Time {
+	if !s.On() {
+		return nil
+	}
+	t := created.Add(s.Interval + s.GracePeriod)
+	return &t
+}
+
+// NextRotation is when the schedule rotates the delivered credential next:
+// the earlier of lastRotation + Interval and expiresAt − GracePeriod, or
+// lastRotation + Interval when the credential has no expiry; nil with the
+// schedule off (seed 004 "Rotation": "status.nextRotation is the earlier of
+// status.lastRotation plus the interval and status.credentialExpiresAt minus
+// the grace period: a lengthened interval never lets the delivered
+// credential run into its expiry"; status.nextRotation "Absent with the
+// schedule off").
+func (s Schedule) NextRotation(lastRotation time.Time, expiresAt *time.Time) *time.Time {
+	if !s.On() {
+		return nil
+	}
+	t := lastRotation.Add(s.Interval)
+	if expiresAt != nil {
+		if e := expiresAt.Add(-s.GracePeriod); e.Before(t) {
+			t = e
+		}
+	}
+	return &t
+}
+
+// DeleteAt is when a credential superseded at switchedAt is deleted:
+// switchedAt + GracePeriod (seed 004 "Spec", rotation.gracePeriod: "How long
+// the superseded credential stays in Keystone after the delivered Secret
+// switched"). It applies with the schedule off as well.
+func (s Schedule) DeleteAt(switchedAt time.Time) time.Time {
+	return switchedAt.Add(s.GracePeriod)
+}
+
+// Expired reports a credential whose Keystone expiry has been reached
+// (now ≥ expiresAt); a credential without expiry never expires.
+func Expired(expiresAt *time.Time, now time.Time) bool {
+	return expiresAt != nil && !now.Before(*expiresAt)
+}
+
+// Switch returns st after the order switched to the successor generation gen
+// with Keystone id id and Keystone expiry expiresAt (nil: none) at now (seed
+// 004 "Rotation", step 2): credentialID/credentialGeneration name the
+// successor, credentialExpiresAt is expiresAt, lastRotation is now,
+// nextRotation is s.NextRotation(now, expiresAt); the superseded generation
+// (if st held one) moves to previousCredentialID/Generation with
+// previousCredentialDeleteAt = s.DeleteAt(now); secretName and secretKeys
+// are cleared until the delivered Secret carries the successor. Conditions
+// and observedGeneration are kept. Decide never switches while a previous
+// generation is recorded, so none is overwritten.
+func Switch(st c5c3v1alpha1.KeystoneApplicationCredentialStatus, s Schedule, now time.Time, gen int64, id string,
+	expiresAt *time.Time,
+) c5c3v1alpha1.KeystoneApplicationCredentialStatus {
+	out := *st.DeepCopy()
+	out.PreviousCredentialID, out.PreviousCredentialGeneration, out.PreviousCredentialDeleteAt = "", 0, nil
+	if st.CredentialGeneration > 0 {
+		out.PreviousCredentialID, out.PreviousCredentialGeneration = st.CredentialID, st.CredentialGeneration
+		out.PreviousCredentialDeleteAt = metaTime(new(s.DeleteAt(now)))
+	}
+	out.CredentialID, out.CredentialGeneration = id, gen
+	out.CredentialExpiresAt = metaTime(expiresAt)
+	out.LastRotation = metaTime(&now)
+	out.NextRotation = metaTime(s.NextRotation(now, expiresAt))
+	out.SecretName, out.SecretKeys = "", nil
+	return out
+}
+
+// metaTime wraps t, keeping nil.
+func metaTime(t *time.Time) *metav1.Time {
+	if t == nil {
+		return nil
+	}
+	m := metav1.NewTime(*t)
+	return &m
+}

@@ -1,0 +1,432 @@
+package keystoneservice
+
+import (
+	"context"
+	"fmt"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/grants"
+	"github.com/c5c3/orderhub/delivery/cloudsyaml"
+	"github.com/c5c3/orderhub/internal/keystone"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// EffectiveDomain is the domain of the account's user and project:
+// spec.account.domainName, or the plane's admin domain (seed 001
+// "KeystoneServiceAccountSpec").
+func EffectiveDomain(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) string {
+	if d := ks.Spec.Account.DomainName; d != "" {
+		return string(d)
+	}
+	return controlplane.AdminOf(cp).Domain
+}
+
+// AdminIdentityOf decides seed 001's "The admin identity is never
+// registrable": the effective user name and domain compared with the plane's
+// admin user and domain the way Keystone compares them (case- and
+// accent-folding, keystone.SameIdentityName). owns is whether the
+// registration already has its managed User child.
+func AdminIdentityOf(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane, owns bool) AdminIdentity {
+	a := controlplane.AdminOf(cp)
+	if !keystone.SameIdentityName(ks.EffectiveUserName(), a.User) || !keystone.SameIdentityName(EffectiveDomain(ks, cp), a.Domain) {
+		return NotAdmin
+	}
+	if owns {
+		return AdminOwned
+	}
+	return AdminNotOwned
+}
+
+// ConsumerSecretName is "<metadata.name>-credentials", the consumer Secret
+// (seed 001 "Consumer Secret contract").
+func ConsumerSecretName(ks *c5c3v1alpha1.KeystoneService) string { return ks.Name + "-credentials" }
+
+// accountPass carries one pass over the account block.
+type accountPass struct {
+	r   *Reconciler
+	ks  *c5c3v1alpha1.KeystoneService
+	cp  *c5c3v1alpha1.ControlPlane
+	o   AccountObservation
+	st  c5c3v1alpha1.KeystoneServiceAccountStatus
+	ns  string // the plane's namespace, where the K-ORC children live
+	lbl map[string]string
+}
+
+func (p *accountPass) name(disc string) string {
+	return korc.RegistrationChildName(p.ks.Namespace, p.ks.Name, disc)
+}
+
+// imports authenticate with the plane's application-credential cloud,
+// managed children with its password cloud (ARCHITECTURE.md "Plane
+// contract").
+func (p *accountPass) importChild(disc string) korc.Child {
+	return korc.Child{Name: p.name(disc), Namespace: p.ns, Labels: p.lbl, Credentials: controlplane.Credentials(p.cp)}
+}
+
+func (p *accountPass) managedChild(disc string) korc.Child {
+	return korc.Child{Name: p.name(disc), Namespace: p.ns, Labels: p.lbl, Credentials: orcv1alpha1.CloudCredentialsReference{
+		SecretName: korc.AdminPasswordCloudSecretName(p.cp.Name), CloudName: controlplane.AdminOf(p.cp).CloudName}}
+}
+
+// account projects the account block (seed 001 "spec.account"): the admin
+// identity refusal, the collision probes, the domain, project, user, role
+// imports and grants, the password generations, and the delivery. It
+// returns the observation and status.account.
+func (r *Reconciler) account(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) (AccountObservation, *c5c3v1alpha1.KeystoneServiceAccountStatus) {
+	p := &accountPass{r: r, ks: ks, cp: cp, ns: cp.Namespace, lbl: ChildLabels(ks)}
+	if ks.Status.Account != nil {
+		p.st = *ks.Status.Account
+	}
+	p.st.SecretName = ConsumerSecretName(ks)
+	p.o = AccountObservation{Plane: cp.Namespace + "/" + cp.Name, External: isExternal(cp),
+		Adopt: ks.Spec.Account.Adopt, ProjectCreate: ks.Spec.Account.Project.Create}
+	if err := p.run(ctx); err != nil {
+		p.o.Error = err
+	}
+	return p.o, &p.st
+}
+
+func (p *accountPass) run(ctx context.Context) error {
+	c := p.r.client
+	acc := p.ks.Spec.Account
+	admin := controlplane.AdminOf(p.cp)
+	domain := EffectiveDomain(p.ks, p.cp)
+	userName := p.ks.EffectiveUserName()
+
+	var user orcv1alpha1.User
+	exists, err := p.get(ctx, p.name(korc.DiscUser), &user)
+	if err != nil {
+		return err
+	}
+	p.o.UserExists = exists
+	if p.o.Admin = AdminIdentityOf(p.ks, p.cp, exists); p.o.Admin != NotAdmin {
+		return nil // refused ahead of the probe, changing nothing
+	}
+
+	// The domain: the plane's admin domain import, or one of our own.
+	domainRef := korc.AdminDomainImportName(p.cp.Name, admin.Domain)
+	if !keystone.SameIdentityName(domain, admin.Domain) {
+		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), domain)
+		if err := applyTyped(ctx, c, d); err != nil {
+			return err
+		}
+		domainRef = d.Name
+		p.o.Children = append(p.o.Children, Child{What: "the import of domain " + domain, State: korc.StateOf(d), Exists: true})
+	}
+
+	// Probes first, both of them, so that neither managed child is created
+	// while the other collides (seed 001: a collision changes nothing).
+	projName := p.name(korc.DiscProject)
+	var project orcv1alpha1.Project
+	if acc.Project.Create {
+		if p.o.ProjectExists, err = p.get(ctx, projName, &project); err != nil {
+			return err
+		}
+		if !p.o.ProjectExists {
+			probe := korc.ProjectProbe(p.importChild(korc.DiscProjectProbe), string(acc.Project.Name), domainRef)
+			if err := applyTyped(ctx, c, probe); err != nil {
+				return err
+			}
+			p.o.ProjectProbe = korc.Probe(probe)
+		}
+	}
+	if !p.o.UserExists {
+		probe := korc.UserProbe(p.importChild(korc.DiscUserProbe), userName, domainRef)
+		if err := applyTyped(ctx, c, probe); err != nil {
+			return err
+		}
+		p.o.UserProbe = korc.Probe(probe)
+	}
+	if (acc.Project.Create && !p.o.ProjectExists && DecideProbe(p.o.ProjectProbe, false) != ProbeCreate) ||
+		(!p.o.UserExists && DecideProbe(p.o.UserProbe, acc.Adopt) != ProbeCreate) {
+		return nil
+	}
+	adopting := !p.o.UserExists && p.o.UserProbe.Outcome == korc.ProbeFound
+
+	// The project.
+	pn := orcv1alpha1.KeystoneName(acc.Project.Name)
+	dref := orcv1alpha1.KubernetesNameRef(domainRef)
+	var proj *orcv1alpha1.Project
+	if acc.Project.Create {
+		proj = korc.ManagedProject(p.managedChild(korc.DiscProject), orcv1alpha1.ProjectResourceSpec{
+			Name: &pn, DomainRef: &dref, Enabled: ptr.To(true)})
+		p.o.ProjectExists = true
+	} else {
+		proj = korc.ImportProject(p.importChild(korc.DiscProject), orcv1alpha1.ProjectFilter{Name: &pn, DomainRef: &dref})
+	}
+	if err := applyTyped(ctx, c, proj); err != nil {
+		return err
+	}
+	projState := korc.StateOf(proj)
+	p.o.Children = append(p.o.Children, Child{What: "the project " + string(pn), State: projState, Exists: true})
+	if err := p.deleteChild(ctx, &orcv1alpha1.Project{}, p.name(korc.DiscProjectProbe)); err != nil {
+		return err
+	}
+
+	// The password generations, then the user naming the desired one.
+	secrets, plan, err := p.passwords(ctx, &user, adopting)
+	if err != nil {
+		return err
+	}
+	if adopting {
+		p.r.recorder.Eventf(p.ks, nil, corev1.EventTypeNormal, "AdoptUser", "Adopt",
+			"taking over the existing Keystone user %s (id %s) and its password", userName, p.o.UserProbe.ID)
+	}
+	un := orcv1alpha1.OpenStackName(userName)
+	ref := orcv1alpha1.KubernetesNameRef(p.name(korc.PasswordDiscriminator(plan.Desired)))
+	u := korc.ManagedUser(p.managedChild(korc.DiscUser), orcv1alpha1.UserResourceSpec{
+		Name: &un, DomainRef: &dref, Enabled: ptr.To(true), PasswordRef: &ref})
+	if err := applyTyped(ctx, c, u); err != nil {
+		return err
+	}
+	p.o.UserExists = true
+	userState := korc.StateOf(u)
+	p.o.Children = append(p.o.Children, Child{What: "the user " + userName, State: userState, Exists: true})
+	if err := p.deleteChild(ctx, &orcv1alpha1.User{}, p.name(korc.DiscUserProbe)); err != nil {
+		return err
+	}
+	// Re-plan with what K-ORC reports now; the first plan used the user as
+	// it was before this pass's apply.
+	applied, _ := korc.GenerationOfPasswordRef(korc.AppliedPasswordRef(u))
+	p.o.Desired, p.o.Applied = plan.Desired, applied
+	p.o.Deliverable = PlanPassword(PasswordInputs{Existing: generationsOf(secrets), Applied: applied}).Deliverable
+	if userState.Phase == korc.PhaseAvailable {
+		p.st.UserID = userState.ID
+	}
+	if projState.Phase == korc.PhaseAvailable {
+		p.st.ProjectID = projState.ID
+	}
+
+	// Roles: an import per declared role, a grant per imported role.
+	if err := p.roles(ctx, userState, projState); err != nil {
+		return err
+	}
+
+	// Delivery of the generation Keystone applied.
+	if p.o.Deliverable == 0 || p.o.Applied != p.o.Desired {
+		return nil
+	}
+	if err := p.deliver(ctx, secrets[p.o.Deliverable], domain); err != nil {
+		return err
+	}
+	// Superseded generations go once K-ORC applied a newer one.
+	for _, g := range PlanPassword(PasswordInputs{Existing: generationsOf(secrets), Applied: applied}).Delete {
+		if err := p.deleteChild(ctx, &corev1.Secret{}, p.name(korc.PasswordDiscriminator(g))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// passwords lists the registration's password Secrets, creates the
+// generation PlanPassword asks for and returns the Secrets by generation
+// with the plan.
+func (p *accountPass) passwords(ctx context.Context, user *orcv1alpha1.User, adopting bool) (map[int64]*corev1.Secret, PasswordPlan, error) {
+	secrets, err := p.passwordSecrets(ctx)
+	if err != nil {
+		return nil, PasswordPlan{}, err
+	}
+	applied, _ := korc.GenerationOfPasswordRef(korc.AppliedPasswordRef(user))
+	plan := PlanPassword(PasswordInputs{Existing: generationsOf(secrets), Applied: applied,
+		Request: p.ks.Annotations[c5c3v1alpha1.AnnotationPasswordRotationRequest], Adopting: adopting})
+	if plan.Create == 0 {
+		return secrets, plan, nil
+	}
+	pw, err := korc.NewPassword()
+	if err != nil {
+		return nil, PasswordPlan{}, err
+	}
+	ann := map[string]string{annotationAnswers: plan.CreateAnswers}
+	if plan.CreateAdopted {
+		ann[annotationAdopted] = "true"
+	}
+	s := korc.PasswordSecret(korc.Child{Name: p.name(korc.PasswordDiscriminator(plan.Create)), Namespace: p.ns, Labels: p.lbl},
+		plan.Create, pw, ann)
+	if err := p.r.client.Create(ctx, s, client.FieldOwner(ControllerName)); err != nil && !apierrors.IsAlreadyExists(err) {
+		return nil, PasswordPlan{}, fmt.Errorf("create password generation %d: %w", plan.Create, err)
+	}
+	if plan.Create > 1 {
+		p.r.recorder.Eventf(p.ks, nil, corev1.EventTypeNormal, "PasswordRotation", "Rotate",
+			"created password generation %d", plan.Create)
+	}
+	// Read it back: a concurrent pass may have created it first.
+	var got corev1.Secret
+	if err := p.r.client.Get(ctx, client.ObjectKeyFromObject(s), &got); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return nil, PasswordPlan{}, err
+		}
+		got = *s // not in the cache yet: what we created
+	}
+	secrets[plan.Create] = &got
+	return secrets, plan, nil
+}
+
+// passwordSecrets lists the password Secrets of the registration by
+// generation.
+func (p *accountPass) passwordSecrets(ctx context.Context) (map[int64]*corev1.Secret, error) {
+	var list corev1.SecretList
+	if err := p.r.client.List(ctx, &list, client.InNamespace(p.ns), client.MatchingLabels(p.lbl),
+		client.HasLabels{korc.LabelPasswordGeneration}); err != nil {
+		return nil, err
+	}
+	out := map[int64]*corev1.Secret{}
+	for i := range list.Items {
+		s := &list.Items[i]
+		if g, ok := korc.PasswordGeneration(s); ok && s.DeletionTimestamp.IsZero() && s.Name == p.name(korc.PasswordDiscriminator(g)) {
+			out[g] = s
+		}
+	}
+	return out, nil
+}
+
+func generationsOf(secrets map[int64]*corev1.Secret) map[int64]Generation {
+	out := make(map[int64]Generation, len(secrets))
+	for g, s := range secrets {
+		out[g] = Generation{Answers: s.Annotations[annotationAnswers], Adopted: s.Annotations[annotationAdopted] == "true"}
+	}
+	return out
+}
+
+// roles applies a Role import per declared role, revokes and removes the
+// imports of roles no longer declared, and assigns every declared role
+// whose import resolved once the user and project are Available.
+func (p *accountPass) roles(ctx context.Context, user, project korc.State) error {
+	c := p.r.client
+	declared := map[string]string{} // import name -> role
+	var states []struct {
+		role string
+		st   korc.State
+	}
+	for _, role := range p.ks.Spec.Account.Roles {
+		imp := korc.RoleImportByName(p.importChild(korc.RoleDiscriminator(string(role))), string(role))
+		if err := applyTyped(ctx, c, imp); err != nil {
+			return err
+		}
+		declared[imp.Name] = string(role)
+		st := korc.StateOf(imp)
+		states = append(states, struct {
+			role string
+			st   korc.State
+		}{string(role), st})
+		p.o.Children = append(p.o.Children, Child{What: "the import of role " + string(role) +
+			" (it must exist in Keystone)", State: st, Exists: true})
+	}
+	ready := user.Phase == korc.PhaseAvailable && project.Phase == korc.PhaseAvailable
+	var creds *grants.Credentials
+	getCreds := func() (*grants.Credentials, error) {
+		if creds == nil {
+			cr, err := p.adminCredentials(ctx)
+			if err != nil {
+				return nil, err
+			}
+			creds = &cr
+		}
+		return creds, nil
+	}
+	// Roles no longer declared: revoke, then release the import.
+	var list orcv1alpha1.RoleList
+	if err := c.List(ctx, &list, client.InNamespace(p.ns), client.MatchingLabels(p.lbl)); err != nil {
+		return err
+	}
+	for i := range list.Items {
+		imp := &list.Items[i]
+		if _, ok := declared[imp.Name]; ok || !imp.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if id := korc.IDOf(imp); ready && id != "" {
+			cr, err := getCreds()
+			if err != nil {
+				return err
+			}
+			if err := p.r.granter.Revoke(ctx, *cr, user.ID, project.ID, id); err != nil {
+				p.o.GrantError = err
+				return nil
+			}
+		}
+		if err := p.deleteChild(ctx, &orcv1alpha1.Role{}, imp.Name); err != nil {
+			return err
+		}
+	}
+	if !ready || len(states) == 0 {
+		return nil
+	}
+	cr, err := getCreds()
+	if err != nil {
+		return err
+	}
+	granted, err := p.r.granter.Granted(ctx, *cr, user.ID, project.ID)
+	if err != nil {
+		p.o.GrantError = err
+		return nil
+	}
+	for _, s := range states {
+		if s.st.Phase != korc.PhaseAvailable || granted[s.st.ID] {
+			continue
+		}
+		if err := p.r.granter.Grant(ctx, *cr, user.ID, project.ID, s.st.ID); err != nil {
+			p.o.GrantError = err
+			p.o.MissingGrants = append(p.o.MissingGrants, s.role)
+			continue
+		}
+		p.r.recorder.Eventf(p.ks, nil, corev1.EventTypeNormal, "RoleAssigned", "Assign",
+			"assigned role %s to the user on project %s", s.role, p.ks.Spec.Account.Project.Name)
+	}
+	return nil
+}
+
+// adminCredentials reads the plane's admin password cloud (the Secret
+// <cp>-admin-password-cloud: clouds.yaml and an optional cacert).
+func (p *accountPass) adminCredentials(ctx context.Context) (grants.Credentials, error) {
+	var s corev1.Secret
+	name := korc.AdminPasswordCloudSecretName(p.cp.Name)
+	if err := p.r.client.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: name}, &s); err != nil {
+		return grants.Credentials{}, fmt.Errorf("read the plane's admin password cloud %s/%s: %w", p.ns, name, err)
+	}
+	cloud, err := cloudsyaml.ParseCloud(s.Data[cloudsyaml.Key], controlplane.AdminOf(p.cp).CloudName)
+	if err != nil {
+		return grants.Credentials{}, fmt.Errorf("the plane's admin password cloud %s/%s: %w", p.ns, name, err)
+	}
+	return grants.Credentials{Cloud: cloud, CABundle: s.Data[orcv1alpha1.CloudCredencialsCASecretKey]}, nil
+}
+
+// get reads a child of the plane's namespace; exists is false when absent.
+func (p *accountPass) get(ctx context.Context, name string, obj client.Object) (bool, error) {
+	err := p.r.client.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: name}, obj)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+func (p *accountPass) deleteChild(ctx context.Context, obj client.Object, name string) error {
+	obj.SetNamespace(p.ns)
+	obj.SetName(name)
+	return p.r.deleteIfExists(ctx, obj)
+}
+
+func isExternal(cp *c5c3v1alpha1.ControlPlane) bool {
+	k := cp.Spec.Services.Keystone
+	return k != nil && k.Mode == c5c3v1alpha1.KeystoneModeExternal
+}
+
+// recordDelivered updates status.account once generation gen is delivered:
+// passwordGeneration, and lastPasswordRotation when gen replaced an earlier
+// delivered generation.
+func (p *accountPass) recordDelivered(gen int64) {
+	if gen == p.st.PasswordGeneration {
+		return
+	}
+	if p.st.PasswordGeneration > 0 {
+		t := p.r.now()
+		p.st.LastPasswordRotation = &t
+	}
+	p.st.PasswordGeneration = gen
+}

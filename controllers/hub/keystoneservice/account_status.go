@@ -1,0 +1,206 @@
+package keystoneservice
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// AdminIdentity says whether the account resolves to the plane's admin
+// identity (seed 001 "The admin identity is never registrable").
+type AdminIdentity int
+
+const (
+	// NotAdmin: the account names another user.
+	NotAdmin AdminIdentity = iota
+	// AdminNotOwned: the registration resolves to the admin identity and owns
+	// no user yet: delete and re-create it under a name of its own.
+	AdminNotOwned
+	// AdminOwned: the registration already owns that user (the plane's admin
+	// identity was edited onto it): the ControlPlane has to move back.
+	AdminOwned
+)
+
+// Child is a named K-ORC child's state for condition messages.
+type Child struct {
+	What  string
+	State korc.State
+	// Exists is false while the child has not been applied yet.
+	Exists bool
+}
+
+// AccountObservation is what one pass learned about the account block.
+type AccountObservation struct {
+	Gate  Gate
+	Admin AdminIdentity
+	// Plane names the plane for messages ("<ns>/<name>").
+	Plane string
+	// External is true against an External-mode plane: a wait is replaced by
+	// a classified cause where K-ORC's message allows.
+	External bool
+	// Error is a Kubernetes-level failure (ServiceAccountError).
+	Error error
+
+	// ProjectCreate is spec.account.project.create; ProjectExists is true
+	// once the managed Project child exists (its probe is not consulted
+	// any more); ProjectProbe is the probe's verdict before that.
+	ProjectCreate bool
+	ProjectExists bool
+	ProjectProbe  korc.ProbeResult
+	// Adopt is spec.account.adopt; UserExists and UserProbe as for the
+	// project.
+	Adopt      bool
+	UserExists bool
+	UserProbe  korc.ProbeResult
+
+	// Children are the domain import (when the account's domain is not the
+	// plane's admin domain), the project, the user and the role imports, in
+	// that order.
+	Children []Child
+	// MissingGrants names the declared roles not yet assigned in Keystone.
+	MissingGrants []string
+	// GrantError is Keystone's answer to the last grant read or write.
+	GrantError error
+
+	// Desired and Applied are the password generations the User names and
+	// K-ORC applied; Deliverable is the one Keystone accepts (0: none).
+	Desired, Applied, Deliverable int64
+	// PasswordRejected is Keystone's refusal of the applied generation's
+	// password in the delivery check.
+	PasswordRejected error
+
+	// StoreReady is false while the SecretStore in this CR's namespace is
+	// absent or not Ready; StoreMessage says why.
+	StoreReady   bool
+	StoreMessage string
+	// Pushed is true when ESO pushed the current document to OpenBao;
+	// PushMessage is ESO's last word otherwise.
+	Pushed      bool
+	PushMessage string
+	// Delivered is true when the consumer Secret carries the deliverable
+	// generation's password and document; DeliveryMessage says what is
+	// missing otherwise.
+	Delivered       bool
+	DeliveryMessage string
+}
+
+// AccountCondition derives AccountReady for a declared account block (seed
+// 001 "Conditions"), first match wins: a closed gate; the admin identity
+// (ServiceAccountCollision); a Kubernetes error (ServiceAccountError); the
+// project probe, then the user probe (ProbingForCollision,
+// ServiceAccountCollision, ServiceAccountsFailed); a terminal K-ORC error on
+// a child (ServiceAccountsFailed); a child not Available, a missing grant,
+// a password K-ORC has not applied (WaitingForServiceAccounts, or an
+// External-mode cause); the store (SecretStoreNotReady); the backup and the
+// consumer Secret (WaitingForServiceAccounts); else AccountProvisioned.
+func AccountCondition(o AccountObservation, gen int64) metav1.Condition {
+	c := metav1.Condition{Type: c5c3v1alpha1.ConditionAccountReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
+	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
+	wait := func(msg string) metav1.Condition { return set(c5c3v1alpha1.ReasonWaitingForServiceAccounts, msg) }
+	if !o.Gate.Passed() {
+		return set(o.Gate.Reason, o.Gate.Message)
+	}
+	switch o.Admin {
+	case AdminNotOwned:
+		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+			"the account resolves to ControlPlane %s's admin identity, which is never registrable; nothing was touched: "+
+				"delete this KeystoneService and re-create it with a userName of its own", o.Plane))
+	case AdminOwned:
+		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+			"ControlPlane %s's admin identity was edited onto the user this registration owns: "+
+				"change spec.korc.adminCredential on the ControlPlane back; do NOT delete this KeystoneService, "+
+				"its teardown would delete that user from Keystone", o.Plane))
+	}
+	if o.Error != nil {
+		return set(c5c3v1alpha1.ReasonServiceAccountError, o.Error.Error())
+	}
+	if o.ProjectCreate && !o.ProjectExists {
+		if r, done := probeCondition(set, "project", o.ProjectProbe, false,
+			"a project of this name already exists in the domain; nothing was touched: set account.project.create: false to reference it"); done {
+			return r
+		}
+	}
+	if !o.UserExists {
+		if r, done := probeCondition(set, "user", o.UserProbe, o.Adopt,
+			"a user of this name already exists in the domain; nothing was touched: set account.adopt: true to take it over, including its password"); done {
+			return r
+		}
+	}
+	var waiting []string
+	for _, ch := range o.Children {
+		switch {
+		case !ch.Exists:
+			waiting = append(waiting, ch.What+" is not registered yet")
+		case ch.State.Phase == korc.PhaseFailed:
+			return set(c5c3v1alpha1.ReasonServiceAccountsFailed, fmt.Sprintf("%s: %s: %s", ch.What, ch.State.Reason, ch.State.Message))
+		case ch.State.Phase != korc.PhaseAvailable:
+			if o.External {
+				if reason, ok := korc.ClassifyExternal(ch.State); ok {
+					return set(reason, ch.What+": "+ch.State.Message)
+				}
+			}
+			w := ch.What + " is not Available yet"
+			if ch.State.Message != "" {
+				w += " (" + ch.State.Message + ")"
+			}
+			waiting = append(waiting, w)
+		}
+	}
+	if len(waiting) > 0 {
+		return wait(strings.Join(waiting, "; "))
+	}
+	if o.GrantError != nil {
+		return wait("assigning the roles: " + o.GrantError.Error())
+	}
+	if len(o.MissingGrants) > 0 {
+		return wait("role(s) not assigned in Keystone yet: " + strings.Join(o.MissingGrants, ", "))
+	}
+	if o.Deliverable == 0 || o.Applied != o.Desired {
+		return wait(fmt.Sprintf("K-ORC has not applied password generation %d to the user yet", o.Desired))
+	}
+	if o.PasswordRejected != nil {
+		return wait(fmt.Sprintf("Keystone does not accept password generation %d yet: %v", o.Deliverable, o.PasswordRejected))
+	}
+	if !o.StoreReady {
+		return set(c5c3v1alpha1.ReasonSecretStoreNotReady, o.StoreMessage)
+	}
+	if !o.Pushed {
+		return wait(fmt.Sprintf("the OpenBao backup of password generation %d is not pushed yet: %s", o.Deliverable, o.PushMessage))
+	}
+	if !o.Delivered {
+		return wait(fmt.Sprintf("the consumer Secret does not carry password generation %d yet: %s", o.Deliverable, o.DeliveryMessage))
+	}
+	c.Status = metav1.ConditionTrue
+	return set(c5c3v1alpha1.ReasonAccountProvisioned, fmt.Sprintf(
+		"the account exists with its roles bound; password generation %d is delivered", o.Deliverable))
+}
+
+// probeCondition maps a probe verdict of what ("user" or "project") to
+// AccountReady; done is false when the probe lets the pass go on.
+func probeCondition(set func(string, string) metav1.Condition, what string, p korc.ProbeResult, consent bool,
+	collision string) (metav1.Condition, bool) {
+	switch DecideProbe(p, consent) {
+	case ProbeCollide:
+		return set(c5c3v1alpha1.ReasonServiceAccountCollision, collision+" (id "+p.ID+")"), true
+	case ProbeFail:
+		return set(c5c3v1alpha1.ReasonServiceAccountsFailed, what+" collision probe: "+p.Reason+": "+p.Message), true
+	case ProbeWait:
+		msg := "the " + what + " collision probe has not resolved yet"
+		if p.Message != "" {
+			msg += ": " + p.Message
+		}
+		return set(c5c3v1alpha1.ReasonProbingForCollision, msg), true
+	}
+	return metav1.Condition{}, false
+}
+
+// NotDeclaredAccount is AccountReady of a registration without an account
+// block.
+func NotDeclaredAccount(gen int64) metav1.Condition {
+	return metav1.Condition{Type: c5c3v1alpha1.ConditionAccountReady, Status: metav1.ConditionTrue, ObservedGeneration: gen,
+		Reason: c5c3v1alpha1.ReasonAccountNotDeclared, Message: "no account block is declared"}
+}

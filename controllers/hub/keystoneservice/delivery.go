@@ -1,0 +1,232 @@
+package keystoneservice
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strconv"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/delivery/apply"
+	"github.com/c5c3/orderhub/delivery/cloudsyaml"
+	"github.com/c5c3/orderhub/delivery/eso"
+	"github.com/c5c3/orderhub/delivery/openbao"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// annotationSourceGeneration records on the source Secret which password
+// generation it carries, so the Keystone check runs once per generation.
+const annotationSourceGeneration = "c5c3.io/password-generation"
+
+// ConsumerCloud is the clouds.yaml the consumer Secret carries: the
+// account's user and project with both domain names, the plane's auth URL,
+// region and interface (seed 001 "Consumer Secret contract"). It carries no
+// CA bundle (c5c3-brief §1.5).
+func ConsumerCloud(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane, domain string, password []byte) cloudsyaml.Cloud {
+	a := ks.Spec.Account
+	return cloudsyaml.Password(cloudsyaml.PasswordParams{
+		AuthURL: controlplane.AuthURL(cp), Username: ks.EffectiveUserName(), Password: string(password),
+		UserDomainName: domain, ProjectName: string(a.Project.Name), ProjectDomainName: domain,
+		Region: controlplane.Region(cp), Interface: controlplane.EndpointType(cp)})
+}
+
+// deliver moves the password generation Keystone applied to the consumer
+// Secret: check that Keystone accepts it (once per generation), write the
+// source Secret, push it to OpenBao at the seed's path through a PushSecret
+// (forced by a content-hash annotation), then materialize <name>-credentials
+// through an ExternalSecret (CreationPolicy Owner, forced by
+// external-secrets.io/force-sync) and compare what arrived (seed 001
+// "Consumer Secret contract"; c5c3-brief §2 steps 3-4). Every object lives in
+// the registration's namespace, where the plane's SecretStore and the
+// OpenBao policy for <namespace>/... are.
+func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, domain string) error {
+	c := p.r.client
+	gen := p.o.Deliverable
+	pw := pwSecret.Data[korc.PasswordKey]
+	if len(pw) == 0 {
+		return fmt.Errorf("password generation %d: the Secret %s/%s has no %s key", gen, pwSecret.Namespace, pwSecret.Name, korc.PasswordKey)
+	}
+	ns := p.ks.Namespace
+	store, storeKind, ok := storeOf(p.cp)
+	p.o.StoreReady, p.o.StoreMessage = p.storeReady(ctx, ns, store, storeKind, ok)
+	doc, err := cloudsyaml.Render(p.ks.Name, ConsumerCloud(p.ks, p.cp, domain, pw))
+	if err != nil {
+		return err
+	}
+	data := map[string][]byte{openbao.PropertyPassword: pw, openbao.PropertyCloudsYAML: doc}
+
+	// The source Secret, switched only to a password Keystone accepts.
+	sourceName := p.name(korc.DiscSource)
+	var src corev1.Secret
+	err = c.Get(ctx, types.NamespacedName{Namespace: ns, Name: sourceName}, &src)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return err
+	}
+	if cur, _ := strconv.ParseInt(src.Annotations[annotationSourceGeneration], 10, 64); cur != gen || !bytes.Equal(src.Data[openbao.PropertyPassword], pw) {
+		// A project-scoped token needs a role on the project; without
+		// declared roles only the password itself can be checked.
+		tr := controlplane.TokenRequest{AuthURL: controlplane.AuthURL(p.cp), User: p.ks.EffectiveUserName(),
+			Password: string(pw), Domain: domain, Region: controlplane.Region(p.cp),
+			Interface: controlplane.EndpointType(p.cp), CABundle: p.caBundle(ctx)}
+		if len(p.ks.Spec.Account.Roles) > 0 {
+			tr.Project = string(p.ks.Spec.Account.Project.Name)
+		}
+		if err := p.r.verifier.Verify(ctx, tr); err != nil {
+			p.o.PasswordRejected = err
+			return nil
+		}
+	}
+	owner := ownerRef(p.ks)
+	if _, err := apply.Deliver(ctx, c, ControllerName, apply.Secret{Namespace: ns, Name: sourceName, Data: data,
+		Labels: p.lbl, Owner: &owner}); err != nil {
+		return err
+	}
+	if err := stampSourceGeneration(ctx, p, sourceName, gen); err != nil {
+		return err
+	}
+	if !p.o.StoreReady {
+		return nil
+	}
+
+	// The backup.
+	path, err := openbao.ServiceAccountCredentialsPath(ns, p.ks.Name)
+	if err != nil {
+		return err
+	}
+	hash := eso.ContentHash(data)
+	push, err := eso.PushSecret{Name: p.name(korc.DiscBackup), Namespace: ns, Labels: p.lbl,
+		Annotations: map[string]string{eso.AnnotationContentHash: hash}, StoreName: store, StoreKind: storeKind,
+		SourceSecretName: sourceName, Data: []eso.PushData{
+			{SecretKey: openbao.PropertyPassword, RemoteKey: path, Property: openbao.PropertyPassword},
+			{SecretKey: openbao.PropertyCloudsYAML, RemoteKey: path, Property: openbao.PropertyCloudsYAML}},
+	}.Build()
+	if err != nil {
+		return err
+	}
+	push.SetOwnerReferences([]metav1.OwnerReference{owner})
+	if err := eso.Apply(ctx, c, ControllerName, push); err != nil {
+		return err
+	}
+	p.o.Pushed = eso.IsReadyAndCurrent(push) &&
+		eso.IsPushed(push, storeKind, store, path, openbao.PropertyPassword) &&
+		eso.IsPushed(push, storeKind, store, path, openbao.PropertyCloudsYAML)
+	if !p.o.Pushed {
+		p.o.PushMessage = esoMessage(push)
+		return nil
+	}
+
+	// The consumer Secret.
+	es, err := eso.ExternalSecret{Name: p.name(korc.DiscDelivery), Namespace: ns, Labels: p.lbl,
+		Annotations: map[string]string{eso.AnnotationForceSync: eso.ForceSyncValue(hash, eso.SyncedResourceVersion(push))},
+		StoreName:   store, StoreKind: storeKind, TargetName: ConsumerSecretName(p.ks),
+		Data: []eso.ExternalData{
+			{SecretKey: openbao.PropertyPassword, RemoteKey: path, Property: openbao.PropertyPassword},
+			{SecretKey: openbao.PropertyCloudsYAML, RemoteKey: path, Property: openbao.PropertyCloudsYAML}},
+		Template: &eso.Template{Labels: p.lbl},
+	}.Build()
+	if err != nil {
+		return err
+	}
+	es.SetOwnerReferences([]metav1.OwnerReference{owner})
+	if err := eso.Apply(ctx, c, ControllerName, es); err != nil {
+		return err
+	}
+	var consumer corev1.Secret
+	err = c.Get(ctx, types.NamespacedName{Namespace: ns, Name: ConsumerSecretName(p.ks)}, &consumer)
+	switch {
+	case apierrors.IsNotFound(err):
+		p.o.DeliveryMessage = "ESO has not created " + ConsumerSecretName(p.ks) + " yet: " + esoMessage(es)
+	case err != nil:
+		return err
+	case !bytes.Equal(consumer.Data[openbao.PropertyPassword], pw) || !bytes.Equal(consumer.Data[openbao.PropertyCloudsYAML], doc):
+		p.o.DeliveryMessage = "ESO has not synced it yet: " + esoMessage(es)
+	default:
+		p.o.Delivered = true
+		p.recordDelivered(gen)
+	}
+	return nil
+}
+
+// stampSourceGeneration annotates the source Secret with the generation it
+// carries.
+func stampSourceGeneration(ctx context.Context, p *accountPass, name string, gen int64) error {
+	var s corev1.Secret
+	if err := p.r.client.Get(ctx, types.NamespacedName{Namespace: p.ks.Namespace, Name: name}, &s); err != nil {
+		return err
+	}
+	v := strconv.FormatInt(gen, 10)
+	if s.Annotations[annotationSourceGeneration] == v {
+		return nil
+	}
+	base := s.DeepCopy()
+	if s.Annotations == nil {
+		s.Annotations = map[string]string{}
+	}
+	s.Annotations[annotationSourceGeneration] = v
+	return p.r.client.Patch(ctx, &s, client.MergeFrom(base))
+}
+
+// storeOf is the plane's store as seen from a delivery namespace: the
+// namespaced SecretStore it provisions there, or its ClusterSecretStore.
+func storeOf(cp *c5c3v1alpha1.ControlPlane) (name, kind string, namespaced bool) {
+	if n, ok := controlplane.StoreName(cp); ok {
+		return n, eso.KindSecretStore, true
+	}
+	return cp.Spec.SecretStoreRef.Name, eso.KindClusterSecretStore, false
+}
+
+// storeReady reports whether the store is Ready, with a message naming the
+// cause otherwise.
+func (p *accountPass) storeReady(ctx context.Context, ns, name, kind string, namespaced bool) (bool, string) {
+	u := eso.New(eso.SecretStoreGVK)
+	key := types.NamespacedName{Namespace: ns, Name: name}
+	if !namespaced {
+		u = eso.New(eso.ClusterSecretStoreGVK)
+		key = types.NamespacedName{Name: name}
+	}
+	if err := p.r.client.Get(ctx, key, u); err != nil {
+		return false, fmt.Sprintf("%s %s is not readable in namespace %s: %v", kind, name, ns, err)
+	}
+	if c := eso.ReadyCondition(u); !c.True() {
+		return false, fmt.Sprintf("%s %s in namespace %s is not Ready (%s: %s): the secret backend is unreachable or refuses the store",
+			kind, name, ns, c.Reason, c.Message)
+	}
+	return true, ""
+}
+
+// caBundle is the plane's CA bundle for the Keystone check (External mode).
+func (p *accountPass) caBundle(ctx context.Context) []byte {
+	name, key, ok := controlplane.CABundleRef(p.cp)
+	if !ok {
+		return nil
+	}
+	var s corev1.Secret
+	if err := p.r.client.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: name}, &s); err != nil {
+		return nil
+	}
+	return s.Data[key]
+}
+
+func esoMessage(u *unstructured.Unstructured) string {
+	c := eso.ReadyCondition(u)
+	if !c.Found {
+		return "no Ready condition yet"
+	}
+	if c.True() && !eso.IsSyncedCurrent(u) {
+		return "the forced sync has not run yet"
+	}
+	return c.Reason + ": " + c.Message
+}
+
+func ownerRef(ks *c5c3v1alpha1.KeystoneService) metav1.OwnerReference {
+	return metav1.OwnerReference{APIVersion: c5c3v1alpha1.GroupVersion.String(), Kind: "KeystoneService",
+		Name: ks.Name, UID: ks.UID}
+}

@@ -1,0 +1,88 @@
+package orders
+
+import "strings"
+
+// Kinds of the order kinds, the values of LabelOwnerKind on their children.
+const (
+	KindKeystoneUser                  = "KeystoneUser"
+	KindKeystoneProject               = "KeystoneProject"
+	KindKeystoneRoleAssignment        = "KeystoneRoleAssignment"
+	KindKeystoneApplicationCredential = "KeystoneApplicationCredential"
+)
+
+// Ownership labels of every child an order projects into the ControlPlane's
+// namespace (ARCHITECTURE.md "Children": "labelled with the parent's kind,
+// namespace, name and cluster; watches map child events back to the parent
+// by label"). Cross-namespace owner references are impossible, so these
+// labels are the only link back to the order.
+//
+// The keys are the same strings as keystoneservice.LabelOwnerKind and its
+// siblings (controllers/hub/keystoneservice/labels.go); labels_test.go pins
+// both to the literal strings. They are declared again here rather than
+// imported, so this pure package does not depend on a reconciler package
+// (and its controller-runtime imports); they should move to one shared
+// place.
+const (
+	LabelOwnerKind      = "c5c3.io/owner-kind"
+	LabelOwnerNamespace = "c5c3.io/owner-namespace"
+	LabelOwnerName      = "c5c3.io/owner-name"
+	LabelOwnerCluster   = "c5c3.io/owner-cluster"
+)
+
+// OwnerLabels are the four ownership labels of o's children:
+// LabelOwnerKind=o.Kind, LabelOwnerNamespace=o.Namespace,
+// LabelOwnerName=o.Name and LabelOwnerCluster=o.Cluster (empty for the
+// management cluster; a label value may be empty). o.Cluster must be at most
+// MaxClusterNameLength bytes, which GateOf enforces before anything is
+// projected.
+func OwnerLabels(o Order) map[string]string {
+	return map[string]string{
+		LabelOwnerKind:      o.Kind,
+		LabelOwnerNamespace: o.Namespace,
+		LabelOwnerName:      o.Name,
+		LabelOwnerCluster:   o.Cluster,
+	}
+}
+
+// KindLabelKey is "c5c3.io/<lowercased kind>-<field>", the per-kind label key
+// seed 004 names for children ("Projected child names": "Each carries three
+// labels: c5c3.io/keystoneapplicationcredential-name, ...-namespace and
+// ...-cluster"); field is "name", "namespace" or "cluster". The delivered
+// Secret carries the -name and -namespace ones ("Delivered Secret
+// contract").
+func KindLabelKey(kind, field string) string {
+	return "c5c3.io/" + strings.ToLower(kind) + "-" + field
+}
+
+// KindLabels are the three per-kind labels seed 004 gives every child of
+// o: KindLabelKey(o.Kind, "name")=o.Name, "namespace"=o.Namespace and
+// "cluster"=o.Cluster (empty for the management cluster). The seed's manual
+// clean-up selector for a deregistered cluster matches on these.
+func KindLabels(o Order) map[string]string {
+	return map[string]string{
+		KindLabelKey(o.Kind, "name"):      o.Name,
+		KindLabelKey(o.Kind, "namespace"): o.Namespace,
+		KindLabelKey(o.Kind, "cluster"):   o.Cluster,
+	}
+}
+
+// ChildLabels are OwnerLabels(o) and KindLabels(o) together (seven labels),
+// the labels every child of o in the ControlPlane's namespace carries.
+func ChildLabels(o Order) map[string]string {
+	l := OwnerLabels(o)
+	for k, v := range KindLabels(o) {
+		l[k] = v
+	}
+	return l
+}
+
+// OrderOfLabels maps a child's labels back to its order: ok is false unless
+// LabelOwnerKind is kind and LabelOwnerName and LabelOwnerNamespace are
+// non-empty. A missing LabelOwnerCluster reads as the management cluster.
+func OrderOfLabels(kind string, labels map[string]string) (Order, bool) {
+	if labels[LabelOwnerKind] != kind || labels[LabelOwnerName] == "" || labels[LabelOwnerNamespace] == "" {
+		return Order{}, false
+	}
+	return Order{Kind: kind, Cluster: labels[LabelOwnerCluster], Namespace: labels[LabelOwnerNamespace],
+		Name: labels[LabelOwnerName]}, true
+}

@@ -1,0 +1,82 @@
+package orders
+
+import (
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
+
+// UserGate checks the KeystoneUser an order in namespace references with
+// ref, for an order whose plane is planeNamespace/planeName (PlaneKey of the
+// order's own controlPlaneRef). user is nil when ref names no KeystoneUser
+// in namespace; a read error must not be passed as nil. First match wins
+// (seed 004 "Consent", the gate row of the KeystoneUser):
+//
+//  1. UserNotFound: user is nil.
+//  2. ControlPlaneMismatch: user's controlPlaneRef resolves to another plane.
+//  3. WaitingForUser: user's UserReady is not True; the message names its
+//     UserReady reason.
+//
+// KeystoneApplicationCredential adds its own WaitingForUser for a password
+// that is not available; KeystoneRoleAssignment uses the same gate
+// (conditions.go: the reasons are shared with AssignmentReady).
+func UserGate(namespace string, ref c5c3v1alpha1.OrderRef, user *c5c3v1alpha1.KeystoneUser, planeNamespace, planeName string) Gate {
+	if user == nil {
+		return Gate{c5c3v1alpha1.ReasonUserNotFound, fmt.Sprintf(
+			"spec.userRef names KeystoneUser %s, which does not exist in namespace %s: create it or correct spec.userRef",
+			ref.Name, namespace)}
+	}
+	if ns, n := PlaneKey(user.Spec.ControlPlaneRef, user.Namespace); ns != planeNamespace || n != planeName {
+		return Gate{c5c3v1alpha1.ReasonControlPlaneMismatch, fmt.Sprintf(
+			"KeystoneUser %s belongs to ControlPlane %s/%s, this order to %s/%s: reference a user of the same ControlPlane",
+			user.Name, ns, n, planeNamespace, planeName)}
+	}
+	if !meta.IsStatusConditionTrue(user.Status.Conditions, c5c3v1alpha1.ConditionUserReady) {
+		return Gate{c5c3v1alpha1.ReasonWaitingForUser, fmt.Sprintf(
+			"KeystoneUser %s is not provisioned yet (UserReady: %s)", user.Name, conditionReason(user.Status.Conditions, c5c3v1alpha1.ConditionUserReady))}
+	}
+	return Gate{}
+}
+
+// ProjectGate checks the KeystoneProject an order in namespace references
+// with ref, like UserGate (seed 004 "Consent", the gate row of the
+// KeystoneProject):
+//
+//  1. ProjectNotFound: project is nil.
+//  2. ControlPlaneMismatch: project's controlPlaneRef resolves to another
+//     plane.
+//  3. WaitingForProject: project's ProjectReady is not True, or it reports
+//     no status.projectName.
+func ProjectGate(namespace string, ref c5c3v1alpha1.OrderRef, project *c5c3v1alpha1.KeystoneProject, planeNamespace, planeName string) Gate {
+	if project == nil {
+		return Gate{c5c3v1alpha1.ReasonProjectNotFound, fmt.Sprintf(
+			"spec.projectRef names KeystoneProject %s, which does not exist in namespace %s: create it or correct spec.projectRef",
+			ref.Name, namespace)}
+	}
+	if ns, n := PlaneKey(project.Spec.ControlPlaneRef, project.Namespace); ns != planeNamespace || n != planeName {
+		return Gate{c5c3v1alpha1.ReasonControlPlaneMismatch, fmt.Sprintf(
+			"KeystoneProject %s belongs to ControlPlane %s/%s, this order to %s/%s: reference a project of the same ControlPlane",
+			project.Name, ns, n, planeNamespace, planeName)}
+	}
+	if !meta.IsStatusConditionTrue(project.Status.Conditions, c5c3v1alpha1.ConditionProjectReady) {
+		return Gate{c5c3v1alpha1.ReasonWaitingForProject, fmt.Sprintf(
+			"KeystoneProject %s is not provisioned yet (ProjectReady: %s)", project.Name, conditionReason(project.Status.Conditions, c5c3v1alpha1.ConditionProjectReady))}
+	}
+	if project.Status.ProjectName == "" {
+		return Gate{c5c3v1alpha1.ReasonWaitingForProject, fmt.Sprintf(
+			"KeystoneProject %s reports no status.projectName yet", project.Name)}
+	}
+	return Gate{}
+}
+
+// conditionReason is the reason of the condition of type t, or "not
+// reported" when it is absent.
+func conditionReason(conds []metav1.Condition, t string) string {
+	if c := meta.FindStatusCondition(conds, t); c != nil {
+		return c.Reason
+	}
+	return "not reported"
+}

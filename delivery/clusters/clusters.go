@@ -1,0 +1,219 @@
+package clusters
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/validation"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	mcmanager "sigs.k8s.io/multicluster-runtime/pkg/manager"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	kubeconfigprovider "sigs.k8s.io/multicluster-runtime/providers/kubeconfig"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
+
+const (
+	// DefaultSecretLabel is the label key a registration Secret carries with
+	// the value "true": the kubeconfig provider's default
+	// (kubeconfigprovider.DefaultKubeconfigSecretLabel, c5c3-brief §7).
+	DefaultSecretLabel = kubeconfigprovider.DefaultKubeconfigSecretLabel
+	// DefaultSecretKey is the data key of the kubeconfig in a registration
+	// Secret: the kubeconfig provider's default
+	// (kubeconfigprovider.DefaultKubeconfigSecretKey, c5c3-brief §7).
+	DefaultSecretKey = kubeconfigprovider.DefaultKubeconfigSecretKey
+	// LocalCluster is the name of the management (hub) cluster in a
+	// multicluster request: the empty name (mcmanager.LocalCluster).
+	LocalCluster = mcmanager.LocalCluster
+	// MaxClusterNameLength is the longest cluster name an order on a target
+	// cluster can carry: children record the cluster in a label value, which
+	// holds at most 63 characters (validation.LabelValueMaxLength;
+	// ARCHITECTURE.md "Multi-cluster": "the cluster name (≤ 63) is the Secret
+	// name").
+	MaxClusterNameLength = validation.LabelValueMaxLength
+)
+
+// ErrClusterNameTooLong is wrapped by ValidateClusterName's error when a
+// cluster name is longer than MaxClusterNameLength. A reconciler reports it as
+// the condition reason c5c3v1alpha1.ReasonClusterNameTooLong (seed 004
+// "Conditions": "The order lives on a target cluster whose name is longer than
+// the 63 characters a label value carries").
+var ErrClusterNameTooLong = errors.New("cluster name is longer than the 63 characters a label value carries")
+
+// ReasonClusterNameTooLong is the condition reason for ErrClusterNameTooLong
+// (c5c3v1alpha1.ReasonClusterNameTooLong), re-exported so a reconciler can map
+// ValidateClusterName's error without a second import.
+const ReasonClusterNameTooLong = c5c3v1alpha1.ReasonClusterNameTooLong
+
+// Options configure target-cluster registration. The zero values of
+// SecretLabel and SecretKey select the provider's defaults.
+type Options struct {
+	// Namespace is the hub namespace holding the registration Secrets; only
+	// Secrets in it are read. Required.
+	Namespace string
+	// SecretLabel is the label key a registration Secret carries with the
+	// value "true"; default DefaultSecretLabel.
+	SecretLabel string
+	// SecretKey is the data key holding the kubeconfig; default
+	// DefaultSecretKey.
+	SecretKey string
+	// Scheme is the scheme of every target cluster's client and cache; nil:
+	// the hub manager's scheme (so c5c3.io orders read the same on every
+	// cluster).
+	Scheme *runtime.Scheme
+}
+
+// withDefaults returns o with the provider's defaults filled in, or an error
+// when Namespace is empty (the provider would then select no Secret at all).
+func (o Options) withDefaults() (Options, error) {
+	if o.Namespace == "" {
+		return o, errors.New("target clusters: the namespace of the kubeconfig Secrets is required")
+	}
+	if o.SecretLabel == "" {
+		o.SecretLabel = DefaultSecretLabel
+	}
+	if o.SecretKey == "" {
+		o.SecretKey = DefaultSecretKey
+	}
+	return o, nil
+}
+
+// Hub is the hub's multicluster manager with its kubeconfig provider.
+// Manager.GetLocalManager() is the plain controller-runtime manager of the
+// management cluster: controllers that know nothing of target clusters stay
+// there unchanged; multicluster controllers are built with
+// mcbuilder.ControllerManagedBy(Manager) and must pass
+// mcbuilder.WithEngageWithLocalCluster(true) to For/Owns/Watches to see the
+// management cluster too (it defaults to false when a provider is set,
+// c5c3-brief §7).
+type Hub struct {
+	// Manager is the multicluster manager; start it (not the local manager)
+	// with Manager.Start.
+	Manager mcmanager.Manager
+	// Provider engages a target cluster per registration Secret; nil when
+	// the hub was built without target clusters (Wrap with a nil *Options).
+	Provider *kubeconfigprovider.Provider
+	// Options are the effective options (defaults filled in); zero without
+	// target clusters.
+	Options Options
+}
+
+// New builds a controller-runtime manager on cfg with mgrOpts and wraps it as
+// Wrap does. Errors: manager construction, or Wrap's.
+func New(ctx context.Context, cfg *rest.Config, mgrOpts manager.Options, o *Options) (*Hub, error) {
+	mgr, err := manager.New(cfg, mgrOpts)
+	if err != nil {
+		return nil, err
+	}
+	return Wrap(ctx, mgr, o)
+}
+
+// Wrap turns mgr (the management cluster's manager, not started yet) into the
+// hub's multicluster manager. With o nil, no provider is set: the manager
+// serves the local cluster only and GetCluster of any other name fails. With
+// o set, a kubeconfig provider (sigs.k8s.io/multicluster-runtime/providers/
+// kubeconfig) is set up on mgr: a controller on mgr watches the Secrets in
+// o.Namespace labelled o.SecretLabel=true, and engages one cluster per Secret,
+// named by the Secret's name, from the kubeconfig under o.SecretKey; deleting
+// the Secret (or removing the label) disengages it. The provider's Secret
+// watch runs on mgr's cache, so mgr must be allowed to list and watch Secrets
+// in o.Namespace (and its cache must include that namespace). ctx is handed
+// to the provider's SetupWithManager; the engaged clusters live as long as
+// the manager runs: the provider derives each cluster's context from its
+// Reconcile context, so mgr must not set a controller ReconciliationTimeout
+// (it would disengage every cluster after that time; v0.24.1 provider.go).
+// Errors: o.Namespace empty, the multicluster wrapper, or the provider's
+// controller setup.
+func Wrap(ctx context.Context, mgr manager.Manager, o *Options) (*Hub, error) {
+	if o == nil {
+		m, err := mcmanager.WithMultiCluster(mgr, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &Hub{Manager: m}, nil
+	}
+	opts, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	if opts.Scheme == nil {
+		opts.Scheme = mgr.GetScheme()
+	}
+	scheme := opts.Scheme
+	provider := kubeconfigprovider.New(kubeconfigprovider.Options{
+		Namespace:             opts.Namespace,
+		KubeconfigSecretLabel: opts.SecretLabel,
+		KubeconfigSecretKey:   opts.SecretKey,
+		ClusterOptions:        []cluster.Option{func(co *cluster.Options) { co.Scheme = scheme }},
+	})
+	m, err := mcmanager.WithMultiCluster(mgr, provider)
+	if err != nil {
+		return nil, err
+	}
+	if err := provider.SetupWithManager(ctx, m); err != nil {
+		return nil, fmt.Errorf("target clusters: %w", err)
+	}
+	return &Hub{Manager: m, Provider: provider, Options: opts}, nil
+}
+
+// Client returns the client of the named cluster: LocalCluster ("") is the
+// management cluster's (cached) client, any other name the engaged target
+// cluster's. A reconciler passes req.ClusterName. Errors: for a name no
+// provider engages, an error wrapping multicluster.ErrClusterNotFound (the
+// cluster was never registered or was deregistered; the order cannot be read
+// any more, see the package documentation for its leftovers). Returned from
+// a reconciler built with mcbuilder, that error drops the request instead of
+// requeuing it (the builder's default ClusterNotFoundWrapper).
+func (h *Hub) Client(ctx context.Context, name multicluster.ClusterName) (client.Client, error) {
+	cl, err := h.Cluster(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return cl.GetClient(), nil
+}
+
+// Cluster returns the named cluster (client, cache, config), with Client's
+// naming and errors.
+func (h *Hub) Cluster(ctx context.Context, name multicluster.ClusterName) (cluster.Cluster, error) {
+	if name != LocalCluster && h.Provider == nil {
+		return nil, fmt.Errorf("cluster %q: %w (no target clusters configured)", name, multicluster.ErrClusterNotFound)
+	}
+	cl, err := h.Manager.GetCluster(ctx, name)
+	if err != nil {
+		return nil, fmt.Errorf("cluster %q: %w", name, err)
+	}
+	return cl, nil
+}
+
+// TargetClusters returns the names of the engaged target clusters, sorted;
+// nil without a provider. The management cluster is not listed.
+func (h *Hub) TargetClusters() []multicluster.ClusterName {
+	if h.Provider == nil {
+		return nil
+	}
+	names := h.Provider.ListClusters()
+	slices.Sort(names)
+	return names
+}
+
+// ValidateClusterName checks that name can be written into a label value, the
+// way every child records its order's cluster (ARCHITECTURE.md "Children").
+// LocalCluster ("") is valid. Errors: longer than MaxClusterNameLength, an
+// error wrapping ErrClusterNameTooLong (report ReasonClusterNameTooLong);
+// otherwise not a label value, a plain error (cannot happen for a Secret
+// name, which is a DNS subdomain).
+func ValidateClusterName(name multicluster.ClusterName) error {
+	if len(name) > MaxClusterNameLength {
+		return fmt.Errorf("cluster %q (%d characters): %w; re-register it under a shorter name", name, len(name), ErrClusterNameTooLong)
+	}
+	if msgs := validation.IsValidLabelValue(string(name)); len(msgs) > 0 {
+		return fmt.Errorf("cluster %q is not a label value: %v", name, msgs)
+	}
+	return nil
+}
