@@ -150,6 +150,11 @@ func (p *accountPass) run(ctx context.Context) error {
 		return nil
 	}
 	adopting := !p.o.UserExists && p.o.UserProbe.Outcome == korc.ProbeFound
+	if adopting {
+		if p.o.UserOwnedBy, err = p.r.managedElsewhere(ctx, &orcv1alpha1.UserList{}, p.ns, p.o.UserProbe.ID, p.ks); err != nil || p.o.UserOwnedBy != "" {
+			return err
+		}
+	}
 
 	// The project.
 	pn := orcv1alpha1.KeystoneName(acc.Project.Name)

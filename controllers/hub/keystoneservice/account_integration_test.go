@@ -553,3 +553,42 @@ func containsAll(s string, subs ...string) bool {
 	}
 	return true
 }
+
+// TestAdoptNeverTakesAnotherRegistrationsRows: adopt consents to taking over
+// rows nobody manages; a second registration naming the catalog row and the
+// user a first one manages is held at the collision reasons even with adopt
+// set, and the first registration is untouched.
+func TestAdoptNeverTakesAnotherRegistrationsRows(t *testing.T) {
+	ensureRole(t, "member")
+	first := accountRegistration(planeNS, "owner-first", "owner-project", true, "member")
+	first.Spec.Catalog = &c5c3v1alpha1.KeystoneServiceCatalogSpec{ServiceType: "owned", ServiceName: "owned"}
+	first.Spec.Account.UserName = "owned-user"
+	create(t, first)
+	waitForCondition(t, first, c5c3v1alpha1.ConditionReady, c5c3v1alpha1.ReasonAllReady)
+
+	second := accountRegistration(allowedNS, "owner-second", "owner-project", false)
+	second.Spec.Catalog = &c5c3v1alpha1.KeystoneServiceCatalogSpec{ServiceType: "owned", ServiceName: "owned", Adopt: true}
+	second.Spec.Account.UserName = "owned-user"
+	second.Spec.Account.Adopt = true
+	create(t, second)
+	c := waitForCondition(t, second, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonServiceCollision)
+	if m := findCondition(c.Status.Conditions, c5c3v1alpha1.ConditionCatalogReady).Message; !strings.Contains(m, "KeystoneService "+planeNS+"/owner-first") {
+		t.Fatalf("CatalogReady message %q does not name the owner", m)
+	}
+	c = waitForCondition(t, second, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonServiceAccountCollision)
+	if m := findCondition(c.Status.Conditions, c5c3v1alpha1.ConditionAccountReady).Message; !strings.Contains(m, "KeystoneService "+planeNS+"/owner-first") {
+		t.Fatalf("AccountReady message %q does not name the owner", m)
+	}
+	cloud, err := deliveredCloud(first)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := authenticate(context.Background(), cloud); err != nil {
+		t.Fatalf("the first registration's credential stopped working: %v", err)
+	}
+	deleteAndWaitGone(t, second, "none")
+	if len(keystoneServices(t, "owned")) != 1 || keystoneUser(t, "owned-user") == nil {
+		t.Fatal("deleting the refused registration removed the first one's rows")
+	}
+	deleteAndWaitGone(t, first, "owned")
+}

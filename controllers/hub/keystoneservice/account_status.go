@@ -56,6 +56,9 @@ type AccountObservation struct {
 	Adopt      bool
 	UserExists bool
 	UserProbe  korc.ProbeResult
+	// UserOwnedBy names another registration or order managing the user
+	// the probe found ("" when none): adopt never takes it over.
+	UserOwnedBy string
 
 	// Children are the domain import (when the account's domain is not the
 	// plane's admin domain), the project, the user and the role imports, in
@@ -123,6 +126,11 @@ func AccountCondition(o AccountObservation, gen int64) metav1.Condition {
 			"a project of this name already exists in the domain; nothing was touched: set account.project.create: false to reference it"); done {
 			return r
 		}
+	}
+	if !o.UserExists && o.UserOwnedBy != "" {
+		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+			"the user of this name (id %s) is managed by %s; adopt never takes over a user another registration owns: "+
+				"delete this KeystoneService and re-create it with a userName of its own", o.UserProbe.ID, o.UserOwnedBy))
 	}
 	if !o.UserExists {
 		if r, done := probeCondition(set, "user", o.UserProbe, o.Adopt,

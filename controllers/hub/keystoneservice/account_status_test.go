@@ -53,6 +53,9 @@ func TestAccountCondition(t *testing.T) {
 			metav1.ConditionTrue, c5c3v1alpha1.ReasonAccountProvisioned, ""},
 		{"user collides", done(func(o *AccountObservation) { o.UserExists, o.UserProbe = false, found }),
 			metav1.ConditionFalse, c5c3v1alpha1.ReasonServiceAccountCollision, "account.adopt: true"},
+		{"user owned by another registration", done(func(o *AccountObservation) {
+			o.UserExists, o.UserProbe, o.Adopt, o.UserOwnedBy = false, found, true, "KeystoneService team/other"
+		}), metav1.ConditionFalse, c5c3v1alpha1.ReasonServiceAccountCollision, "managed by KeystoneService team/other"},
 		{"user found with adopt", done(func(o *AccountObservation) { o.UserExists, o.UserProbe, o.Adopt = false, found, true }),
 			metav1.ConditionTrue, c5c3v1alpha1.ReasonAccountProvisioned, ""},
 		{"user probe terminal", done(func(o *AccountObservation) {

@@ -103,6 +103,9 @@ type CatalogObservation struct {
 	// by a classified cause where K-ORC's message allows (seed 001
 	// "Conditions").
 	External bool
+	// OwnedBy names another registration or order managing the row the
+	// probe found ("" when none): adopt never takes it over.
+	OwnedBy string
 }
 
 // CatalogCondition derives CatalogReady for a declared catalog block (seed
@@ -119,6 +122,11 @@ func CatalogCondition(o CatalogObservation, gen int64) metav1.Condition {
 	}
 	if o.Error != nil {
 		return set(c5c3v1alpha1.ReasonCatalogError, o.Error.Error())
+	}
+	if !o.ServiceExists && o.OwnedBy != "" {
+		return set(c5c3v1alpha1.ReasonServiceCollision, fmt.Sprintf(
+			"the catalog service of this type and name (id %s) is managed by %s; adopt never takes over a row another registration owns: "+
+				"remove this registration's catalog block or give it another service name", o.Probe.ID, o.OwnedBy))
 	}
 	if !o.ServiceExists {
 		switch DecideProbe(o.Probe, o.Adopt) {

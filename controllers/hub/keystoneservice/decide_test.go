@@ -102,6 +102,8 @@ func TestCatalogCondition(t *testing.T) {
 			Endpoints: map[c5c3v1alpha1.EndpointInterface]korc.State{pub: {Phase: korc.PhaseFailed}}}, metav1.ConditionFalse, c5c3v1alpha1.ReasonCatalogFailed},
 		{"all available", CatalogObservation{ServiceExists: true, Service: avail, Declared: []c5c3v1alpha1.EndpointInterface{pub},
 			Endpoints: map[c5c3v1alpha1.EndpointInterface]korc.State{pub: avail}}, metav1.ConditionTrue, c5c3v1alpha1.ReasonCatalogRegistered},
+		{"found row owned by another registration", CatalogObservation{Adopt: true, Probe: korc.ProbeResult{Outcome: korc.ProbeFound, ID: "s1"},
+			OwnedBy: "KeystoneService team/other"}, metav1.ConditionFalse, c5c3v1alpha1.ReasonServiceCollision},
 		{"service row alone", CatalogObservation{ServiceExists: true, Service: avail}, metav1.ConditionTrue, c5c3v1alpha1.ReasonCatalogRegistered},
 	}
 	for _, tc := range tests {

@@ -9,17 +9,15 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
 
-// Ownership labels of every child a KeystoneService projects
-// (ARCHITECTURE.md "Children": the parent's kind, namespace, name and
-// cluster). Children live in the ControlPlane's namespace, so owner
-// references cannot be used; watches map child events back by these labels.
+// Ownership label keys of every child a KeystoneService projects (the
+// shared keys of api/c5c3/v1alpha1 labels.go); OwnerKind is LabelOwnerKind's
+// value on them.
 const (
-	LabelOwnerKind      = "c5c3.io/owner-kind"
-	LabelOwnerNamespace = "c5c3.io/owner-namespace"
-	LabelOwnerName      = "c5c3.io/owner-name"
-	LabelOwnerCluster   = "c5c3.io/owner-cluster"
-	// OwnerKind is LabelOwnerKind's value on KeystoneService children.
-	OwnerKind = "KeystoneService"
+	LabelOwnerKind      = c5c3v1alpha1.LabelOwnerKind
+	LabelOwnerNamespace = c5c3v1alpha1.LabelOwnerNamespace
+	LabelOwnerName      = c5c3v1alpha1.LabelOwnerName
+	LabelOwnerCluster   = c5c3v1alpha1.LabelOwnerCluster
+	OwnerKind           = "KeystoneService"
 )
 
 // ChildLabels are the ownership labels of ks's children (cluster empty: the

@@ -192,6 +192,11 @@ func (r *Reconciler) catalog(ctx context.Context, ks *c5c3v1alpha1.KeystoneServi
 		if DecideProbe(o.Probe, cat.Adopt) != ProbeCreate {
 			return o
 		}
+		if o.Probe.Outcome == korc.ProbeFound {
+			if o.OwnedBy, o.Error = r.managedElsewhere(ctx, &orcv1alpha1.ServiceList{}, ns, o.Probe.ID, ks); o.Error != nil || o.OwnedBy != "" {
+				return o
+			}
+		}
 		r.recorder.Eventf(ks, nil, corev1.EventTypeNormal, "CatalogCreate", "Create",
 			"probe verdict %s (adopt %t): creating the managed Service %s/%s", o.Probe.Outcome, cat.Adopt, ns, svcName)
 		o.ServiceExists = true

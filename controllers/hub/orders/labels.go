@@ -1,6 +1,10 @@
 package orders
 
-import "strings"
+import (
+	"strings"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
 
 // Kinds of the order kinds, the values of LabelOwnerKind on their children.
 const (
@@ -10,23 +14,13 @@ const (
 	KindKeystoneApplicationCredential = "KeystoneApplicationCredential"
 )
 
-// Ownership labels of every child an order projects into the ControlPlane's
-// namespace (ARCHITECTURE.md "Children": "labelled with the parent's kind,
-// namespace, name and cluster; watches map child events back to the parent
-// by label"). Cross-namespace owner references are impossible, so these
-// labels are the only link back to the order.
-//
-// The keys are the same strings as keystoneservice.LabelOwnerKind and its
-// siblings (controllers/hub/keystoneservice/labels.go); labels_test.go pins
-// both to the literal strings. They are declared again here rather than
-// imported, so this pure package does not depend on a reconciler package
-// (and its controller-runtime imports); they should move to one shared
-// place.
+// Ownership label keys of every child an order projects (the shared keys
+// of api/c5c3/v1alpha1 labels.go).
 const (
-	LabelOwnerKind      = "c5c3.io/owner-kind"
-	LabelOwnerNamespace = "c5c3.io/owner-namespace"
-	LabelOwnerName      = "c5c3.io/owner-name"
-	LabelOwnerCluster   = "c5c3.io/owner-cluster"
+	LabelOwnerKind      = c5c3v1alpha1.LabelOwnerKind
+	LabelOwnerNamespace = c5c3v1alpha1.LabelOwnerNamespace
+	LabelOwnerName      = c5c3v1alpha1.LabelOwnerName
+	LabelOwnerCluster   = c5c3v1alpha1.LabelOwnerCluster
 )
 
 // OwnerLabels are the four ownership labels of o's children:

@@ -1,0 +1,16 @@
+package v1alpha1
+
+// Ownership labels of every child the hub projects for a registration or an
+// order (ARCHITECTURE.md "Children": the parent's kind, namespace, name and
+// cluster). Children live in the ControlPlane's namespace, where owner
+// references to the parent are impossible, so these labels are the link back:
+// watches map child events to the parent by them, and sweeps select by them.
+const (
+	LabelOwnerKind      = "c5c3.io/owner-kind"
+	LabelOwnerNamespace = "c5c3.io/owner-namespace"
+	LabelOwnerName      = "c5c3.io/owner-name"
+	// LabelOwnerCluster is the parent's cluster: empty for the management
+	// cluster, else the registered target cluster's name (at most 63
+	// characters, the label-value limit).
+	LabelOwnerCluster = "c5c3.io/owner-cluster"
+)
