@@ -59,47 +59,49 @@ var _ Granter = Keystone{}
 
 // Granted implements Granter.
 func (k Keystone) Granted(ctx context.Context, c Credentials, userID, projectID string) (map[string]bool, error) {
-	ctx, cancel := k.bound(ctx)
-	defer cancel()
-	sc, done, err := k.client(ctx, c)
-	if err != nil {
-		return nil, err
-	}
-	defer done()
-	pages, err := roles.ListAssignments(sc, roles.ListAssignmentsOpts{UserID: userID, ScopeProjectID: projectID}).AllPages(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("list role assignments: %w", err)
-	}
-	as, err := roles.ExtractRoleAssignments(pages)
-	if err != nil {
-		return nil, err
-	}
 	out := map[string]bool{}
-	for _, a := range as {
-		if a.User.ID == userID && a.Scope.Project.ID == projectID {
-			out[a.Role.ID] = true
+	err := k.with(ctx, c, func(ctx context.Context, sc *gophercloud.ServiceClient) error {
+		pages, err := roles.ListAssignments(sc, roles.ListAssignmentsOpts{UserID: userID, ScopeProjectID: projectID}).AllPages(ctx)
+		if err != nil {
+			return fmt.Errorf("list role assignments: %w", err)
 		}
-	}
-	return out, nil
+		as, err := roles.ExtractRoleAssignments(pages)
+		if err != nil {
+			return err
+		}
+		for _, a := range as {
+			if a.User.ID == userID && a.Scope.Project.ID == projectID {
+				out[a.Role.ID] = true
+			}
+		}
+		return nil
+	})
+	return out, err
 }
 
 // Grant implements Granter.
 func (k Keystone) Grant(ctx context.Context, c Credentials, userID, projectID, roleID string) error {
-	ctx, cancel := k.bound(ctx)
-	defer cancel()
-	sc, done, err := k.client(ctx, c)
-	if err != nil {
-		return err
-	}
-	defer done()
-	if err := roles.Assign(ctx, sc, roleID, roles.AssignOpts{UserID: userID, ProjectID: projectID}).ExtractErr(); err != nil {
-		return fmt.Errorf("assign role %s: %w", roleID, err)
-	}
-	return nil
+	return k.with(ctx, c, func(ctx context.Context, sc *gophercloud.ServiceClient) error {
+		if err := roles.Assign(ctx, sc, roleID, roles.AssignOpts{UserID: userID, ProjectID: projectID}).ExtractErr(); err != nil {
+			return fmt.Errorf("assign role %s: %w", roleID, err)
+		}
+		return nil
+	})
 }
 
 // Revoke implements Granter.
 func (k Keystone) Revoke(ctx context.Context, c Credentials, userID, projectID, roleID string) error {
+	return k.with(ctx, c, func(ctx context.Context, sc *gophercloud.ServiceClient) error {
+		err := roles.Unassign(ctx, sc, roleID, roles.UnassignOpts{UserID: userID, ProjectID: projectID}).ExtractErr()
+		if err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
+			return fmt.Errorf("unassign role %s: %w", roleID, err)
+		}
+		return nil
+	})
+}
+
+// with runs f with an authenticated identity client, bounded by Timeout.
+func (k Keystone) with(ctx context.Context, c Credentials, f func(context.Context, *gophercloud.ServiceClient) error) error {
 	ctx, cancel := k.bound(ctx)
 	defer cancel()
 	sc, done, err := k.client(ctx, c)
@@ -107,11 +109,7 @@ func (k Keystone) Revoke(ctx context.Context, c Credentials, userID, projectID, 
 		return err
 	}
 	defer done()
-	err = roles.Unassign(ctx, sc, roleID, roles.UnassignOpts{UserID: userID, ProjectID: projectID}).ExtractErr()
-	if err != nil && !gophercloud.ResponseCodeIs(err, http.StatusNotFound) {
-		return fmt.Errorf("unassign role %s: %w", roleID, err)
-	}
-	return nil
+	return f(ctx, sc)
 }
 
 func (k Keystone) bound(ctx context.Context) (context.Context, context.CancelFunc) {
