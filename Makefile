@@ -57,11 +57,12 @@ verify-invalid-cr-fixtures: ## Fail when the admission corpora drift from tests/
 	go run ./tests/e2e/corpus/gen --root tests/e2e --check
 
 .PHONY: demo
-demo: tools build ## Start the local stack and prove each server answers (stays up until `make demo-down`).
+demo: tools build ## Start the local stack and orderhub hub, order the sample KeystoneService, prove it from outside (stays up until `make demo-down`).
 	hack/demo.sh
 
 .PHONY: demo-down
-demo-down: ## Stop the demo stack.
+demo-down: ## Stop the demo's orderhub hub and the stack.
+	hack/demo-order.sh down
 	hack/stack down
 
 .PHONY: stack-up

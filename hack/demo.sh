@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The main job on a fresh machine: build the stack's binaries (cached), start
-# the local stack, and prove each server answers from outside. The stack stays
-# up until `make demo-down`.
+# the local stack, and prove each server answers from outside; then
+# hack/demo-order.sh starts `orderhub hub`, orders the sample KeystoneService
+# and proves it in Keystone. The stack and the hub stay up until `make demo-down`.
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
@@ -24,4 +25,4 @@ if [ -x hack/demo-order.sh ]; then
 	hack/demo-order.sh
 fi
 echo
-echo "The stack keeps running: eval \"\$(hack/stack env)\" to use it; make demo-down to stop it."
+echo "The stack and orderhub hub keep running: eval \"\$(hack/stack env)\" to use them; make demo-down to stop them."
