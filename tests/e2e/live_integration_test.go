@@ -1,0 +1,260 @@
+//go:build integration
+
+// Package e2e runs the live chainsaw suites of tests/e2e against a real
+// stack with the hub's reconcilers and webhooks running in-process.
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	kruntime "k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+	"sigs.k8s.io/controller-runtime/pkg/webhook"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/credentialrotation"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
+	"github.com/c5c3/orderhub/internal/testenv"
+	"github.com/c5c3/orderhub/webhooks"
+)
+
+// liveSuites are the chainsaw suites that drive the hub against a live
+// identity plane (seed 001, "Chainsaw E2E Tests"). They share one stack, so
+// each uses Keystone names of its own.
+var liveSuites = []string{"keystone-service", "keystone-service-foreign-namespace"}
+
+const (
+	hubNS       = "orderhub-system"
+	tokenSecret = "openbao-token"
+)
+
+// TestIntegration_ChainsawLiveSuites starts the full stack (Kubernetes with
+// the garbage collector and namespace controllers, Keystone, OpenBao, K-ORC,
+// ESO), runs the hub as `orderhub hub` would (webhooks, ControlPlane,
+// KeystoneService and CredentialRotation reconcilers with OpenBao) in-process,
+// and runs each live suite with chainsaw v0.2.12 ($ORDERHUB_CHAINSAW).
+//
+// The suites read the stack through the environment: KEYSTONE_URL,
+// KEYSTONE_ADMIN_PASSWORD, ADMIN_CLOUDS_YAML (a clouds.yaml whose cloud
+// "admin" is the Keystone admin) and E2E_TMP (a scratch folder).
+func TestIntegration_ChainsawLiveSuites(t *testing.T) {
+	bin := os.Getenv("ORDERHUB_CHAINSAW")
+	if bin == "" {
+		t.Skip("ORDERHUB_CHAINSAW is not set (run via make, or export it from `hack/tools.sh env`)")
+	}
+	if _, err := os.Stat(bin); err != nil {
+		t.Skipf("chainsaw is not built (hack/tools.sh chainsaw): %v", err)
+	}
+	for _, tool := range []string{"openstack", "kubectl", "base64"} {
+		if _, err := lookPath(tool); err != nil {
+			t.Skipf("the suites' scripts need %s: %v", tool, err)
+		}
+	}
+	start := time.Now()
+	st := testenv.ForTest(t, testenv.Options{Kube: true, ControllerManager: true, Keystone: true,
+		OpenBao: true, KORC: true, ESO: true})
+	t.Logf("stack up in %s", time.Since(start).Round(time.Second))
+	startHub(t, st)
+
+	root := e2eDir(t)
+	for _, suite := range liveSuites {
+		t.Run(suite, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+			defer cancel()
+			begin := time.Now()
+			cmd := exec.CommandContext(ctx, bin, "test", "--no-color",
+				"--test-dir", filepath.Join(root, suite),
+				"--report-format", "JSON", "--report-path", t.TempDir())
+			cmd.Env = append(os.Environ(),
+				"KUBECONFIG="+st.Kube.Kubeconfig,
+				"PATH="+scriptPath(),
+				"KEYSTONE_URL="+st.Keystone.URL,
+				"KEYSTONE_ADMIN_PASSWORD="+st.Keystone.AdminPassword,
+				"ADMIN_CLOUDS_YAML="+st.Keystone.CloudsYAML,
+				"E2E_TMP="+t.TempDir(),
+			)
+			out, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("chainsaw %s after %s: %v\n%s", suite, time.Since(begin).Round(time.Second), err, out)
+			}
+			t.Logf("chainsaw %s passed in %s:\n%s", suite, time.Since(begin).Round(time.Second), stepLines(string(out)))
+		})
+	}
+}
+
+// startHub runs the hub's webhooks and reconcilers against st until the test
+// ends, wired as cmd/orderhub's runHubContext wires them.
+func startHub(t *testing.T, st *testenv.Stack) {
+	t.Helper()
+	// The hub logs to a file (from its own goroutines, also after the test
+	// ends); its tail is printed when the test fails.
+	logPath := filepath.Join(t.TempDir(), "hub.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			if b, err := os.ReadFile(logPath); err == nil {
+				t.Logf("hub log (last lines of %s):\n%s", logPath, tailLines(string(b), 40))
+			}
+		}
+	})
+	ctrl.SetLogger(zap.New(zap.WriteTo(logFile)))
+	scheme := kruntime.NewScheme()
+	for _, add := range []func(*kruntime.Scheme) error{clientgoscheme.AddToScheme, c5c3v1alpha1.AddToScheme, orcv1alpha1.AddToScheme} {
+		if err := add(scheme); err != nil {
+			t.Fatal(err)
+		}
+	}
+	direct, err := client.New(st.Kube.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := direct.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hubNS}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := direct.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: tokenSecret, Namespace: hubNS},
+		Data: map[string][]byte{controlplane.DefaultOpenBaoTokenKey: []byte(st.OpenBao.Token)}}); err != nil {
+		t.Fatal(err)
+	}
+
+	port, err := webhooks.FreePort("127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	urlBase := fmt.Sprintf("https://127.0.0.1:%d", port)
+	whOpts, bundle, err := webhooks.URLServerOptions(urlBase, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mgr, err := ctrl.NewManager(st.Kube.Config, ctrl.Options{Scheme: scheme,
+		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		WebhookServer: webhook.NewServer(whOpts)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := []error{
+		webhooks.SetupWithManager(mgr),
+		mgr.Add(webhooks.Registrar{Client: direct, Server: mgr.GetWebhookServer(), URLBase: urlBase, CABundle: bundle.CACert}),
+		controlplane.SetupWithManager(mgr, controlplane.Options{RetryInterval: 2 * time.Second,
+			OpenBao: &controlplane.OpenBao{Address: st.OpenBao.Addr, Mount: st.OpenBao.KVMount,
+				TokenSecret: types.NamespacedName{Namespace: hubNS, Name: tokenSecret}}}),
+		keystoneservice.SetupWithManager(mgr),
+		credentialrotation.SetupWithManager(mgr),
+	}
+	if err := errors.Join(steps...); err != nil {
+		t.Fatal(err)
+	}
+	mctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mctx) }()
+	// Registered before testenv's Stop cleanup runs (cleanups run last in,
+	// first out), so the manager stops while the API server still answers.
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("hub manager: %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("hub manager did not stop within 30s")
+		}
+	})
+
+	// The API server sees the webhook configurations through an informer:
+	// wait until a dry-run create only the validating webhook rejects is
+	// rejected, so the suites never race an unregistered webhook.
+	probe := &c5c3v1alpha1.KeystoneService{
+		ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("p", 250), Namespace: hubNS},
+		Spec: c5c3v1alpha1.KeystoneServiceSpec{ControlPlaneRef: c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp"},
+			Catalog: &c5c3v1alpha1.KeystoneServiceCatalogSpec{ServiceType: "probe"}},
+	}
+	testenv.Eventually(t, time.Minute, "the hub's webhooks serve", func() error {
+		select {
+		case err := <-done:
+			t.Fatalf("hub manager stopped: %v", err)
+		default:
+		}
+		err := direct.Create(ctx, probe.DeepCopy(), client.DryRunAll)
+		if err != nil && strings.Contains(err.Error(), "metadata.name must be at most") {
+			return nil
+		}
+		return fmt.Errorf("dry-run create: %v", err)
+	})
+}
+
+// scriptPath is PATH for the suites' scripts, with the stack's kubectl
+// ($ORDERHUB_K8S_DIR) first when it is there.
+func scriptPath() string {
+	p := os.Getenv("PATH")
+	if dir := os.Getenv("ORDERHUB_K8S_DIR"); dir != "" {
+		if _, err := os.Stat(filepath.Join(dir, "kubectl")); err == nil {
+			return dir + string(os.PathListSeparator) + p
+		}
+	}
+	return p
+}
+
+func lookPath(tool string) (string, error) {
+	if tool == "kubectl" {
+		if dir := os.Getenv("ORDERHUB_K8S_DIR"); dir != "" {
+			if _, err := os.Stat(filepath.Join(dir, "kubectl")); err == nil {
+				return filepath.Join(dir, "kubectl"), nil
+			}
+		}
+	}
+	return exec.LookPath(tool)
+}
+
+// e2eDir is tests/e2e, the folder of this file.
+func e2eDir(t *testing.T) string {
+	t.Helper()
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("cannot locate tests/e2e")
+	}
+	return filepath.Dir(file)
+}
+
+// stepLines keeps chainsaw's step boundaries and closing summary from its
+// output: when each step began and ended, which is what a passing run needs
+// to show.
+func stepLines(out string) string {
+	var keep []string
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	for i, l := range lines {
+		if strings.Contains(l, "| TRY ") || i >= len(lines)-8 {
+			keep = append(keep, strings.TrimSpace(l))
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func tailLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
