@@ -384,7 +384,8 @@ func TestIntegration_SSADelivery(t *testing.T) {
 	want := map[string][]byte{cloudsyaml.Key: doc, openbao.PropertyApplicationCredentialID: []byte("ac-id-1"),
 		openbao.PropertyApplicationCredentialSecret: []byte("ac-secret-1")}
 	d := apply.Secret{Namespace: ns, Name: "appcred-credentials", Data: want, Owner: owner,
-		Labels: map[string]string{"c5c3.io/keystoneapplicationcredential-name": "appcred"}}
+		Labels:      map[string]string{"c5c3.io/keystoneapplicationcredential-name": "appcred"},
+		Annotations: map[string]string{"c5c3.io/credential-generation": "1"}}
 	key := types.NamespacedName{Namespace: ns, Name: d.Name}
 	read := func() *corev1.Secret {
 		var s corev1.Secret
@@ -402,6 +403,9 @@ func TestIntegration_SSADelivery(t *testing.T) {
 		}
 		if ref := metav1.GetControllerOf(s); ref == nil || ref.UID != order.UID {
 			t.Fatalf("controller reference %+v", ref)
+		}
+		if s.Annotations["c5c3.io/credential-generation"] != "1" {
+			t.Fatalf("annotations %v, want the delivered ones", s.Annotations)
 		}
 	}
 

@@ -48,6 +48,8 @@ type Secret struct {
 	Data map[string][]byte
 	// Labels are applied (owned) labels.
 	Labels map[string]string
+	// Annotations are applied (owned) annotations.
+	Annotations map[string]string
 	// Owner, when set, is written as the Secret's controller owner reference
 	// and is what ownership is judged by: an existing Secret is ours when it
 	// carries a controller reference with Owner's UID. Without Owner an
@@ -110,7 +112,7 @@ func Deliver(ctx context.Context, c client.Client, fieldOwner string, s Secret) 
 
 func create(ctx context.Context, c client.Client, fieldOwner string, s Secret) (Result, error) {
 	sec := &corev1.Secret{
-		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name, Labels: s.Labels},
+		ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name, Labels: s.Labels, Annotations: s.Annotations},
 		Data:       s.Data,
 		Type:       s.Type,
 	}
@@ -133,6 +135,9 @@ func applyConfig(s Secret) *corev1ac.SecretApplyConfiguration {
 	ac := corev1ac.Secret(s.Name, s.Namespace).WithData(s.Data)
 	if len(s.Labels) > 0 {
 		ac.WithLabels(s.Labels)
+	}
+	if len(s.Annotations) > 0 {
+		ac.WithAnnotations(s.Annotations)
 	}
 	if s.Owner != nil {
 		o := controllerRef(*s.Owner)

@@ -175,6 +175,10 @@ func StoreName(cp *c5c3v1alpha1.ControlPlane) (string, bool) {
 	return r.Name, true
 }
 
+// IsExternal reports an External-mode plane (spec.services.keystone.mode
+// External): K-ORC's failures against it are classified (korc.ClassifyExternal).
+func IsExternal(cp *c5c3v1alpha1.ControlPlane) bool { return external(cp) != nil }
+
 func external(cp *c5c3v1alpha1.ControlPlane) *c5c3v1alpha1.ExternalKeystoneSpec {
 	k := cp.Spec.Services.Keystone
 	if k == nil || k.Mode != c5c3v1alpha1.KeystoneModeExternal {

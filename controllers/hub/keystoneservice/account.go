@@ -86,7 +86,7 @@ func (r *Reconciler) account(ctx context.Context, ks *c5c3v1alpha1.KeystoneServi
 		p.st = *ks.Status.Account
 	}
 	p.st.SecretName = ConsumerSecretName(ks)
-	p.o = AccountObservation{Plane: cp.Namespace + "/" + cp.Name, External: isExternal(cp),
+	p.o = AccountObservation{Plane: cp.Namespace + "/" + cp.Name, External: controlplane.IsExternal(cp),
 		Adopt: ks.Spec.Account.Adopt, ProjectCreate: ks.Spec.Account.Project.Create}
 	if err := p.run(ctx); err != nil {
 		p.o.Error = err
@@ -201,8 +201,8 @@ func (p *accountPass) run(ctx context.Context) error {
 	// Re-plan with what K-ORC reports now; the first plan used the user as
 	// it was before this pass's apply.
 	applied, _ := korc.GenerationOfPasswordRef(korc.AppliedPasswordRef(u))
-	p.o.Desired, p.o.Applied = plan.Desired, applied
-	p.o.Deliverable = PlanPassword(PasswordInputs{Existing: generationsOf(secrets), Applied: applied}).Deliverable
+	current := PlanPassword(PasswordInputs{Existing: generationsOf(secrets), Applied: applied})
+	p.o.Desired, p.o.Applied, p.o.Deliverable = plan.Desired, applied, current.Deliverable
 	if userState.Phase == korc.PhaseAvailable {
 		p.st.UserID = userState.ID
 	}
@@ -223,7 +223,7 @@ func (p *accountPass) run(ctx context.Context) error {
 		return err
 	}
 	// Superseded generations go once K-ORC applied a newer one.
-	for _, g := range PlanPassword(PasswordInputs{Existing: generationsOf(secrets), Applied: applied}).Delete {
+	for _, g := range current.Delete {
 		if err := p.deleteChild(ctx, &corev1.Secret{}, p.name(korc.PasswordDiscriminator(g))); err != nil {
 			return err
 		}
@@ -415,11 +415,6 @@ func (p *accountPass) deleteChild(ctx context.Context, obj client.Object, name s
 	obj.SetNamespace(p.ns)
 	obj.SetName(name)
 	return p.r.deleteIfExists(ctx, obj)
-}
-
-func isExternal(cp *c5c3v1alpha1.ControlPlane) bool {
-	k := cp.Spec.Services.Keystone
-	return k != nil && k.Mode == c5c3v1alpha1.KeystoneModeExternal
 }
 
 // recordDelivered updates status.account once generation gen is delivered:

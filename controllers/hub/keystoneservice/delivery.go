@@ -11,7 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
@@ -86,10 +85,7 @@ func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, doma
 	}
 	owner := ownerRef(p.ks)
 	if _, err := apply.Deliver(ctx, c, ControllerName, apply.Secret{Namespace: ns, Name: sourceName, Data: data,
-		Labels: p.lbl, Owner: &owner}); err != nil {
-		return err
-	}
-	if err := stampSourceGeneration(ctx, p, sourceName, gen); err != nil {
+		Labels: p.lbl, Owner: &owner, Annotations: map[string]string{annotationSourceGeneration: strconv.FormatInt(gen, 10)}}); err != nil {
 		return err
 	}
 	if !p.o.StoreReady {
@@ -153,25 +149,6 @@ func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, doma
 		p.recordDelivered(gen)
 	}
 	return nil
-}
-
-// stampSourceGeneration annotates the source Secret with the generation it
-// carries.
-func stampSourceGeneration(ctx context.Context, p *accountPass, name string, gen int64) error {
-	var s corev1.Secret
-	if err := p.r.client.Get(ctx, types.NamespacedName{Namespace: p.ks.Namespace, Name: name}, &s); err != nil {
-		return err
-	}
-	v := strconv.FormatInt(gen, 10)
-	if s.Annotations[annotationSourceGeneration] == v {
-		return nil
-	}
-	base := s.DeepCopy()
-	if s.Annotations == nil {
-		s.Annotations = map[string]string{}
-	}
-	s.Annotations[annotationSourceGeneration] = v
-	return p.r.client.Patch(ctx, &s, client.MergeFrom(base))
 }
 
 // storeOf is the plane's store as seen from a delivery namespace: the

@@ -115,7 +115,7 @@ func (r *Reconciler) catalogBlock(ctx context.Context, ks *c5c3v1alpha1.Keystone
 		return CatalogCondition(CatalogObservation{Gate: gate}, ks.Generation), ks.Status.Catalog
 	}
 	o := r.catalog(ctx, ks, cp)
-	o.External = isExternal(cp)
+	o.External = controlplane.IsExternal(cp)
 	return CatalogCondition(o, ks.Generation), catalogStatus(ks, o)
 }
 
