@@ -16,12 +16,7 @@ import (
 	"testing"
 	"time"
 
-	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	kruntime "k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -119,22 +114,17 @@ func startHub(t *testing.T, st *testenv.Stack) {
 		}
 	})
 	ctrl.SetLogger(zap.New(zap.WriteTo(logFile)))
-	scheme := kruntime.NewScheme()
-	for _, add := range []func(*kruntime.Scheme) error{clientgoscheme.AddToScheme, c5c3v1alpha1.AddToScheme, orcv1alpha1.AddToScheme} {
-		if err := add(scheme); err != nil {
-			t.Fatal(err)
-		}
+	scheme, err := testenv.HubScheme()
+	if err != nil {
+		t.Fatal(err)
 	}
 	direct, err := client.New(st.Kube.Config, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := direct.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hubNS}}); err != nil {
-		t.Fatal(err)
-	}
-	if err := direct.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: tokenSecret, Namespace: hubNS},
-		Data: map[string][]byte{controlplane.DefaultOpenBaoTokenKey: []byte(st.OpenBao.Token)}}); err != nil {
+	token, err := st.SeedOpenBaoToken(ctx, direct, hubNS, tokenSecret, controlplane.DefaultOpenBaoTokenKey)
+	if err != nil {
 		t.Fatal(err)
 	}
 
@@ -158,7 +148,7 @@ func startHub(t *testing.T, st *testenv.Stack) {
 		mgr.Add(webhooks.Registrar{Client: direct, Server: mgr.GetWebhookServer(), URLBase: urlBase, CABundle: bundle.CACert}),
 		controlplane.SetupWithManager(mgr, controlplane.Options{RetryInterval: 2 * time.Second,
 			OpenBao: &controlplane.OpenBao{Address: st.OpenBao.Addr, Mount: st.OpenBao.KVMount,
-				TokenSecret: types.NamespacedName{Namespace: hubNS, Name: tokenSecret}}}),
+				TokenSecret: token}}),
 		keystoneservice.SetupWithManager(mgr),
 		credentialrotation.SetupWithManager(mgr),
 	}

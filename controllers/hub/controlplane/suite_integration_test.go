@@ -9,18 +9,11 @@ import (
 	"testing"
 	"time"
 
-	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
-	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/internal/testenv"
 )
 
@@ -56,22 +49,19 @@ func runSuite(m *testing.M) int {
 	defer func() { _ = stack.Stop() }()
 
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
-	scheme := runtime.NewScheme()
-	must(clientgoscheme.AddToScheme(scheme))
-	must(c5c3v1alpha1.AddToScheme(scheme))
-	must(orcv1alpha1.AddToScheme(scheme))
+	scheme, err := testenv.HubScheme()
+	must(err)
 	kube, err = client.New(stack.Kube.Config, client.Options{Scheme: scheme})
 	must(err)
-	must(kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hubNS}}))
-	must(kube.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: tokenSecret, Namespace: hubNS},
-		Data: map[string][]byte{DefaultOpenBaoTokenKey: []byte(stack.OpenBao.Token)}}))
+	token, err := stack.SeedOpenBaoToken(ctx, kube, hubNS, tokenSecret, DefaultOpenBaoTokenKey)
+	must(err)
 
 	mgr, err := ctrl.NewManager(stack.Kube.Config, ctrl.Options{Scheme: scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
 	must(err)
 	must(SetupWithManager(mgr, Options{
 		OpenBao: &OpenBao{Address: stack.OpenBao.Addr, Mount: stack.OpenBao.KVMount,
-			TokenSecret: types.NamespacedName{Namespace: hubNS, Name: tokenSecret}},
+			TokenSecret: token},
 		RetryInterval: 2 * time.Second,
 	}))
 	return stack.RunTests(m, mgr)

@@ -11,12 +11,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
-	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -66,10 +62,8 @@ func runSuite(m *testing.M) int {
 	defer func() { _ = stack.Stop() }()
 
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
-	scheme := runtime.NewScheme()
-	must(clientgoscheme.AddToScheme(scheme))
-	must(c5c3v1alpha1.AddToScheme(scheme))
-	must(orcv1alpha1.AddToScheme(scheme))
+	scheme, err := testenv.HubScheme()
+	must(err)
 	kube, err = client.New(stack.Kube.Config, client.Options{Scheme: scheme})
 	must(err)
 	ks := stack.Keystone
@@ -79,11 +73,11 @@ func runSuite(m *testing.M) int {
 	must(err)
 	identity, err = openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{Region: ks.Region})
 	must(err)
-	for _, ns := range []string{planeNS, allowedNS, serviceNS, hubNS, "team-not-allowed"} {
+	token, err := stack.SeedOpenBaoToken(ctx, kube, hubNS, tokenSecret, controlplane.DefaultOpenBaoTokenKey)
+	must(err)
+	for _, ns := range []string{planeNS, allowedNS, serviceNS, "team-not-allowed"} {
 		must(kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}))
 	}
-	must(kube.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: tokenSecret, Namespace: hubNS},
-		Data: map[string][]byte{controlplane.DefaultOpenBaoTokenKey: []byte(stack.OpenBao.Token)}}))
 	must(kube.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: controlplane.DefaultPasswordSecret, Namespace: planeNS},
 		Data: map[string][]byte{controlplane.DefaultPasswordKey: []byte(ks.AdminPassword)}}))
 	must(kube.Create(ctx, &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: planeNS},
@@ -99,7 +93,7 @@ func runSuite(m *testing.M) int {
 	must(err)
 	must(controlplane.SetupWithManager(mgr, controlplane.Options{RetryInterval: 2 * time.Second,
 		OpenBao: &controlplane.OpenBao{Address: stack.OpenBao.Addr, Mount: stack.OpenBao.KVMount,
-			TokenSecret: types.NamespacedName{Namespace: hubNS, Name: tokenSecret}}}))
+			TokenSecret: token}}))
 	must(SetupWithManager(mgr))
 	must(credentialrotation.SetupWithManager(mgr))
 	return stack.RunTests(m, mgr)
