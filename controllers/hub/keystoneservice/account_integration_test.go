@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 	"sync"
 	"testing"
@@ -591,4 +592,55 @@ func TestAdoptNeverTakesAnotherRegistrationsRows(t *testing.T) {
 		t.Fatal("deleting the refused registration removed the first one's rows")
 	}
 	deleteAndWaitGone(t, first, "owned")
+}
+
+// TestRoleGrantsFollowTheSpec: a role added to account.roles is granted, a
+// role removed is revoked in Keystone and its import released, and a grant
+// revoked out of band is repaired.
+func TestRoleGrantsFollowTheSpec(t *testing.T) {
+	ctx := context.Background()
+	member, service := ensureRole(t, "member"), ensureRole(t, "service")
+	ks := accountRegistration(planeNS, "grants", "grants-project", true, "member")
+	create(t, ks)
+	got := waitForCondition(t, ks, c5c3v1alpha1.ConditionReady, c5c3v1alpha1.ReasonAllReady)
+	userID, projectID := got.Status.Account.UserID, got.Status.Account.ProjectID
+	waitRoles := func(want map[string]bool) {
+		t.Helper()
+		eventually(t, waitTimeout, fmt.Sprintf("Keystone assignments %v", want), func() error {
+			if have := assignedRoles(t, userID, projectID); !maps.Equal(have, want) {
+				return fmt.Errorf("assigned %v", have)
+			}
+			return nil
+		})
+	}
+	waitRoles(map[string]bool{member: true})
+
+	update(t, ks, func(k *c5c3v1alpha1.KeystoneService) { k.Spec.Account.Roles = []c5c3v1alpha1.KeystoneName{"service"} })
+	waitRoles(map[string]bool{service: true})
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionReady, c5c3v1alpha1.ReasonAllReady)
+	eventually(t, waitTimeout, "the member role import released", func() error {
+		err := kube.Get(ctx, types.NamespacedName{Namespace: planeNS,
+			Name: korc.RegistrationChildName(planeNS, "grants", korc.RoleDiscriminator("member"))}, &orcv1alpha1.Role{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (%v)", err)
+	})
+
+	// Revoked out of band: the next pass grants it again (a resync is
+	// forced by touching the registration).
+	if err := roles.Unassign(ctx, identity, service, roles.UnassignOpts{UserID: userID, ProjectID: projectID}).ExtractErr(); err != nil {
+		t.Fatal(err)
+	}
+	update(t, ks, func(k *c5c3v1alpha1.KeystoneService) {
+		if k.Annotations == nil {
+			k.Annotations = map[string]string{}
+		}
+		k.Annotations["test.orderhub/resync"] = "1"
+	})
+	waitRoles(map[string]bool{service: true})
+	deleteAndWaitGone(t, ks, "none")
+	if keystoneRole := ensureRole(t, "member"); keystoneRole != member {
+		t.Fatal("the teardown deleted a global role")
+	}
 }
