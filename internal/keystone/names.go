@@ -57,11 +57,15 @@ func PickByName(items []Named, want string) (Named, bool) {
 	return Named{}, false
 }
 
-// nameFolder is FoldName's transformation: decompose (NFD), drop the
+// nameFolder returns FoldName's transformation: decompose (NFD), drop the
 // nonspacing marks the decomposition split off (accents), map every
 // remaining rune to its general_ci weight (generalCIWeight), recompose
-// (NFC).
-var nameFolder = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), runes.Map(generalCIWeight), norm.NFC)
+// (NFC). A chain keeps per-use state (golang.org/x/text/transform: a
+// Transformer is not safe for concurrent use), so each call builds its own;
+// a shared one panicked under concurrent callers.
+func nameFolder() transform.Transformer {
+	return transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), runes.Map(generalCIWeight), norm.NFC)
+}
 
 // FoldName returns the key under which Keystone's MySQL backend considers
 // two names equal, so that SameIdentityName(a, b) is FoldName(a) ==
@@ -94,7 +98,7 @@ var nameFolder = transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), r
 // anyway errs on the side the admin-identity guard needs (refusing a look-
 // alike of the admin user rather than letting it through).
 func FoldName(s string) string {
-	out, _, err := transform.String(nameFolder, strings.TrimRight(s, " "))
+	out, _, err := transform.String(nameFolder(), strings.TrimRight(s, " "))
 	if err != nil {
 		// Unreachable for these transformers on a string; fall back to
 		// case folding alone rather than to the raw name.

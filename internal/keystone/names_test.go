@@ -1,6 +1,9 @@
 package keystone
 
-import "testing"
+import (
+	"sync"
+	"testing"
+)
 
 func TestSameIdentityName(t *testing.T) {
 	t.Parallel()
@@ -74,5 +77,31 @@ func TestFoldName(t *testing.T) {
 		if got := FoldName(FoldName(in)); got != FoldName(in) {
 			t.Errorf("FoldName is not idempotent on %q: %q", in, got)
 		}
+	}
+}
+
+// TestFoldName_ConcurrentCallers: reconcilers fold names from many
+// goroutines at once; a shared transformer chain corrupted its state and
+// panicked (slice bounds out of range) under exactly this load.
+func TestFoldName_ConcurrentCallers(t *testing.T) {
+	t.Parallel()
+	var wg sync.WaitGroup
+	errs := make(chan string, 64)
+	for g := 0; g < 16; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 500; i++ {
+				if got := FoldName("ÁDMÍN Straße "); got != "admin strase" {
+					errs <- got
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for got := range errs {
+		t.Errorf("FoldName under concurrency = %q, want %q", got, "admin strase")
 	}
 }
