@@ -60,7 +60,7 @@ func Eventually(tb testing.TB, timeout time.Duration, what string, cond func() e
 // none), stops mgr, and returns the exit code. When a test failed it prints
 // each server's log path and last lines, so a failure in CI shows what the
 // servers said. It is the body of the integration suites' TestMain.
-func (s *Stack) RunTests(m *testing.M, mgr manager.Manager) int {
+func (s *Stack) RunTests(m *testing.M, mgr manager.Runnable) int {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	done := make(chan error, 1)

@@ -1,6 +1,7 @@
 package orders
 
 import (
+	"sort"
 	"strings"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -79,4 +80,14 @@ func OrderOfLabels(kind string, labels map[string]string) (Order, bool) {
 	}
 	return Order{Kind: kind, Cluster: labels[LabelOwnerCluster], Namespace: labels[LabelOwnerNamespace],
 		Name: labels[LabelOwnerName]}, true
+}
+
+// sortedKeys returns m's keys in order, for deterministic object specs.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }

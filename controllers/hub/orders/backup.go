@@ -1,0 +1,182 @@
+package orders
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/delivery/apply"
+	"github.com/c5c3/orderhub/delivery/eso"
+)
+
+// RequeueTarget is the longest an order on a target cluster waits between
+// two passes (seed 004 "Conditions": "An order on a target cluster is
+// reconciled again every 10 minutes at the latest"): changes there are not
+// watched from the plane's side.
+const RequeueTarget = 10 * time.Minute
+
+// FieldOwner is the server-side-apply field manager of every object the
+// order reconcilers write.
+const FieldOwner = "orderhub-orders"
+
+// Backup is the backup half of an order's delivery (seed 004 "Delivered
+// Secret contract": "the delivered Secret is written once ESO reports a push
+// of the current document to the backing path"): the source Secret and the
+// PushSecret that writes it to OpenBao, both children in the plane's
+// namespace on the management cluster.
+type Backup struct {
+	// Plane is the order's ControlPlane; its namespace holds the children
+	// and its secret store receives the push.
+	Plane *c5c3v1alpha1.ControlPlane
+	// SourceName and BackupName are the child names (discriminators
+	// "source" and "backup").
+	SourceName, BackupName string
+	// Labels are the children's labels (ChildLabels of the order).
+	Labels map[string]string
+	// Path is the OpenBao KV path the document is pushed to (delivery/openbao).
+	Path string
+	// Data is the document: each key is pushed as the property of the same
+	// name at Path.
+	Data map[string][]byte
+}
+
+// BackupState is what Ensure observed.
+type BackupState struct {
+	// Pushed: ESO reports the push of exactly Data (the content hash Ensure
+	// stamped) to Path, for every key.
+	Pushed bool
+	// StoreNotReady: the plane's secret store is not Ready; Message says why
+	// (reason SecretStoreNotReady on a KeystoneUser).
+	StoreNotReady bool
+	// Message names what is awaited while Pushed is false.
+	Message string
+}
+
+// Ensure writes the source Secret and the PushSecret of b through hub (the
+// management cluster's client) and reports whether the push of the current
+// document has completed. The PushSecret is stamped with the document's
+// content hash, so a changed document forces a new push, and Pushed is
+// only true once ESO reports a sync after that stamp. Errors: a Kubernetes
+// write or read failure (a Conflict is transient).
+func (b Backup) Ensure(ctx context.Context, hub client.Client) (BackupState, error) {
+	if b.Plane == nil || b.SourceName == "" || b.BackupName == "" || b.Path == "" || len(b.Data) == 0 {
+		return BackupState{}, errors.New("orders: a backup needs a plane, child names, a path and data")
+	}
+	ns := b.Plane.Namespace
+	store, kind := StoreOf(b.Plane)
+	if ready, msg := StoreReady(ctx, hub, b.Plane); !ready {
+		return BackupState{StoreNotReady: true, Message: msg}, nil
+	}
+	if _, err := apply.Deliver(ctx, hub, FieldOwner, apply.Secret{Namespace: ns, Name: b.SourceName, Data: b.Data, Labels: b.Labels}); err != nil {
+		return BackupState{}, err
+	}
+	hash := eso.ContentHash(b.Data)
+	var data []eso.PushData
+	for _, k := range sortedKeys(b.Data) {
+		data = append(data, eso.PushData{SecretKey: k, RemoteKey: b.Path, Property: k})
+	}
+	push, err := eso.PushSecret{Name: b.BackupName, Namespace: ns, Labels: b.Labels,
+		Annotations: map[string]string{eso.AnnotationContentHash: hash}, StoreName: store, StoreKind: kind,
+		SourceSecretName: b.SourceName, Data: data}.Build()
+	if err != nil {
+		return BackupState{}, err
+	}
+	if err := eso.Apply(ctx, hub, FieldOwner, push); err != nil {
+		return BackupState{}, err
+	}
+	if !eso.IsReadyAndCurrent(push) {
+		return BackupState{Message: "ESO has not pushed the current document to OpenBao yet: " + ESOMessage(push)}, nil
+	}
+	for _, k := range sortedKeys(b.Data) {
+		if !eso.IsPushed(push, kind, store, b.Path, k) {
+			return BackupState{Message: fmt.Sprintf("ESO reports no push of %s to %s yet", k, b.Path)}, nil
+		}
+	}
+	return BackupState{Pushed: true}, nil
+}
+
+// StoreOf is the plane's secret store as seen from its own namespace: the
+// namespaced SecretStore the plane provisions there, or its
+// ClusterSecretStore; kind is eso.KindSecretStore or eso.KindClusterSecretStore.
+func StoreOf(cp *c5c3v1alpha1.ControlPlane) (name, kind string) {
+	if n, ok := controlplane.StoreName(cp); ok {
+		return n, eso.KindSecretStore
+	}
+	return cp.Spec.SecretStoreRef.Name, eso.KindClusterSecretStore
+}
+
+// StoreReady reports whether the plane's store (StoreOf) is Ready, with a
+// message naming the cause otherwise.
+func StoreReady(ctx context.Context, hub client.Reader, cp *c5c3v1alpha1.ControlPlane) (bool, string) {
+	name, kind := StoreOf(cp)
+	u := eso.New(eso.SecretStoreGVK)
+	key := types.NamespacedName{Namespace: cp.Namespace, Name: name}
+	if kind == eso.KindClusterSecretStore {
+		u = eso.New(eso.ClusterSecretStoreGVK)
+		key = types.NamespacedName{Name: name}
+	}
+	if err := hub.Get(ctx, key, u); err != nil {
+		return false, fmt.Sprintf("%s %s is not readable in namespace %s: %v", kind, name, cp.Namespace, err)
+	}
+	if c := eso.ReadyCondition(u); !c.True() {
+		return false, fmt.Sprintf("%s %s in namespace %s is not Ready (%s: %s): the secret backend is unreachable or refuses the store",
+			kind, name, cp.Namespace, c.Reason, c.Message)
+	}
+	return true, ""
+}
+
+// ESOMessage summarises an ESO object's Ready condition for a status message.
+func ESOMessage(u *unstructured.Unstructured) string {
+	c := eso.ReadyCondition(u)
+	if !c.Found {
+		return "no Ready condition yet"
+	}
+	if c.True() && !eso.IsSyncedCurrent(u) {
+		return "the forced sync has not run yet"
+	}
+	return c.Reason + ": " + c.Message
+}
+
+// Delivered is the delivered Secret of an order: <name>-credentials in the
+// order's namespace on the order's cluster, owned by the order through a
+// controller owner reference, labelled with the kind's -name and -namespace
+// labels (seed 004 "Delivered Secret contract").
+type Delivered struct {
+	// Order is the delivering order; Owner its object (for the reference).
+	Order Order
+	Owner client.Object
+	// Data are the keys the order owns in the Secret.
+	Data map[string][]byte
+}
+
+// SecretName is <name>-credentials.
+func SecretName(orderName string) string { return orderName + "-credentials" }
+
+// Write applies d with server-side apply through c, the order's cluster's
+// client: an edited key is rewritten, a deleted Secret is created again, a
+// key somebody else added stays (apply.Deliver). A same-named Secret the
+// order does not own is refused with an error apply.IsNotOwned matches
+// (DeliveryRefused). Call it only after Backup.Ensure reported Pushed for
+// the same data. Errors: apply.Deliver's.
+func (d Delivered) Write(ctx context.Context, c client.Client) error {
+	gvk, err := c.GroupVersionKindFor(d.Owner)
+	if err != nil {
+		return err
+	}
+	owner := metav1.OwnerReference{APIVersion: gvk.GroupVersion().String(), Kind: gvk.Kind,
+		Name: d.Owner.GetName(), UID: d.Owner.GetUID()}
+	_, err = apply.Deliver(ctx, c, FieldOwner, apply.Secret{Namespace: d.Order.Namespace, Name: SecretName(d.Order.Name),
+		Data: d.Data, Owner: &owner, Labels: map[string]string{
+			KindLabelKey(d.Order.Kind, "name"):      d.Order.Name,
+			KindLabelKey(d.Order.Kind, "namespace"): d.Order.Namespace,
+		}})
+	return err
+}

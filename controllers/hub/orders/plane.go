@@ -1,0 +1,61 @@
+package orders
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+)
+
+// Plane reads, from the management cluster through hub, the ControlPlane
+// ref resolves to for an order in orderNamespace (PlaneKey). It returns nil
+// and no error when the plane does not exist; GateOf turns that into
+// ControlPlaneNotFound or NamespaceNotAssigned. Errors: any other read
+// failure.
+func Plane(ctx context.Context, hub client.Reader, ref c5c3v1alpha1.ControlPlaneRefSpec, orderNamespace string) (*c5c3v1alpha1.ControlPlane, error) {
+	ns, name := PlaneKey(ref, orderNamespace)
+	var cp c5c3v1alpha1.ControlPlane
+	if err := hub.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &cp); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("read ControlPlane %s/%s: %w", ns, name, err)
+	}
+	return &cp, nil
+}
+
+// DeliveredAuthURL is the Keystone URL a clouds.yaml delivered to an order
+// on cluster carries (docs/reference/keystoneuser.md "Delivered Secret
+// contract"; seed 004 "Delivered Secret contract": "its auth URL is
+// resolved for the order's cluster"):
+//
+//   - on the management cluster: controlplane.AuthURL, the URL K-ORC uses
+//     (the in-cluster Service of a Managed plane, external.authURL of an
+//     External one);
+//   - on a target cluster, which cannot reach the in-cluster Service: an
+//     External plane's external.authURL, else a Managed plane's
+//     spec.services.keystone.publicEndpoint, else https://<gateway.hostname>/v3.
+//
+// A Managed plane that publishes neither returns the KeystoneNotPublished
+// gate (DeliveryReady=False) and an empty URL.
+func DeliveredAuthURL(cp *c5c3v1alpha1.ControlPlane, cluster string) (string, Gate) {
+	if cluster == ManagementCluster || controlplane.IsExternal(cp) {
+		return controlplane.AuthURL(cp), Gate{}
+	}
+	if k := cp.Spec.Services.Keystone; k != nil {
+		if k.PublicEndpoint != "" {
+			return k.PublicEndpoint, Gate{}
+		}
+		if k.Gateway != nil && k.Gateway.Hostname != "" {
+			return "https://" + k.Gateway.Hostname + "/v3", Gate{}
+		}
+	}
+	return "", Gate{c5c3v1alpha1.ReasonKeystoneNotPublished, fmt.Sprintf(
+		"the order lives on cluster %q, which cannot reach the in-cluster Keystone of ControlPlane %s/%s, and the plane publishes no endpoint: "+
+			"set spec.services.keystone.publicEndpoint or spec.services.keystone.gateway on the ControlPlane", cluster, cp.Namespace, cp.Name)}
+}

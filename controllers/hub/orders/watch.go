@@ -1,0 +1,96 @@
+package orders
+
+import (
+	"context"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/delivery/clusters"
+)
+
+// Request is the multicluster reconcile request of order o: its cluster
+// (ManagementCluster is multicluster-runtime's LocalCluster, both "") and
+// its namespace/name.
+func Request(o Order) mcreconcile.Request {
+	return mcreconcile.Request{ClusterName: multicluster.ClusterName(o.Cluster),
+		Request: reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.Namespace, Name: o.Name}}}
+}
+
+// OrderOf is the order a reconcile request of kind names.
+func OrderOf(kind string, req mcreconcile.Request) Order {
+	return Order{Kind: kind, Cluster: string(req.ClusterName), Namespace: req.Namespace, Name: req.Name}
+}
+
+// EnqueueOrderOfChild maps a child in a ControlPlane's namespace on the
+// management cluster to the order of kind its ownership labels name
+// (OrderOfLabels), on whatever cluster that order lives: a K-ORC object
+// changing wakes an order on a target cluster. Register it with
+// mcbuilder.WithEngageWithLocalCluster(true) and
+// WithEngageWithProviderClusters(false): children exist only on the
+// management cluster, and the request carries the order's cluster rather
+// than the one the event came from.
+func EnqueueOrderOfChild(kind string) mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
+	return func(multicluster.ClusterName, cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
+		return mchandler.TypedEnqueueRequestsFromMapFuncWithClusterPreservation(
+			func(_ context.Context, obj client.Object) []mcreconcile.Request {
+				if o, ok := OrderOfLabels(kind, obj.GetLabels()); ok {
+					return []mcreconcile.Request{Request(o)}
+				}
+				return nil
+			})
+	}
+}
+
+// EnqueueOrdersOfPlane maps a ControlPlane on the management cluster to
+// every order of kind, on the management cluster and on each engaged target
+// cluster, whose controlPlaneRef resolves to it: consent, the admin
+// credential and the published endpoint all come from the plane. newList
+// returns an empty list of the kind; refOf reads an item's
+// spec.controlPlaneRef. A cluster that cannot be listed is skipped (its
+// orders are requeued on their own clock, RequeueTarget). Register it like
+// EnqueueOrderOfChild.
+func EnqueueOrdersOfPlane(hub *clusters.Hub, kind string, newList func() client.ObjectList,
+	refOf func(client.Object) c5c3v1alpha1.ControlPlaneRefSpec) mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
+	return func(multicluster.ClusterName, cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
+		return mchandler.TypedEnqueueRequestsFromMapFuncWithClusterPreservation(
+			func(ctx context.Context, plane client.Object) []mcreconcile.Request {
+				var reqs []mcreconcile.Request
+				names := append([]multicluster.ClusterName{clusters.LocalCluster}, hub.TargetClusters()...)
+				for _, name := range names {
+					c, err := hub.Client(ctx, name)
+					if err != nil {
+						continue
+					}
+					list := newList()
+					if err := c.List(ctx, list); err != nil {
+						logf.FromContext(ctx).V(1).Info("cannot list orders for a ControlPlane event", "kind", kind, "cluster", name, "error", err.Error())
+						continue
+					}
+					items, err := meta.ExtractList(list)
+					if err != nil {
+						continue
+					}
+					for _, it := range items {
+						obj, ok := it.(client.Object)
+						if !ok {
+							continue
+						}
+						if ns, n := PlaneKey(refOf(obj), obj.GetNamespace()); ns == plane.GetNamespace() && n == plane.GetName() {
+							reqs = append(reqs, Request(Order{Kind: kind, Cluster: string(name), Namespace: obj.GetNamespace(), Name: obj.GetName()}))
+						}
+					}
+				}
+				return reqs
+			})
+	}
+}
