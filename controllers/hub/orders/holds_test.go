@@ -1,0 +1,61 @@
+package orders
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
+
+func TestHeldBy(t *testing.T) {
+	t.Parallel()
+	scheme := runtime.NewScheme()
+	if err := c5c3v1alpha1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	ac := func(ns, name, user, project string) *c5c3v1alpha1.KeystoneApplicationCredential {
+		return &c5c3v1alpha1.KeystoneApplicationCredential{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name},
+			Spec: c5c3v1alpha1.KeystoneApplicationCredentialSpec{UserRef: c5c3v1alpha1.OrderRef{Name: user},
+				ProjectRef: c5c3v1alpha1.OrderRef{Name: project}}}
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+		ac("tenant-a", "z-cred", "workflow", "p1"),
+		ac("tenant-a", "a-cred", "workflow", "p2"),
+		ac("tenant-a", "other", "someone", "p1"),
+		ac("tenant-b", "elsewhere", "workflow", "p1"),
+	).Build()
+	for _, tc := range []struct {
+		name string
+		refs CredentialRefs
+		want string
+	}{
+		{"the user is held by every credential of it, sorted", CredentialRefs{User: "workflow"}, "a-cred,z-cred"},
+		{"the project by every credential scoped to it", CredentialRefs{Project: "p1"}, "other,z-cred"},
+		{"an assignment by the credentials of its user and project", CredentialRefs{User: "workflow", Project: "p2"}, "a-cred"},
+		{"nothing references an unknown user", CredentialRefs{User: "nobody"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, err := HeldBy(context.Background(), c, "tenant-a", tc.refs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := strings.Join(h, ","); got != tc.want {
+				t.Fatalf("HeldBy = %q, want %q", got, tc.want)
+			}
+			if h.Holding() != (tc.want != "") {
+				t.Fatalf("Holding() = %v for %q", h.Holding(), tc.want)
+			}
+		})
+	}
+	msg := Held{"a-cred"}.Message(KindKeystoneUser, "workflow")
+	for _, want := range []string{"KeystoneUser workflow", "a-cred", "delete the credential order first"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("message %q does not name %q", msg, want)
+		}
+	}
+}
