@@ -58,13 +58,35 @@ func ServiceAccountCredentialsPath(namespace, name string) (string, error) {
 // namespace, where the order's children live. It fails when a segment is
 // invalid or childPrefix does not end in -applicationcredential.
 func ApplicationCredentialPath(controlPlaneNamespace, childPrefix string) (string, error) {
+	return orderPath(controlPlaneNamespace, childPrefix, ApplicationCredentialInfixSuffix, "application-credential")
+}
+
+// UserInfixSuffix ends the child prefix of a KeystoneUser order:
+// <name>-<8hex>-user.
+const UserInfixSuffix = "-user"
+
+// UserPasswordPath is the backing path of a KeystoneUser's delivered Secret:
+//
+//	openstack/keystone/<controlplane namespace>/<name>-<hash>-user/service-accounts/password
+//
+// Source: docs/reference/keystoneuser.md, "Delivered Secret contract", row
+// "Backing path". childPrefix is the order's child prefix <name>-<8hex>-user
+// (korc.ChildPrefix with the user infix). It fails when a segment is invalid
+// or childPrefix does not end in -user.
+func UserPasswordPath(controlPlaneNamespace, childPrefix string) (string, error) {
+	return orderPath(controlPlaneNamespace, childPrefix, UserInfixSuffix, "password")
+}
+
+// orderPath is openstack/keystone/<controlplane namespace>/<childPrefix>/service-accounts/<leaf>
+// for an order whose child prefix must end in suffix.
+func orderPath(controlPlaneNamespace, childPrefix, suffix, leaf string) (string, error) {
 	if err := segments(controlPlaneNamespace, childPrefix); err != nil {
 		return "", err
 	}
-	if !strings.HasSuffix(childPrefix, ApplicationCredentialInfixSuffix) || childPrefix == ApplicationCredentialInfixSuffix {
-		return "", fmt.Errorf("openbao: child prefix %q does not end in %s", childPrefix, ApplicationCredentialInfixSuffix)
+	if !strings.HasSuffix(childPrefix, suffix) || childPrefix == suffix {
+		return "", fmt.Errorf("openbao: child prefix %q does not end in %s", childPrefix, suffix)
 	}
-	return fmt.Sprintf("%s/%s/%s/service-accounts/application-credential", keystoneRoot, controlPlaneNamespace, childPrefix), nil
+	return fmt.Sprintf("%s/%s/%s/service-accounts/%s", keystoneRoot, controlPlaneNamespace, childPrefix, leaf), nil
 }
 
 // AdminApplicationCredentialPath is the backing path of a ControlPlane's admin

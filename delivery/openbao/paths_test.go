@@ -32,6 +32,22 @@ func TestApplicationCredentialPath(t *testing.T) {
 	}
 }
 
+func TestUserPasswordPath(t *testing.T) {
+	got, err := UserPasswordPath("openstack", "workflow-1a2b3c4d-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// docs/reference/keystoneuser.md, "Delivered Secret contract", Backing path.
+	if want := "openstack/keystone/openstack/workflow-1a2b3c4d-user/service-accounts/password"; got != want {
+		t.Fatalf("got %q, want %q", got, want)
+	}
+	for _, prefix := range []string{"workflow-1a2b3c4d-applicationcredential", "-user", "", "Workflow-user"} {
+		if _, err := UserPasswordPath("openstack", prefix); err == nil {
+			t.Errorf("prefix %q accepted", prefix)
+		}
+	}
+}
+
 func TestAdminApplicationCredentialPath(t *testing.T) {
 	got, err := AdminApplicationCredentialPath("openstack", "cp")
 	if err != nil || got != "openstack/keystone/openstack/cp/admin/app-credential" {

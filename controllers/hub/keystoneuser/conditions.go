@@ -1,0 +1,221 @@
+package keystoneuser
+
+import (
+	"fmt"
+	"strings"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// Observation is what one pass learned; UserCondition and DeliveryCondition
+// derive the two sub-conditions from it.
+type Observation struct {
+	// Gate is the shared gate (orders.GateOf).
+	Gate orders.Gate
+	// Plane names the plane for messages ("<ns>/<name>").
+	Plane string
+	// Admin: the order resolves to the plane's admin identity; AdminOwned:
+	// and it already owns the managed K-ORC User (the plane's admin
+	// identity was edited onto it).
+	Admin, AdminOwned bool
+	// Project is the defaultProjectRef gate (orders.ProjectGate); passed
+	// without a reference.
+	Project orders.Gate
+	// Error is a Kubernetes-level failure projecting the user (UserError).
+	Error error
+	// UserExists: the managed K-ORC User child exists (the probe is not
+	// consulted any more); Probe is the collision probe's verdict before.
+	UserExists bool
+	Probe      korc.ProbeResult
+	// Domain is the state of the order's own Domain import (nil when the
+	// user lives in the plane's admin domain, whose import the plane owns).
+	Domain *korc.State
+	// User is the managed K-ORC User's state.
+	User korc.State
+	// External: against an External-mode plane a wait is replaced by a
+	// classified cause (korc.ClassifyExternal).
+	External bool
+	// Desired is the generation the User's passwordRef names, Applied the
+	// one K-ORC applied, Deliverable the applied one when it still exists.
+	Desired, Applied, Deliverable int64
+	// Rejected is Keystone's refusal of the applied password in the token
+	// check (Verifier).
+	Rejected error
+
+	// NotPublished is the KeystoneNotPublished gate of DeliveredAuthURL.
+	NotPublished orders.Gate
+	// StoreNotReady: the plane's secret store is not Ready (StoreMessage
+	// says why); Pushed: ESO pushed the current document (PushMessage
+	// otherwise).
+	StoreNotReady bool
+	StoreMessage  string
+	Pushed        bool
+	PushMessage   string
+	// Refused is apply.IsNotOwned's error: a foreign same-named Secret.
+	Refused error
+	// DeliveryError is a Kubernetes-level failure delivering.
+	DeliveryError error
+	// Delivered: the Secret carries the Deliverable generation.
+	Delivered bool
+}
+
+// passwordReady reports a user K-ORC made Available with the desired
+// password applied and accepted by Keystone.
+func (o Observation) passwordReady() bool {
+	return o.UserExists && o.User.Phase == korc.PhaseAvailable && o.Deliverable > 0 && o.Applied == o.Desired && o.Rejected == nil
+}
+
+// UserCondition derives UserReady ("Conditions"), first match wins: the
+// shared gate; the admin identity (UserCollision); a Kubernetes error
+// (UserError); the defaultProjectRef gate (ProjectNotFound,
+// ControlPlaneMismatch, WaitingForProject); before the user exists, the
+// probe (UserCollision, UserFailed, ProbingForCollision); a terminal K-ORC
+// error on the domain import or the user (UserFailed); a child not
+// Available (WaitingForKeystoneUser, or an External-mode cause); a password
+// K-ORC has not applied or Keystone refuses (WaitingForKeystoneUser); the
+// store (SecretStoreNotReady); else UserProvisioned.
+func UserCondition(o Observation, gen int64) metav1.Condition {
+	c := metav1.Condition{Type: c5c3v1alpha1.ConditionUserReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
+	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
+	wait := func(msg string) metav1.Condition { return set(c5c3v1alpha1.ReasonWaitingForKeystoneUser, msg) }
+	if !o.Gate.Passed() {
+		return set(o.Gate.Reason, o.Gate.Message)
+	}
+	if o.Admin {
+		if o.AdminOwned {
+			return set(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
+				"ControlPlane %s's admin identity was edited onto the user this order owns: change spec.korc.adminCredential on the ControlPlane back; "+
+					"do NOT delete this KeystoneUser, its teardown would delete that user from Keystone", o.Plane))
+		}
+		return set(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
+			"the order resolves to ControlPlane %s's admin identity, which is never ordered; nothing was touched: "+
+				"delete this KeystoneUser and re-create it with a userName of its own", o.Plane))
+	}
+	if o.Error != nil {
+		return set(c5c3v1alpha1.ReasonUserError, o.Error.Error())
+	}
+	if !o.Project.Passed() {
+		return set(o.Project.Reason, o.Project.Message)
+	}
+	if !o.UserExists {
+		switch keystoneservice.DecideProbe(o.Probe, false) {
+		case keystoneservice.ProbeCollide:
+			return set(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
+				"a user of this name already exists in the domain (id %s) and this order does not own it; nothing was touched: "+
+					"a KeystoneUser never adopts, choose another userName", o.Probe.ID))
+		case keystoneservice.ProbeFail:
+			return set(c5c3v1alpha1.ReasonUserFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
+		case keystoneservice.ProbeWait:
+			msg := "the collision probe has not resolved yet"
+			if o.Probe.Message != "" {
+				msg += ": " + o.Probe.Message
+			}
+			if o.External {
+				if reason, ok := korc.ClassifyExternal(korc.State{Phase: korc.PhaseProgressing, Message: o.Probe.Message}); ok {
+					return set(reason, msg)
+				}
+			}
+			return set(c5c3v1alpha1.ReasonProbingForCollision, msg)
+		}
+	}
+	var waiting []string
+	check := func(what string, s korc.State) *metav1.Condition {
+		switch s.Phase {
+		case korc.PhaseAvailable:
+			return nil
+		case korc.PhaseFailed:
+			r := set(c5c3v1alpha1.ReasonUserFailed, fmt.Sprintf("%s: %s: %s", what, s.Reason, s.Message))
+			return &r
+		}
+		if o.External {
+			if reason, ok := korc.ClassifyExternal(s); ok {
+				r := set(reason, what+": "+s.Message)
+				return &r
+			}
+		}
+		w := what + " is not Available yet"
+		if s.Message != "" {
+			w += " (" + s.Message + ")"
+		}
+		waiting = append(waiting, w)
+		return nil
+	}
+	if o.Domain != nil {
+		if r := check("the import of the user's domain", *o.Domain); r != nil {
+			return *r
+		}
+	}
+	if !o.UserExists {
+		waiting = append(waiting, "the K-ORC User is not created yet")
+	} else if r := check("the K-ORC User", o.User); r != nil {
+		return *r
+	}
+	if len(waiting) > 0 {
+		return wait(strings.Join(waiting, "; "))
+	}
+	if o.Deliverable == 0 || o.Applied != o.Desired {
+		return wait(fmt.Sprintf("K-ORC has not applied password generation %d to the user yet", o.Desired))
+	}
+	if o.Rejected != nil {
+		return wait(fmt.Sprintf("Keystone does not accept password generation %d yet: %v", o.Deliverable, o.Rejected))
+	}
+	if o.StoreNotReady {
+		return set(c5c3v1alpha1.ReasonSecretStoreNotReady, o.StoreMessage)
+	}
+	c.Status = metav1.ConditionTrue
+	return set(c5c3v1alpha1.ReasonUserProvisioned, fmt.Sprintf(
+		"the user exists in Keystone and K-ORC applied password generation %d", o.Deliverable))
+}
+
+// DeliveryCondition derives DeliveryReady ("Conditions"), first match wins:
+// the shared gate; KeystoneNotPublished; a Kubernetes error
+// (DeliveryError); a password K-ORC has not applied, or a user not ready
+// (WaitingForPassword); the store and the push (BackupNotSynced); a foreign
+// Secret (DeliveryRefused); else Delivered.
+func DeliveryCondition(o Observation, gen int64) metav1.Condition {
+	c := metav1.Condition{Type: c5c3v1alpha1.ConditionDeliveryReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
+	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
+	switch {
+	case !o.Gate.Passed():
+		return set(o.Gate.Reason, o.Gate.Message)
+	case !o.NotPublished.Passed():
+		return set(o.NotPublished.Reason, o.NotPublished.Message)
+	case o.DeliveryError != nil:
+		return set(c5c3v1alpha1.ReasonDeliveryError, o.DeliveryError.Error())
+	case !o.passwordReady() || o.Admin || o.Error != nil || !o.Project.Passed():
+		desired := max(o.Desired, 1)
+		return set(c5c3v1alpha1.ReasonWaitingForPassword, fmt.Sprintf(
+			"K-ORC has not applied password generation %d yet, or Keystone does not accept it: see UserReady", desired))
+	case o.StoreNotReady:
+		return set(c5c3v1alpha1.ReasonBackupNotSynced, "the backup cannot be pushed: "+o.StoreMessage)
+	case !o.Pushed:
+		return set(c5c3v1alpha1.ReasonBackupNotSynced, fmt.Sprintf(
+			"the OpenBao backup of password generation %d is not pushed yet: %s", o.Deliverable, o.PushMessage))
+	case o.Refused != nil:
+		return set(c5c3v1alpha1.ReasonDeliveryRefused, o.Refused.Error()+
+			": a Secret of this name exists that this order does not own; it is never taken over: delete or rename it")
+	case !o.Delivered:
+		return set(c5c3v1alpha1.ReasonDeliveryError, "the Secret was not written")
+	}
+	c.Status = metav1.ConditionTrue
+	return set(c5c3v1alpha1.ReasonDelivered, fmt.Sprintf(
+		"the delivered Secret carries password generation %d", o.Deliverable))
+}
+
+// HeldCondition is UserReady while the order's deletion is held by the
+// credential orders held names (ReferencedByApplicationCredentials).
+func HeldCondition(held orders.Held, name string, gen int64) metav1.Condition {
+	return metav1.Condition{Type: c5c3v1alpha1.ConditionUserReady, Status: metav1.ConditionFalse, ObservedGeneration: gen,
+		Reason: c5c3v1alpha1.ReasonReferencedByApplicationCredentials, Message: held.Message(orders.KindKeystoneUser, name)}
+}
+
+// Conditions are UserReady, DeliveryReady and Ready, their aggregate.
+func Conditions(user, delivery metav1.Condition, gen int64) []metav1.Condition {
+	return []metav1.Condition{user, delivery, controlplane.ReadyCondition([]metav1.Condition{user, delivery}, gen)}
+}

@@ -1,0 +1,117 @@
+package keystoneuser
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// ready is the observation of a converged order; each case breaks one thing.
+func ready() Observation {
+	return Observation{Plane: "openstack/cp", UserExists: true, User: korc.State{Phase: korc.PhaseAvailable, ID: "u1"},
+		Desired: 1, Applied: 1, Deliverable: 1, Pushed: true, Delivered: true}
+}
+
+func TestConditions(t *testing.T) {
+	t.Parallel()
+	with := func(f func(*Observation)) Observation { o := ready(); f(&o); return o }
+	gate := orders.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "frozen"}
+	tests := []struct {
+		name                   string
+		o                      Observation
+		wantUser, wantDelivery string
+		wantInUserMsg          string
+	}{
+		{"converged", ready(), c5c3v1alpha1.ReasonUserProvisioned, c5c3v1alpha1.ReasonDelivered, "generation 1"},
+		{"frozen", Observation{Gate: gate}, c5c3v1alpha1.ReasonNamespaceNotAssigned, c5c3v1alpha1.ReasonNamespaceNotAssigned, "frozen"},
+		{"admin identity", Observation{Admin: true, Plane: "openstack/cp"}, c5c3v1alpha1.ReasonUserCollision, c5c3v1alpha1.ReasonWaitingForPassword, "re-create it"},
+		{"admin identity edited onto an owned user", Observation{Admin: true, AdminOwned: true, UserExists: true, Plane: "openstack/cp"},
+			c5c3v1alpha1.ReasonUserCollision, c5c3v1alpha1.ReasonWaitingForPassword, "do NOT delete"},
+		{"kubernetes error", with(func(o *Observation) { o.Error = errors.New("boom") }), c5c3v1alpha1.ReasonUserError, c5c3v1alpha1.ReasonWaitingForPassword, "boom"},
+		{"project missing", Observation{Project: orders.Gate{Reason: c5c3v1alpha1.ReasonProjectNotFound, Message: "no project"}},
+			c5c3v1alpha1.ReasonProjectNotFound, c5c3v1alpha1.ReasonWaitingForPassword, "no project"},
+		{"project waiting", Observation{Project: orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject, Message: "wait"}},
+			c5c3v1alpha1.ReasonWaitingForProject, c5c3v1alpha1.ReasonWaitingForPassword, "wait"},
+		{"probe pending", Observation{Probe: korc.ProbeResult{Outcome: korc.ProbePending, Message: "auth"}},
+			c5c3v1alpha1.ReasonProbingForCollision, c5c3v1alpha1.ReasonWaitingForPassword, "auth"},
+		{"probe pending against an External plane classifies", Observation{External: true,
+			Probe: korc.ProbeResult{Outcome: korc.ProbePending, Message: "dial tcp: connection refused"}},
+			c5c3v1alpha1.ReasonEndpointUnreachable, c5c3v1alpha1.ReasonWaitingForPassword, "collision probe"},
+		{"probe found a foreign user", Observation{Probe: korc.ProbeResult{Outcome: korc.ProbeFound, ID: "f1"}},
+			c5c3v1alpha1.ReasonUserCollision, c5c3v1alpha1.ReasonWaitingForPassword, "f1"},
+		{"probe error", Observation{Probe: korc.ProbeResult{Outcome: korc.ProbeError, Reason: "InvalidConfiguration", Message: "two"}},
+			c5c3v1alpha1.ReasonUserFailed, c5c3v1alpha1.ReasonWaitingForPassword, "two"},
+		{"probe absent, user not applied yet", Observation{Probe: korc.ProbeResult{Outcome: korc.ProbeAbsent}},
+			c5c3v1alpha1.ReasonWaitingForKeystoneUser, c5c3v1alpha1.ReasonWaitingForPassword, "not created"},
+		{"domain import failed", with(func(o *Observation) {
+			o.Domain = &korc.State{Phase: korc.PhaseFailed, Reason: "InvalidConfiguration", Message: "bad"}
+		}), c5c3v1alpha1.ReasonUserFailed, c5c3v1alpha1.ReasonDelivered, "domain"},
+		{"user failed", with(func(o *Observation) { o.User = korc.State{Phase: korc.PhaseFailed, Message: "nope"} }),
+			c5c3v1alpha1.ReasonUserFailed, c5c3v1alpha1.ReasonWaitingForPassword, "nope"},
+		{"user progressing", with(func(o *Observation) { o.User = korc.State{Phase: korc.PhaseProgressing, Message: "creating"} }),
+			c5c3v1alpha1.ReasonWaitingForKeystoneUser, c5c3v1alpha1.ReasonWaitingForPassword, "creating"},
+		{"user stuck against an External plane", with(func(o *Observation) {
+			o.External = true
+			o.User = korc.State{Phase: korc.PhaseProgressing, Reason: "TransientError", Message: "x509: certificate signed by unknown authority"}
+		}), c5c3v1alpha1.ReasonTLSVerificationFailed, c5c3v1alpha1.ReasonWaitingForPassword, "x509"},
+		{"password not applied", with(func(o *Observation) { o.Desired = 2 }),
+			c5c3v1alpha1.ReasonWaitingForKeystoneUser, c5c3v1alpha1.ReasonWaitingForPassword, "generation 2"},
+		{"password rejected", with(func(o *Observation) { o.Rejected = errors.New("401") }),
+			c5c3v1alpha1.ReasonWaitingForKeystoneUser, c5c3v1alpha1.ReasonWaitingForPassword, "does not accept"},
+		{"store not ready", with(func(o *Observation) {
+			o.StoreNotReady, o.StoreMessage, o.Pushed, o.Delivered = true, "sealed", false, false
+		}),
+			c5c3v1alpha1.ReasonSecretStoreNotReady, c5c3v1alpha1.ReasonBackupNotSynced, "sealed"},
+		{"push pending", with(func(o *Observation) { o.Pushed, o.Delivered, o.PushMessage = false, false, "pending" }),
+			c5c3v1alpha1.ReasonUserProvisioned, c5c3v1alpha1.ReasonBackupNotSynced, ""},
+		{"refused", with(func(o *Observation) { o.Delivered, o.Refused = false, errors.New("not owned") }),
+			c5c3v1alpha1.ReasonUserProvisioned, c5c3v1alpha1.ReasonDeliveryRefused, ""},
+		{"delivery error", with(func(o *Observation) { o.Delivered, o.DeliveryError = false, errors.New("conflict") }),
+			c5c3v1alpha1.ReasonUserProvisioned, c5c3v1alpha1.ReasonDeliveryError, ""},
+		{"not published", with(func(o *Observation) {
+			o.Delivered, o.Pushed = false, false
+			o.NotPublished = orders.Gate{Reason: c5c3v1alpha1.ReasonKeystoneNotPublished, Message: "publish"}
+		}), c5c3v1alpha1.ReasonUserProvisioned, c5c3v1alpha1.ReasonKeystoneNotPublished, ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			u, d := UserCondition(tc.o, 7), DeliveryCondition(tc.o, 7)
+			if u.Reason != tc.wantUser || !strings.Contains(u.Message, tc.wantInUserMsg) || u.ObservedGeneration != 7 ||
+				u.Type != c5c3v1alpha1.ConditionUserReady {
+				t.Errorf("UserReady = %s (%s), want %s containing %q", u.Reason, u.Message, tc.wantUser, tc.wantInUserMsg)
+			}
+			if d.Reason != tc.wantDelivery || d.Type != c5c3v1alpha1.ConditionDeliveryReady {
+				t.Errorf("DeliveryReady = %s (%s), want %s", d.Reason, d.Message, tc.wantDelivery)
+			}
+			if (u.Status == metav1.ConditionTrue) != (u.Reason == c5c3v1alpha1.ReasonUserProvisioned) ||
+				(d.Status == metav1.ConditionTrue) != (d.Reason == c5c3v1alpha1.ReasonDelivered) {
+				t.Errorf("status/reason mismatch: %+v / %+v", u, d)
+			}
+			all := Conditions(u, d, 7)
+			wantReady := c5c3v1alpha1.ReasonNotAllReady
+			if u.Status == metav1.ConditionTrue && d.Status == metav1.ConditionTrue {
+				wantReady = c5c3v1alpha1.ReasonAllReady
+			}
+			if len(all) != 3 || all[2].Type != c5c3v1alpha1.ConditionReady || all[2].Reason != wantReady {
+				t.Errorf("Conditions = %+v, want Ready %s", all, wantReady)
+			}
+		})
+	}
+}
+
+func TestHeldCondition(t *testing.T) {
+	t.Parallel()
+	c := HeldCondition(orders.Held{"ac-1", "ac-2"}, "workflow", 3)
+	if c.Type != c5c3v1alpha1.ConditionUserReady || c.Status != metav1.ConditionFalse ||
+		c.Reason != c5c3v1alpha1.ReasonReferencedByApplicationCredentials || c.ObservedGeneration != 3 ||
+		!strings.Contains(c.Message, "ac-1, ac-2") {
+		t.Errorf("HeldCondition = %+v", c)
+	}
+}

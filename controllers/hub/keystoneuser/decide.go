@@ -1,0 +1,239 @@
+package keystoneuser
+
+import (
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/delivery/cloudsyaml"
+	"github.com/c5c3/orderhub/delivery/openbao"
+	"github.com/c5c3/orderhub/internal/keystone"
+)
+
+// Requeue intervals (brief; docs/reference/keystoneuser.md "Status"): an
+// order that is not Ready is re-checked every NotReadyRequeue (Keystone-side
+// and ESO-side progress is partly unwatched); a Ready one every ReadyResync,
+// or earlier at status.nextPasswordRotation.
+const (
+	NotReadyRequeue = 15 * time.Second
+	ReadyResync     = 10 * time.Minute
+)
+
+// EffectiveUserName is spec.userName, or metadata.name when unset
+// ("userName: Default metadata.name ... resolved by the reconciler, never
+// stored").
+func EffectiveUserName(u *c5c3v1alpha1.KeystoneUser) string {
+	if u.Spec.UserName != "" {
+		return string(u.Spec.UserName)
+	}
+	return u.Name
+}
+
+// EffectiveDomain is spec.domainName, or the plane's admin domain
+// (spec.korc.adminCredential.domainName, default "Default") when unset.
+func EffectiveDomain(u *c5c3v1alpha1.KeystoneUser, cp *c5c3v1alpha1.ControlPlane) string {
+	if u.Spec.DomainName != "" {
+		return string(u.Spec.DomainName)
+	}
+	return controlplane.AdminOf(cp).Domain
+}
+
+// UsesAdminDomain reports whether the user's effective domain is the plane's
+// admin domain, compared as Keystone compares names
+// (keystone.SameIdentityName): then the plane's own Domain import
+// (korc.AdminDomainImportName) is referenced, else the order imports its
+// domain under discriminator korc.DiscDomain.
+func UsesAdminDomain(u *c5c3v1alpha1.KeystoneUser, cp *c5c3v1alpha1.ControlPlane) bool {
+	return keystone.SameIdentityName(EffectiveDomain(u, cp), controlplane.AdminOf(cp).Domain)
+}
+
+// IsAdminIdentity reports whether the order resolves to the plane's admin
+// identity: effective user name and domain equal to
+// spec.korc.adminCredential.userName / domainName under Keystone's case- and
+// accent-folding collation ("Consent": "refused with
+// UserReady=False/UserCollision, whatever the consent").
+func IsAdminIdentity(u *c5c3v1alpha1.KeystoneUser, cp *c5c3v1alpha1.ControlPlane) bool {
+	a := controlplane.AdminOf(cp)
+	return keystone.SameIdentityName(EffectiveUserName(u), a.User) && keystone.SameIdentityName(EffectiveDomain(u, cp), a.Domain)
+}
+
+// SpecGeneration is spec.passwordGeneration with the schema default (1)
+// applied to a zero value.
+func SpecGeneration(u *c5c3v1alpha1.KeystoneUser) int64 {
+	return max(u.Spec.PasswordGeneration, 1)
+}
+
+// Interval is spec.rotation.interval; 0 means the schedule is off.
+func Interval(u *c5c3v1alpha1.KeystoneUser) time.Duration {
+	if r := u.Spec.Rotation; r != nil && r.Interval != nil && r.Interval.Duration > 0 {
+		return r.Interval.Duration
+	}
+	return 0
+}
+
+// NextRotation is status.nextPasswordRotation: lastPasswordRotation plus the
+// interval, or nil with the schedule off or before the first delivery
+// ("Rotation": "when status.nextPasswordRotation is reached with the
+// schedule on"). It is recomputed every pass, so a changed interval counts
+// from the last rotation.
+func NextRotation(last *metav1.Time, interval time.Duration) *metav1.Time {
+	if last == nil || interval <= 0 {
+		return nil
+	}
+	t := metav1.NewTime(last.Add(interval))
+	return &t
+}
+
+// RotationInputs is what the password plan of a pass is decided from.
+type RotationInputs struct {
+	// Existing are the generations of the password Secrets that exist.
+	Existing map[int64]keystoneservice.Generation
+	// Applied is the generation of the K-ORC User's
+	// status.resource.appliedPasswordRef (0: none yet).
+	Applied int64
+	// Spec is spec.passwordGeneration (SpecGeneration); Status is
+	// status.passwordGeneration, the delivered generation (0: none yet).
+	Spec, Status int64
+	// Due is true when the schedule is on and status.nextPasswordRotation
+	// has passed.
+	Due bool
+	// Held is true while a KeystoneApplicationCredential referencing the
+	// user is being deleted ("Rotation": "A scheduled rotation is held
+	// while ..."); it holds only the scheduled rotation.
+	Held bool
+}
+
+// RotationPlan is the password plan of a pass.
+type RotationPlan struct {
+	// Create is the generation to create (0: none); Scheduled says the
+	// schedule caused it (for the event), Raised that spec.passwordGeneration did.
+	Create            int64
+	Scheduled, Raised bool
+	// Desired is the generation the K-ORC User's passwordRef names.
+	Desired int64
+	// Deliverable is the generation K-ORC applied (0: none).
+	Deliverable int64
+	// Delete are generations older than the applied one; they are deleted
+	// only once the applied one is delivered.
+	Delete []int64
+	// HeldSchedule is true when a due scheduled rotation waits for a
+	// credential order's deletion.
+	HeldSchedule bool
+}
+
+// PlanRotation decides the password generations of a KeystoneUser
+// ("Rotation"), reusing keystoneservice.PlanPassword for what is
+// deliverable and what is superseded:
+//
+//   - no generation yet: create spec.passwordGeneration (default 1);
+//   - the newest generation is below spec.passwordGeneration: create
+//     spec.passwordGeneration ("the lowest password generation the order
+//     must hold"; never held);
+//   - the schedule is due, no rotation is under way (the newest generation
+//     is the delivered and applied one): create newest+1, unless Held.
+func PlanRotation(in RotationInputs) RotationPlan {
+	base := keystoneservice.PlanPassword(keystoneservice.PasswordInputs{Existing: in.Existing, Applied: in.Applied})
+	p := RotationPlan{Deliverable: base.Deliverable, Delete: base.Delete}
+	var newest int64
+	for g := range in.Existing {
+		newest = max(newest, g)
+	}
+	spec := max(in.Spec, 1)
+	switch {
+	case newest == 0:
+		p.Create = spec
+	case newest < spec:
+		p.Create, p.Raised = spec, true
+	case in.Due && newest == in.Status && newest == in.Applied:
+		if in.Held {
+			p.HeldSchedule = true
+		} else {
+			p.Create, p.Scheduled = newest+1, true
+		}
+	}
+	p.Desired = max(newest, p.Create)
+	return p
+}
+
+// ScheduleHeldBy filters the KeystoneApplicationCredentials of the order's
+// namespace down to those that reference the user named user and are being
+// deleted (deletionTimestamp set): their teardown authenticates with the
+// current password, so a scheduled rotation waits for them.
+func ScheduleHeldBy(user string, acs []c5c3v1alpha1.KeystoneApplicationCredential) []string {
+	var out []string
+	for i := range acs {
+		if acs[i].Spec.UserRef.Name == user && !acs[i].DeletionTimestamp.IsZero() {
+			out = append(out, acs[i].Name)
+		}
+	}
+	return out
+}
+
+// Interface is the catalog interface the delivered clouds.yaml names: public
+// for an order on a target cluster (which reaches only published
+// endpoints), else the plane's (controlplane.EndpointType: internal for a
+// Managed plane, external.endpointType for an External one).
+func Interface(cp *c5c3v1alpha1.ControlPlane, cluster string) string {
+	if cluster != orders.ManagementCluster {
+		return cloudsyaml.InterfacePublic
+	}
+	return controlplane.EndpointType(cp)
+}
+
+// ProjectScope is the project the delivered clouds.yaml is scoped to: the
+// default project's Keystone name and domain name; empty for an order
+// without spec.defaultProjectRef.
+type ProjectScope struct{ Name, Domain string }
+
+// ScopeOf reads the scope from the KeystoneProject order p (nil: none):
+// status.projectName and spec.domainName, else the plane's admin domain.
+func ScopeOf(p *c5c3v1alpha1.KeystoneProject, cp *c5c3v1alpha1.ControlPlane) ProjectScope {
+	if p == nil {
+		return ProjectScope{}
+	}
+	d := string(p.Spec.DomainName)
+	if d == "" {
+		d = controlplane.AdminOf(cp).Domain
+	}
+	return ProjectScope{Name: p.Status.ProjectName, Domain: d}
+}
+
+// DeliveredCloud is the v3password clouds.yaml cloud the delivered Secret
+// carries ("Delivered Secret contract"): authURL (orders.DeliveredAuthURL),
+// the user and its domain, with a default project that project and its
+// domain, the plane's region and Interface(cp, cluster). It carries no CA
+// bundle.
+func DeliveredCloud(cp *c5c3v1alpha1.ControlPlane, cluster, authURL, user, domain string, scope ProjectScope, password []byte) cloudsyaml.Cloud {
+	return cloudsyaml.Password(cloudsyaml.PasswordParams{AuthURL: authURL, Username: user, Password: string(password),
+		UserDomainName: domain, ProjectName: scope.Name, ProjectDomainName: scope.Domain,
+		Region: controlplane.Region(cp), Interface: Interface(cp, cluster)})
+}
+
+// BackupPath is the OpenBao path of the order's document ("Delivered Secret
+// contract", row "Backing path"): openbao.UserPasswordPath. childPrefix is
+// korc.ChildPrefix(name, OrderKey, InfixUser). Errors: an invalid segment.
+func BackupPath(planeNamespace, childPrefix string) (string, error) {
+	return openbao.UserPasswordPath(planeNamespace, childPrefix)
+}
+
+// Requeue is when a pass asks to run again: NotReadyRequeue while not
+// ready (the caller also passes ready=false while a due scheduled rotation
+// is held, so an overdue nextPasswordRotation does not spin); else ReadyResync or earlier at next (status.nextPasswordRotation),
+// never less than a second; an order on a target cluster at most
+// orders.RequeueTarget.
+func Requeue(ready bool, next *metav1.Time, now time.Time, target bool) time.Duration {
+	d := ReadyResync
+	if !ready {
+		d = NotReadyRequeue
+	} else if next != nil {
+		d = min(d, max(next.Sub(now), time.Second))
+	}
+	if target {
+		d = min(d, orders.RequeueTarget)
+	}
+	return d
+}

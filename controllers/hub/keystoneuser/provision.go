@@ -1,0 +1,333 @@
+package keystoneuser
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// pass carries one reconcile pass of an order whose shared gate is open.
+type pass struct {
+	r   *Reconciler
+	o   orders.Order
+	oc  client.Client // the order's cluster
+	ku  *c5c3v1alpha1.KeystoneUser
+	cp  *c5c3v1alpha1.ControlPlane
+	st  *c5c3v1alpha1.KeystoneUserStatus
+	now time.Time
+	lbl map[string]string
+	obs Observation
+	// heldSchedule: a due scheduled rotation waits for a credential
+	// order's deletion (the pass requeues at NotReadyRequeue).
+	heldSchedule bool
+}
+
+func (p *pass) name(disc string) string {
+	return korc.OrderChildName(korc.InfixUser, p.o.Cluster, p.o.Namespace, p.o.Name, disc)
+}
+
+// importChild authenticates with the plane's application-credential cloud,
+// managedChild with its admin password cloud (ARCHITECTURE.md "Plane
+// contract"), as the KeystoneService account does.
+func (p *pass) importChild(disc string) korc.Child {
+	return korc.Child{Name: p.name(disc), Namespace: p.cp.Namespace, Labels: p.lbl, Credentials: controlplane.Credentials(p.cp)}
+}
+
+func (p *pass) managedChild(disc string) korc.Child {
+	return korc.Child{Name: p.name(disc), Namespace: p.cp.Namespace, Labels: p.lbl, Credentials: orcv1alpha1.CloudCredentialsReference{
+		SecretName: korc.AdminPasswordCloudSecretName(p.cp.Name), CloudName: controlplane.AdminOf(p.cp).CloudName}}
+}
+
+// get reads the child name of the plane's namespace into obj; false when
+// it does not exist.
+func (p *pass) get(ctx context.Context, name string, obj client.Object) (bool, error) {
+	err := p.r.local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: name}, obj)
+	if apierrors.IsNotFound(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// run projects the order: the admin identity refusal, the default project
+// gate, the domain, the collision probe, the password generations, the
+// managed K-ORC User and, once K-ORC applied the desired password and
+// Keystone accepts it, the delivery. A Kubernetes failure on the Keystone
+// side lands in obs.Error (UserError), one on the delivery side in
+// obs.DeliveryError; neither is returned, the 15 s requeue retries.
+func (p *pass) run(ctx context.Context) error {
+	p.obs.Plane = p.cp.Namespace + "/" + p.cp.Name
+	p.obs.External = controlplane.IsExternal(p.cp)
+	p.obs.Project = orders.Gate{}
+	if err := p.provision(ctx); err != nil {
+		p.obs.Error = err
+	}
+	return nil
+}
+
+func (p *pass) provision(ctx context.Context) error {
+	userName, domain := EffectiveUserName(p.ku), EffectiveDomain(p.ku, p.cp)
+	p.st.UserName = userName
+
+	var user orcv1alpha1.User
+	exists, err := p.get(ctx, p.name(korc.DiscUser), &user)
+	if err != nil {
+		return err
+	}
+	p.obs.UserExists = exists
+	if IsAdminIdentity(p.ku, p.cp) {
+		p.obs.Admin, p.obs.AdminOwned = true, exists
+		return nil // refused ahead of the probe, changing nothing
+	}
+
+	// The default project: gated, then referenced through its K-ORC child.
+	var project *c5c3v1alpha1.KeystoneProject
+	projectChild := ""
+	if ref := p.ku.Spec.DefaultProjectRef; ref != nil {
+		var kp c5c3v1alpha1.KeystoneProject
+		err := p.oc.Get(ctx, types.NamespacedName{Namespace: p.ku.Namespace, Name: ref.Name}, &kp)
+		switch {
+		case err == nil:
+			project = &kp
+		case !apierrors.IsNotFound(err):
+			return err
+		}
+		planeNS, planeName := orders.PlaneKey(p.ku.Spec.ControlPlaneRef, p.ku.Namespace)
+		if p.obs.Project = orders.ProjectGate(p.ku.Namespace, *ref, project, planeNS, planeName); !p.obs.Project.Passed() {
+			return nil
+		}
+		projectChild = korc.OrderChildName(korc.InfixProject, p.o.Cluster, p.o.Namespace, ref.Name, korc.DiscProject)
+	}
+
+	// The domain: the plane's admin domain import, or one of our own.
+	domainRef := korc.AdminDomainImportName(p.cp.Name, controlplane.AdminOf(p.cp).Domain)
+	if UsesAdminDomain(p.ku, p.cp) {
+		var d orcv1alpha1.Domain
+		if ok, err := p.get(ctx, domainRef, &d); err != nil {
+			return err
+		} else if ok && korc.AvailableUpToDate(&d) {
+			p.st.DomainID = korc.IDOf(&d)
+		}
+	} else {
+		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), domain)
+		if err := applyTyped(ctx, p.r.local, d); err != nil {
+			return err
+		}
+		domainRef = d.Name
+		s := korc.StateOf(d)
+		p.obs.Domain = &s
+		if s.Phase == korc.PhaseAvailable {
+			p.st.DomainID = s.ID
+		}
+	}
+
+	// The collision probe, before the managed create (never adopts).
+	if !exists {
+		probe := korc.UserProbe(p.importChild(korc.DiscUserProbe), userName, domainRef)
+		if err := applyTyped(ctx, p.r.local, probe); err != nil {
+			return err
+		}
+		p.obs.Probe = korc.Probe(probe)
+		if keystoneservice.DecideProbe(p.obs.Probe, false) != keystoneservice.ProbeCreate {
+			return nil
+		}
+		p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventCreateUser,
+			"the collision probe found no user %s in domain %s: creating the managed K-ORC User %s/%s", userName, domain, p.cp.Namespace, p.name(korc.DiscUser))
+	}
+
+	// The password generations, then the user naming the desired one.
+	secrets, err := p.passwordSecrets(ctx)
+	if err != nil {
+		return err
+	}
+	applied, _ := korc.GenerationOfPasswordRef(korc.AppliedPasswordRef(&user))
+	plan, err := p.plan(ctx, secrets, applied)
+	if err != nil {
+		return err
+	}
+	if plan.Create > 0 {
+		if err := p.createPassword(ctx, secrets, plan); err != nil {
+			return err
+		}
+	}
+	un := orcv1alpha1.OpenStackName(userName)
+	dref := orcv1alpha1.KubernetesNameRef(domainRef)
+	pref := orcv1alpha1.KubernetesNameRef(p.name(korc.PasswordDiscriminator(plan.Desired)))
+	spec := orcv1alpha1.UserResourceSpec{Name: &un, DomainRef: &dref, Enabled: ptr.To(true), PasswordRef: &pref}
+	if projectChild != "" {
+		spec.DefaultProjectRef = ptr.To(orcv1alpha1.KubernetesNameRef(projectChild))
+	}
+	u := korc.ManagedUser(p.managedChild(korc.DiscUser), spec)
+	if err := applyTyped(ctx, p.r.local, u); err != nil {
+		return err
+	}
+	p.obs.UserExists = true
+	p.obs.User = korc.StateOf(u)
+	// The probe has served once the managed User exists.
+	var probe orcv1alpha1.User
+	if ok, err := p.get(ctx, p.name(korc.DiscUserProbe), &probe); err != nil {
+		return err
+	} else if ok && probe.DeletionTimestamp.IsZero() {
+		if err := deleteIfExists(ctx, p.r.local, &probe); err != nil {
+			return err
+		}
+	}
+	if p.obs.User.Phase == korc.PhaseAvailable {
+		p.st.UserID = p.obs.User.ID
+	}
+	// Re-plan with what K-ORC reports after this pass's apply.
+	applied, _ = korc.GenerationOfPasswordRef(korc.AppliedPasswordRef(u))
+	cur := PlanRotation(RotationInputs{Existing: generationsOf(secrets), Applied: applied, Spec: SpecGeneration(p.ku),
+		Status: p.st.PasswordGeneration})
+	p.obs.Desired, p.obs.Applied, p.obs.Deliverable = plan.Desired, applied, cur.Deliverable
+	if p.obs.User.Phase != korc.PhaseAvailable || cur.Deliverable == 0 || applied != plan.Desired {
+		return nil
+	}
+
+	// Keystone must accept the applied password before it is delivered.
+	pw := secrets[cur.Deliverable].Data[korc.PasswordKey]
+	if len(pw) == 0 {
+		return fmt.Errorf("password generation %d: the Secret has no %s key", cur.Deliverable, korc.PasswordKey)
+	}
+	if p.st.PasswordGeneration != cur.Deliverable {
+		if err := p.r.verifier.Verify(ctx, controlplane.TokenRequest{AuthURL: controlplane.AuthURL(p.cp), User: userName,
+			Password: string(pw), Domain: domain, Region: controlplane.Region(p.cp), Interface: controlplane.EndpointType(p.cp),
+			CABundle: p.caBundle(ctx)}); err != nil {
+			p.obs.Rejected = err
+			return nil
+		}
+	}
+	if err := p.deliver(ctx, pw, domain, ScopeOf(project, p.cp)); err != nil {
+		p.obs.DeliveryError = err
+		return nil
+	}
+	if !p.obs.Delivered {
+		return nil
+	}
+	if p.st.PasswordGeneration != cur.Deliverable {
+		first := p.st.PasswordGeneration == 0
+		p.st.PasswordGeneration = cur.Deliverable
+		p.st.LastPasswordRotation = ptr.To(metav1.NewTime(p.now))
+		if first {
+			p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventPasswordDelivered, "password generation %d delivered", cur.Deliverable)
+		} else {
+			p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventPasswordDelivered, "password rotated: generation %d delivered", cur.Deliverable)
+		}
+	}
+	p.st.SecretName = orders.SecretName(p.ku.Name)
+	p.st.SecretKeys = []string{deliveredKeyCloudsYAML, deliveredKeyPassword}
+	// Superseded generations go once a newer one is applied and delivered.
+	for _, g := range cur.Delete {
+		if err := deleteIfExists(ctx, p.r.local, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
+			Namespace: p.cp.Namespace, Name: p.name(korc.PasswordDiscriminator(g))}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// plan decides this pass's password generations; it lists the credential
+// orders only when a scheduled rotation is due.
+func (p *pass) plan(ctx context.Context, secrets map[int64]*corev1.Secret, applied int64) (RotationPlan, error) {
+	in := RotationInputs{Existing: generationsOf(secrets), Applied: applied, Spec: SpecGeneration(p.ku), Status: p.st.PasswordGeneration}
+	if next := NextRotation(p.st.LastPasswordRotation, Interval(p.ku)); next != nil && !p.now.Before(next.Time) {
+		in.Due = true
+		var acs c5c3v1alpha1.KeystoneApplicationCredentialList
+		if err := p.oc.List(ctx, &acs, client.InNamespace(p.ku.Namespace)); err != nil {
+			return RotationPlan{}, fmt.Errorf("list KeystoneApplicationCredentials in %s: %w", p.ku.Namespace, err)
+		}
+		held := ScheduleHeldBy(p.ku.Name, acs.Items)
+		in.Held = len(held) > 0
+		plan := PlanRotation(in)
+		if plan.HeldSchedule {
+			p.heldSchedule = true
+			p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventRotationHeld,
+				"the scheduled password rotation waits while KeystoneApplicationCredential %v is being deleted", held)
+		}
+		return plan, nil
+	}
+	return PlanRotation(in), nil
+}
+
+// createPassword creates the generation plan.Create asks for and adds it to
+// secrets.
+func (p *pass) createPassword(ctx context.Context, secrets map[int64]*corev1.Secret, plan RotationPlan) error {
+	pw, err := korc.NewPassword()
+	if err != nil {
+		return err
+	}
+	s := korc.PasswordSecret(korc.Child{Name: p.name(korc.PasswordDiscriminator(plan.Create)), Namespace: p.cp.Namespace, Labels: p.lbl},
+		plan.Create, pw, nil)
+	if err := p.r.local.Create(ctx, s, client.FieldOwner(ControllerName)); err != nil && !apierrors.IsAlreadyExists(err) {
+		return fmt.Errorf("create password generation %d: %w", plan.Create, err)
+	}
+	switch {
+	case plan.Raised:
+		p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventPasswordRotation,
+			"spec.passwordGeneration is %d: created password generation %d", SpecGeneration(p.ku), plan.Create)
+	case plan.Scheduled:
+		p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventPasswordRotation,
+			"the schedule fell due: created password generation %d", plan.Create)
+	}
+	// Read it back: a concurrent pass may have created it first.
+	var got corev1.Secret
+	if err := p.r.local.Get(ctx, client.ObjectKeyFromObject(s), &got); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return err
+		}
+		got = *s // not in the cache yet: what we created
+	}
+	secrets[plan.Create] = &got
+	return nil
+}
+
+// passwordSecrets lists the order's password Secrets by generation.
+func (p *pass) passwordSecrets(ctx context.Context) (map[int64]*corev1.Secret, error) {
+	var list corev1.SecretList
+	if err := p.r.local.List(ctx, &list, client.InNamespace(p.cp.Namespace), client.MatchingLabels(p.lbl),
+		client.HasLabels{korc.LabelPasswordGeneration}); err != nil {
+		return nil, err
+	}
+	out := map[int64]*corev1.Secret{}
+	for i := range list.Items {
+		s := &list.Items[i]
+		if g, ok := korc.PasswordGeneration(s); ok && s.DeletionTimestamp.IsZero() && s.Name == p.name(korc.PasswordDiscriminator(g)) {
+			out[g] = s
+		}
+	}
+	return out, nil
+}
+
+func generationsOf(secrets map[int64]*corev1.Secret) map[int64]keystoneservice.Generation {
+	out := make(map[int64]keystoneservice.Generation, len(secrets))
+	for g := range secrets {
+		out[g] = keystoneservice.Generation{}
+	}
+	return out
+}
+
+// caBundle is the plane's CA bundle for the token check (External mode).
+func (p *pass) caBundle(ctx context.Context) []byte {
+	name, key, ok := controlplane.CABundleRef(p.cp)
+	if !ok {
+		return nil
+	}
+	var s corev1.Secret
+	if err := p.r.local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: name}, &s); err != nil {
+		return nil
+	}
+	return s.Data[key]
+}

@@ -1,0 +1,120 @@
+package keystoneuser
+
+import (
+	"context"
+	"time"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/delivery/clusters"
+	"github.com/c5c3/orderhub/delivery/eso"
+)
+
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneusers,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneusers/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneusers/finalizers,verbs=update
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneprojects;keystoneapplicationcredentials,verbs=get;list;watch
+// +kubebuilder:rbac:groups=c5c3.io,resources=controlplanes,verbs=get;list;watch
+// +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=users;domains,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=external-secrets.io,resources=pushsecrets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=external-secrets.io,resources=secretstores;clustersecretstores,verbs=get;list;watch
+
+// Options configure the reconciler; zero values take the defaults.
+type Options struct {
+	// Verifier checks with Keystone that an applied password generation
+	// authenticates before it is delivered; default
+	// controlplane.KeystoneVerifier.
+	Verifier controlplane.Verifier
+	// Now is the clock (rotation schedule, status times); default time.Now.
+	Now func() time.Time
+}
+
+// SetupWithManager registers the KeystoneUser reconciler with hub's
+// multicluster manager. The manager's scheme must hold client-go's,
+// c5c3.io's and K-ORC's types, and ESO's CRDs must be installed. Watches:
+// KeystoneUsers on every cluster; the Secrets they own there (the
+// delivered Secret: a deleted or edited one is written again); on the
+// management cluster their children (K-ORC Users and Domains, Secrets,
+// PushSecrets, by ownership labels) and the ControlPlanes they reference;
+// on every cluster the KeystoneApplicationCredentials referencing a user
+// (deletion holds) and the KeystoneProjects a user names as its default
+// project.
+func SetupWithManager(hub *clusters.Hub, opts Options) error {
+	if opts.Verifier == nil {
+		opts.Verifier = controlplane.KeystoneVerifier{}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	local := hub.Manager.GetLocalManager()
+	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName),
+		verifier: opts.Verifier, now: opts.Now}
+	child := orders.EnqueueOrderOfChild(orders.KindKeystoneUser)
+	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
+	planes := orders.EnqueueOrdersOfPlane(hub, orders.KindKeystoneUser,
+		func() client.ObjectList { return &c5c3v1alpha1.KeystoneUserList{} },
+		func(o client.Object) c5c3v1alpha1.ControlPlaneRefSpec {
+			return o.(*c5c3v1alpha1.KeystoneUser).Spec.ControlPlaneRef
+		})
+	return mcbuilder.ControllerManagedBy(hub.Manager).
+		Named("keystoneuser").
+		For(&c5c3v1alpha1.KeystoneUser{}, mcbuilder.WithEngageWithLocalCluster(true)).
+		Owns(&corev1.Secret{}, mcbuilder.WithEngageWithLocalCluster(true)).
+		Watches(&orcv1alpha1.User{}, child, localOnly...).
+		Watches(&orcv1alpha1.Domain{}, child, localOnly...).
+		Watches(&corev1.Secret{}, child, localOnly...).
+		Watches(eso.New(eso.PushSecretGVK), child, localOnly...).
+		Watches(&c5c3v1alpha1.ControlPlane{}, planes, localOnly...).
+		Watches(&c5c3v1alpha1.KeystoneApplicationCredential{},
+			mchandler.TypedEnqueueRequestsFromMapFunc[client.Object, mcreconcile.Request](userOfCredential),
+			mcbuilder.WithEngageWithLocalCluster(true)).
+		Watches(&c5c3v1alpha1.KeystoneProject{}, usersOfProject, mcbuilder.WithEngageWithLocalCluster(true)).
+		Complete(r)
+}
+
+// userOfCredential maps a KeystoneApplicationCredential to the KeystoneUser
+// its spec.userRef names in its namespace (the cluster is injected): its
+// creation, deletion start and disappearance change the user's holds.
+func userOfCredential(_ context.Context, o client.Object) []mcreconcile.Request {
+	ac, ok := o.(*c5c3v1alpha1.KeystoneApplicationCredential)
+	if !ok || ac.Spec.UserRef.Name == "" {
+		return nil
+	}
+	return []mcreconcile.Request{{Request: reconcile.Request{NamespacedName: types.NamespacedName{
+		Namespace: ac.Namespace, Name: ac.Spec.UserRef.Name}}}}
+}
+
+// usersOfProject maps a KeystoneProject to the KeystoneUsers of its
+// namespace, on the same cluster, whose spec.defaultProjectRef names it.
+func usersOfProject(name multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
+	return handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []mcreconcile.Request {
+		var list c5c3v1alpha1.KeystoneUserList
+		if err := cl.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace())); err != nil {
+			return nil
+		}
+		var reqs []mcreconcile.Request
+		for i := range list.Items {
+			u := &list.Items[i]
+			if ref := u.Spec.DefaultProjectRef; ref != nil && ref.Name == o.GetName() {
+				reqs = append(reqs, orders.Request(orders.Order{Kind: orders.KindKeystoneUser, Cluster: string(name),
+					Namespace: u.Namespace, Name: u.Name}))
+			}
+		}
+		return reqs
+	})
+}

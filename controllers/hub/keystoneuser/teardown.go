@@ -1,0 +1,103 @@
+package keystoneuser
+
+import (
+	"context"
+	"errors"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/delivery/eso"
+)
+
+// childLists are the kinds of the order's children in the plane's
+// namespace, in the order the teardown deletes them ("Deletion Semantics"):
+// the PushSecret (ESO removes the OpenBao path), the K-ORC User (K-ORC
+// deletes the Keystone user), the Secrets (password generations, source),
+// the probe (a User too) and the Domain import.
+func childLists() []client.ObjectList {
+	return []client.ObjectList{eso.NewList(eso.PushSecretGVK), &orcv1alpha1.UserList{}, &corev1.SecretList{}, &orcv1alpha1.DomainList{}}
+}
+
+// teardown runs the finalizer ("Deletion Semantics"): hold while a
+// KeystoneApplicationCredential references the user
+// (UserReady=False/ReferencedByApplicationCredentials); then delete every
+// child by its labels and release once none is listed. With the plane gone,
+// one pass issues every delete and releases. The delivered Secret goes
+// with the order through its owner reference (garbage collector).
+func (r *Reconciler) teardown(ctx context.Context, o orders.Order, oc client.Client, ku *c5c3v1alpha1.KeystoneUser,
+	cp *c5c3v1alpha1.ControlPlane) (reconcile.Result, error) {
+	if !controllerutil.ContainsFinalizer(ku, c5c3v1alpha1.FinalizerKeystoneUserTeardown) {
+		return reconcile.Result{}, nil
+	}
+	held, err := orders.HeldBy(ctx, oc, ku.Namespace, orders.CredentialRefs{User: ku.Name})
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if held.Holding() {
+		st := ku.Status.DeepCopy()
+		user := HeldCondition(held, ku.Name, ku.Generation)
+		dc := DeliveryCondition(Observation{Gate: orders.Gate{Reason: c5c3v1alpha1.ReasonReferencedByApplicationCredentials,
+			Message: held.Message(orders.KindKeystoneUser, ku.Name)}}, ku.Generation)
+		if c := meta.FindStatusCondition(st.Conditions, c5c3v1alpha1.ConditionDeliveryReady); c != nil {
+			dc = *c // the delivered Secret is untouched while held
+		}
+		if err := r.writeStatus(ctx, o, oc, ku, st, Conditions(user, dc, ku.Generation)); err != nil {
+			return reconcile.Result{}, err
+		}
+		return reconcile.Result{RequeueAfter: NotReadyRequeue}, nil
+	}
+	planeNS, _ := orders.PlaneKey(ku.Spec.ControlPlaneRef, ku.Namespace)
+	left, err := r.sweep(ctx, planeNS, orders.ChildLabels(o))
+	if cp != nil && (err != nil || left > 0) {
+		return reconcile.Result{RequeueAfter: NotReadyRequeue}, err // the children's deletion events bring us back sooner
+	}
+	base := ku.DeepCopy()
+	controllerutil.RemoveFinalizer(ku, c5c3v1alpha1.FinalizerKeystoneUserTeardown)
+	if err := oc.Patch(ctx, ku, client.MergeFrom(base)); err != nil {
+		return reconcile.Result{}, err
+	}
+	if cp == nil && left > 0 {
+		r.event(o, ku, corev1.EventTypeWarning, "TeardownFailOpen",
+			"the ControlPlane is gone: released with %d children still terminating", left)
+	}
+	return reconcile.Result{}, nil
+}
+
+// sweep deletes every child labelled lbl in ns and returns how many were
+// still listed. Errors: a list or delete failure (joined).
+func (r *Reconciler) sweep(ctx context.Context, ns string, lbl map[string]string) (int, error) {
+	left := 0
+	var errs []error
+	for _, l := range childLists() {
+		if err := r.local.List(ctx, l, client.InNamespace(ns), client.MatchingLabels(lbl)); err != nil {
+			if meta.IsNoMatchError(err) {
+				continue // ESO not installed: nothing of that kind can exist
+			}
+			errs = append(errs, err)
+			continue
+		}
+		items, err := meta.ExtractList(l)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, it := range items {
+			obj, ok := it.(client.Object)
+			if !ok {
+				continue
+			}
+			left++
+			if obj.GetDeletionTimestamp().IsZero() {
+				errs = append(errs, deleteIfExists(ctx, r.local, obj))
+			}
+		}
+	}
+	return left, errors.Join(errs...)
+}
