@@ -14,7 +14,6 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
-	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 	"github.com/c5c3/orderhub/internal/keystone"
 	"github.com/c5c3/orderhub/korc"
 )
@@ -115,7 +114,7 @@ func (p *accountPass) run(ctx context.Context) error {
 	domainRef := korc.AdminDomainImportName(p.cp.Name, admin.Domain)
 	if !keystone.SameIdentityName(domain, admin.Domain) {
 		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), domain)
-		if err := applyTyped(ctx, c, d); err != nil {
+		if err := korc.Apply(ctx, c, ControllerName, d); err != nil {
 			return err
 		}
 		domainRef = d.Name
@@ -132,7 +131,7 @@ func (p *accountPass) run(ctx context.Context) error {
 		}
 		if !p.o.ProjectExists {
 			probe := korc.ProjectProbe(p.importChild(korc.DiscProjectProbe), string(acc.Project.Name), domainRef)
-			if err := applyTyped(ctx, c, probe); err != nil {
+			if err := korc.Apply(ctx, c, ControllerName, probe); err != nil {
 				return err
 			}
 			p.o.ProjectProbe = korc.Probe(probe)
@@ -140,7 +139,7 @@ func (p *accountPass) run(ctx context.Context) error {
 	}
 	if !p.o.UserExists {
 		probe := korc.UserProbe(p.importChild(korc.DiscUserProbe), userName, domainRef)
-		if err := applyTyped(ctx, c, probe); err != nil {
+		if err := korc.Apply(ctx, c, ControllerName, probe); err != nil {
 			return err
 		}
 		p.o.UserProbe = korc.Probe(probe)
@@ -167,7 +166,7 @@ func (p *accountPass) run(ctx context.Context) error {
 	} else {
 		proj = korc.ImportProject(p.importChild(korc.DiscProject), orcv1alpha1.ProjectFilter{Name: &pn, DomainRef: &dref})
 	}
-	if err := applyTyped(ctx, c, proj); err != nil {
+	if err := korc.Apply(ctx, c, ControllerName, proj); err != nil {
 		return err
 	}
 	projState := korc.StateOf(proj)
@@ -189,7 +188,7 @@ func (p *accountPass) run(ctx context.Context) error {
 	ref := orcv1alpha1.KubernetesNameRef(p.name(korc.PasswordDiscriminator(plan.Desired)))
 	u := korc.ManagedUser(p.managedChild(korc.DiscUser), orcv1alpha1.UserResourceSpec{
 		Name: &un, DomainRef: &dref, Enabled: ptr.To(true), PasswordRef: &ref})
-	if err := applyTyped(ctx, c, u); err != nil {
+	if err := korc.Apply(ctx, c, ControllerName, u); err != nil {
 		return err
 	}
 	p.o.UserExists = true
@@ -312,7 +311,7 @@ func (p *accountPass) roles(ctx context.Context, user, project korc.State) error
 	}
 	for _, role := range p.ks.Spec.Account.Roles {
 		imp := korc.RoleImportByName(p.importChild(korc.RoleDiscriminator(string(role))), string(role))
-		if err := applyTyped(ctx, c, imp); err != nil {
+		if err := korc.Apply(ctx, c, ControllerName, imp); err != nil {
 			return err
 		}
 		declared[imp.Name] = string(role)
@@ -387,19 +386,10 @@ func (p *accountPass) roles(ctx context.Context, user, project korc.State) error
 	return nil
 }
 
-// adminCredentials reads the plane's admin password cloud (the Secret
-// <cp>-admin-password-cloud: clouds.yaml and an optional cacert).
+// adminCredentials reads the plane's admin password cloud
+// (grants.AdminCredentials).
 func (p *accountPass) adminCredentials(ctx context.Context) (grants.Credentials, error) {
-	var s corev1.Secret
-	name := korc.AdminPasswordCloudSecretName(p.cp.Name)
-	if err := p.r.client.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: name}, &s); err != nil {
-		return grants.Credentials{}, fmt.Errorf("read the plane's admin password cloud %s/%s: %w", p.ns, name, err)
-	}
-	cloud, err := cloudsyaml.ParseCloud(s.Data[cloudsyaml.Key], controlplane.AdminOf(p.cp).CloudName)
-	if err != nil {
-		return grants.Credentials{}, fmt.Errorf("the plane's admin password cloud %s/%s: %w", p.ns, name, err)
-	}
-	return grants.Credentials{Cloud: cloud, CABundle: s.Data[orcv1alpha1.CloudCredencialsCASecretKey]}, nil
+	return grants.AdminCredentials(ctx, p.r.client, p.cp)
 }
 
 // get reads a child of the plane's namespace; exists is false when absent.

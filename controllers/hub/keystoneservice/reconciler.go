@@ -10,8 +10,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -184,7 +182,7 @@ func (r *Reconciler) catalog(ctx context.Context, ks *c5c3v1alpha1.KeystoneServi
 		// Seed 001 "Collision and adoption": probe before the managed create.
 		pc := korc.Child{Name: probeName, Namespace: ns, Labels: ChildLabels(ks), Credentials: controlplane.Credentials(cp)}
 		probe := korc.ServiceProbe(pc, cat.ServiceType, ks.EffectiveServiceName())
-		if err := applyTyped(ctx, r.client, probe); err != nil {
+		if err := korc.Apply(ctx, r.client, ControllerName, probe); err != nil {
 			o.Error = err
 			return o
 		}
@@ -205,7 +203,7 @@ func (r *Reconciler) catalog(ctx context.Context, ks *c5c3v1alpha1.KeystoneServi
 	n := orcv1alpha1.OpenStackName(ks.EffectiveServiceName())
 	managed.Name = svcName
 	want := korc.ManagedService(managed, orcv1alpha1.ServiceResourceSpec{Name: &n, Type: cat.ServiceType})
-	if err := applyTyped(ctx, r.client, want); err != nil {
+	if err := korc.Apply(ctx, r.client, ControllerName, want); err != nil {
 		o.Error = err
 		return o
 	}
@@ -218,7 +216,7 @@ func (r *Reconciler) catalog(ctx context.Context, ks *c5c3v1alpha1.KeystoneServi
 		managed.Name = korc.RegistrationChildName(ks.Namespace, ks.Name, korc.EndpointDiscriminator(e.Interface))
 		ep := korc.ManagedEndpoint(managed, orcv1alpha1.EndpointResourceSpec{Interface: string(e.Interface), URL: e.URL,
 			ServiceRef: orcv1alpha1.KubernetesNameRef(svcName)})
-		if err := applyTyped(ctx, r.client, ep); err != nil {
+		if err := korc.Apply(ctx, r.client, ControllerName, ep); err != nil {
 			o.Error = err
 			return o
 		}
@@ -285,20 +283,4 @@ func (r *Reconciler) writeStatus(ctx context.Context, ks *c5c3v1alpha1.KeystoneS
 		r.recorder.Eventf(ks, nil, typ, c.Reason, "Reconcile", "%s=%s: %s", c.Type, c.Status, c.Message)
 	}
 	return nil
-}
-
-// applyTyped server-side applies a typed K-ORC object under ControllerName
-// and decodes the server's answer (with its status) back into obj.
-func applyTyped(ctx context.Context, c client.Client, obj client.Object) error {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return err
-	}
-	u := &unstructured.Unstructured{Object: m}
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	unstructured.RemoveNestedField(u.Object, "status")
-	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(ControllerName), client.ForceOwnership); err != nil {
-		return fmt.Errorf("apply %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
-	}
-	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj)
 }

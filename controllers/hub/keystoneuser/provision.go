@@ -123,7 +123,7 @@ func (p *pass) provision(ctx context.Context) error {
 		}
 	} else {
 		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), domain)
-		if err := applyTyped(ctx, p.r.local, d); err != nil {
+		if err := korc.Apply(ctx, p.r.local, ControllerName, d); err != nil {
 			return err
 		}
 		domainRef = d.Name
@@ -137,7 +137,7 @@ func (p *pass) provision(ctx context.Context) error {
 	// The collision probe, before the managed create (never adopts).
 	if !exists {
 		probe := korc.UserProbe(p.importChild(korc.DiscUserProbe), userName, domainRef)
-		if err := applyTyped(ctx, p.r.local, probe); err != nil {
+		if err := korc.Apply(ctx, p.r.local, ControllerName, probe); err != nil {
 			return err
 		}
 		p.obs.Probe = korc.Probe(probe)
@@ -171,7 +171,7 @@ func (p *pass) provision(ctx context.Context) error {
 		spec.DefaultProjectRef = ptr.To(orcv1alpha1.KubernetesNameRef(projectChild))
 	}
 	u := korc.ManagedUser(p.managedChild(korc.DiscUser), spec)
-	if err := applyTyped(ctx, p.r.local, u); err != nil {
+	if err := korc.Apply(ctx, p.r.local, ControllerName, u); err != nil {
 		return err
 	}
 	p.obs.UserExists = true
@@ -181,7 +181,7 @@ func (p *pass) provision(ctx context.Context) error {
 	if ok, err := p.get(ctx, p.name(korc.DiscUserProbe), &probe); err != nil {
 		return err
 	} else if ok && probe.DeletionTimestamp.IsZero() {
-		if err := deleteIfExists(ctx, p.r.local, &probe); err != nil {
+		if err := orders.DeleteIfExists(ctx, p.r.local, &probe); err != nil {
 			return err
 		}
 	}
@@ -231,7 +231,7 @@ func (p *pass) provision(ctx context.Context) error {
 	p.st.SecretKeys = []string{deliveredKeyCloudsYAML, deliveredKeyPassword}
 	// Superseded generations go once a newer one is applied and delivered.
 	for _, g := range cur.Delete {
-		if err := deleteIfExists(ctx, p.r.local, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
+		if err := orders.DeleteIfExists(ctx, p.r.local, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
 			Namespace: p.cp.Namespace, Name: p.name(korc.PasswordDiscriminator(g))}}); err != nil {
 			return err
 		}

@@ -7,10 +7,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -140,28 +137,4 @@ func (r *Reconciler) event(o orders.Order, ku *c5c3v1alpha1.KeystoneUser, typ, r
 		return
 	}
 	r.recorder.Eventf(ku, nil, typ, reason, "Reconcile", note, args...)
-}
-
-// applyTyped server-side applies a typed K-ORC object under ControllerName
-// and decodes the server's answer (with its status) back into obj.
-func applyTyped(ctx context.Context, c client.Client, obj client.Object) error {
-	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
-	if err != nil {
-		return err
-	}
-	u := &unstructured.Unstructured{Object: m}
-	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
-	unstructured.RemoveNestedField(u.Object, "status")
-	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(ControllerName), client.ForceOwnership); err != nil {
-		return fmt.Errorf("apply %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
-	}
-	return runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj)
-}
-
-// deleteIfExists deletes obj, ignoring NotFound.
-func deleteIfExists(ctx context.Context, c client.Client, obj client.Object) error {
-	if err := c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete %T %s/%s: %w", obj, obj.GetNamespace(), obj.GetName(), err)
-	}
-	return nil
 }

@@ -95,7 +95,7 @@ func (r *Reconciler) sweep(ctx context.Context, ns string, lbl map[string]string
 			}
 			left++
 			if obj.GetDeletionTimestamp().IsZero() {
-				errs = append(errs, deleteIfExists(ctx, r.local, obj))
+				errs = append(errs, orders.DeleteIfExists(ctx, r.local, obj))
 			}
 		}
 	}

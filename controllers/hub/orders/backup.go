@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
@@ -179,4 +180,13 @@ func (d Delivered) Write(ctx context.Context, c client.Client) error {
 			KindLabelKey(d.Order.Kind, "namespace"): d.Order.Namespace,
 		}})
 	return err
+}
+
+// DeleteIfExists deletes obj through c; an object already gone is not an
+// error. Errors: any other delete failure, naming the object.
+func DeleteIfExists(ctx context.Context, c client.Client, obj client.Object) error {
+	if err := c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete %T %s/%s: %w", obj, obj.GetNamespace(), obj.GetName(), err)
+	}
+	return nil
 }

@@ -1,0 +1,272 @@
+package keystoneproject
+
+import (
+	"fmt"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/internal/keystone"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// Requeue intervals. Children and the plane are watched, so these only
+// bound how long Keystone-side drift stays unnoticed: a project that is not
+// Ready is looked at again after NotReadyRequeue, a Ready one after
+// ReadyResync. An order on a target cluster waits at most
+// orders.RequeueTarget (seed 004 "Conditions").
+const (
+	NotReadyRequeue = 15 * time.Second
+	ReadyResync     = 10 * time.Minute
+)
+
+// EffectiveProjectName is the Keystone project name the order creates:
+// spec.projectName, or metadata.name when unset
+// (docs/reference/keystoneproject.md "KeystoneProjectSpec").
+func EffectiveProjectName(kp *c5c3v1alpha1.KeystoneProject) string {
+	if n := kp.Spec.ProjectName; n != "" {
+		return string(n)
+	}
+	return kp.Name
+}
+
+// EffectiveDomain is the project's domain: spec.domainName, or the plane's
+// admin domain (controlplane.AdminOf(cp).Domain) when unset.
+func EffectiveDomain(kp *c5c3v1alpha1.KeystoneProject, cp *c5c3v1alpha1.ControlPlane) string {
+	if d := kp.Spec.DomainName; d != "" {
+		return string(d)
+	}
+	return controlplane.AdminOf(cp).Domain
+}
+
+// IsAdminDomain reports whether domain is the plane's admin domain, compared
+// the way Keystone compares names (keystone.SameIdentityName): then the
+// plane's own Domain import (korc.AdminDomainImportName) is referenced and
+// the order projects no Domain import of its own.
+func IsAdminDomain(domain string, cp *c5c3v1alpha1.ControlPlane) bool {
+	return keystone.SameIdentityName(domain, controlplane.AdminOf(cp).Domain)
+}
+
+// AdminProject says whether the order resolves to the plane's admin project.
+type AdminProject int
+
+const (
+	// NotAdminProject: the order names another project.
+	NotAdminProject AdminProject = iota
+	// AdminProjectNotOwned: the order resolves to the admin project and has
+	// no managed Project child: refused, nothing touched.
+	AdminProjectNotOwned
+	// AdminProjectOwned: the order already owns the project the plane's
+	// admin identity was edited onto: refused, the plane has to move back.
+	AdminProjectOwned
+)
+
+// AdminProjectOf decides the admin-project refusal: the effective project
+// name and domain compared with the plane's admin project and domain the way
+// Keystone compares them (case- and accent-folding). owns is whether the
+// order already has its managed Project child. The admin project is never
+// orderable, like the admin identity of seed 001.
+func AdminProjectOf(kp *c5c3v1alpha1.KeystoneProject, cp *c5c3v1alpha1.ControlPlane, owns bool) AdminProject {
+	a := controlplane.AdminOf(cp)
+	if !keystone.SameIdentityName(EffectiveProjectName(kp), a.Project) || !keystone.SameIdentityName(EffectiveDomain(kp, cp), a.Domain) {
+		return NotAdminProject
+	}
+	if owns {
+		return AdminProjectOwned
+	}
+	return AdminProjectNotOwned
+}
+
+// Observation is what one pass learned about the order.
+type Observation struct {
+	// Gate is the shared gate (orders.GateOf).
+	Gate orders.Gate
+	// Plane names the plane for messages ("<ns>/<name>").
+	Plane string
+	// External is true against an External-mode plane: a wait is replaced
+	// by a classified cause where K-ORC's message allows.
+	External bool
+	// Admin is the admin-project refusal.
+	Admin AdminProject
+	// Error is a Kubernetes-level failure (ProjectError).
+	Error error
+	// Domain is the state of the order's own Domain import, nil when the
+	// project lives in the plane's admin domain. DomainName names it.
+	Domain     *korc.State
+	DomainName string
+	// ProjectExists is true once the managed Project child exists; the
+	// probe is not consulted any more.
+	ProjectExists bool
+	// Probe is the collision probe's verdict while ProjectExists is false.
+	Probe korc.ProbeResult
+	// Project is the managed Project's state (ProjectExists).
+	Project korc.State
+}
+
+// ProjectCondition derives ProjectReady (docs/reference/keystoneproject.md
+// "Conditions"), first match wins: the shared gate; the admin project
+// (ProjectCollision); a Kubernetes error (ProjectError); a terminal error on
+// the Domain import (ProjectFailed); before the managed Project exists, the
+// probe (ProbingForCollision, ProjectCollision, ProjectFailed); a terminal
+// K-ORC error on the Project (ProjectFailed); the Project not Available
+// (WaitingForKeystoneProject, or a classified External-mode cause); else
+// ProjectProvisioned. A held deletion is HeldCondition.
+func ProjectCondition(o Observation, gen int64) metav1.Condition {
+	c := metav1.Condition{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
+	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
+	if !o.Gate.Passed() {
+		return set(o.Gate.Reason, o.Gate.Message)
+	}
+	switch o.Admin {
+	case AdminProjectNotOwned:
+		return set(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
+			"the project resolves to ControlPlane %s's admin project, which is never orderable; nothing was touched: "+
+				"delete this KeystoneProject and re-create it with a projectName of its own", o.Plane))
+	case AdminProjectOwned:
+		return set(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
+			"ControlPlane %s's admin project was edited onto the project this order owns: "+
+				"change spec.korc.adminCredential on the ControlPlane back; do NOT delete this KeystoneProject, "+
+				"its teardown would delete that project from Keystone", o.Plane))
+	}
+	if o.Error != nil {
+		return set(c5c3v1alpha1.ReasonProjectError, o.Error.Error())
+	}
+	if d := o.Domain; d != nil && d.Phase == korc.PhaseFailed {
+		return set(c5c3v1alpha1.ReasonProjectFailed, fmt.Sprintf("the import of domain %s: %s: %s", o.DomainName, d.Reason, d.Message))
+	}
+	if !o.ProjectExists {
+		switch keystoneservice.DecideProbe(o.Probe, false) {
+		case keystoneservice.ProbeCollide:
+			return set(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
+				"a project of this name already exists in domain %s (id %s) that this order does not own; nothing was touched: "+
+					"a KeystoneProject never adopts, choose another projectName", o.DomainName, o.Probe.ID))
+		case keystoneservice.ProbeFail:
+			return set(c5c3v1alpha1.ReasonProjectFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
+		case keystoneservice.ProbeWait:
+			msg := "the collision probe has not resolved yet"
+			if d := o.Domain; d != nil && d.Phase != korc.PhaseAvailable {
+				msg += fmt.Sprintf(": waiting for the import of domain %s, which must exist in Keystone", o.DomainName)
+				if d.Message != "" {
+					msg += " (" + d.Message + ")"
+				}
+			} else if o.Probe.Message != "" {
+				msg += ": " + o.Probe.Message
+			}
+			if o.External {
+				if reason, ok := korc.ClassifyExternal(korc.State{Phase: korc.PhaseProgressing, Message: o.Probe.Message}); ok {
+					return set(reason, "collision probe: "+o.Probe.Message)
+				}
+			}
+			return set(c5c3v1alpha1.ReasonProbingForCollision, msg)
+		}
+	}
+	p := o.Project
+	switch p.Phase {
+	case korc.PhaseAvailable:
+		c.Status = metav1.ConditionTrue
+		return set(c5c3v1alpha1.ReasonProjectProvisioned, fmt.Sprintf("the project exists in Keystone (id %s)", p.ID))
+	case korc.PhaseFailed:
+		return set(c5c3v1alpha1.ReasonProjectFailed, fmt.Sprintf("the K-ORC Project: %s: %s", p.Reason, p.Message))
+	}
+	if o.External {
+		if reason, ok := korc.ClassifyExternal(p); ok {
+			return set(reason, "the K-ORC Project: "+p.Message)
+		}
+	}
+	msg := "the K-ORC Project is not Available yet"
+	if p.Message != "" {
+		msg += ": " + p.Message
+	}
+	return set(c5c3v1alpha1.ReasonWaitingForKeystoneProject, msg)
+}
+
+// HeldCondition is ProjectReady while credential orders hold the deletion of
+// the order named name (seed 004 "Deletion Semantics").
+func HeldCondition(h orders.Held, name string, gen int64) metav1.Condition {
+	return metav1.Condition{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionFalse, ObservedGeneration: gen,
+		Reason: c5c3v1alpha1.ReasonReferencedByApplicationCredentials, Message: h.Message(orders.KindKeystoneProject, name)}
+}
+
+// Conditions are ProjectReady and the aggregate Ready.
+func Conditions(project metav1.Condition, gen int64) []metav1.Condition {
+	return []metav1.Condition{project, controlplane.ReadyCondition([]metav1.Condition{project}, gen)}
+}
+
+// StatusOf is the status fields after a pass: projectID, projectName (the
+// effective name) and domainID once the K-ORC Project is Available at its
+// current generation, else prev's (ids do not change, and a frozen or
+// waiting order keeps what it reported).
+func StatusOf(prev c5c3v1alpha1.KeystoneProjectStatus, o Observation, effectiveName, domainID string) c5c3v1alpha1.KeystoneProjectStatus {
+	s := prev
+	if o.Gate.Passed() && o.ProjectExists && o.Project.Phase == korc.PhaseAvailable && o.Project.ID != "" {
+		s.ProjectID, s.ProjectName = o.Project.ID, effectiveName
+		if domainID != "" {
+			s.DomainID = domainID
+		}
+	}
+	return s
+}
+
+// RequeueAfter is the delay before the next unprompted pass: ReadyResync
+// for a Ready order, NotReadyRequeue otherwise, at most orders.RequeueTarget
+// for an order on a target cluster.
+func RequeueAfter(ready, onTarget bool) time.Duration {
+	d := NotReadyRequeue
+	if ready {
+		d = ReadyResync
+	}
+	if onTarget && d > orders.RequeueTarget {
+		d = orders.RequeueTarget
+	}
+	return d
+}
+
+// TeardownStep is what the finalizer does in one pass.
+type TeardownStep string
+
+const (
+	// TeardownNone: the finalizer is not installed; nothing to do.
+	TeardownNone TeardownStep = "None"
+	// TeardownHold: a credential order references the project; the
+	// deletion waits (ReferencedByApplicationCredentials) and nothing is
+	// deleted.
+	TeardownHold TeardownStep = "Hold"
+	// TeardownWait: deletes were issued and children are still listed.
+	TeardownWait TeardownStep = "Wait"
+	// TeardownRelease: remove the finalizer.
+	TeardownRelease TeardownStep = "Release"
+)
+
+// DecideTeardown decides a deletion pass (docs/reference/keystoneproject.md
+// "Deletion Semantics"): without the finalizer nothing; held while a
+// credential order references the project; with the plane gone release after
+// one pass of deletes (K-ORC has nothing left to reach Keystone with); else
+// wait until no child is listed and every delete succeeded. left is the
+// number of children listed before this pass's deletes.
+func DecideTeardown(hasFinalizer bool, held orders.Held, planeExists bool, left int, deleteFailed bool) TeardownStep {
+	switch {
+	case !hasFinalizer:
+		return TeardownNone
+	case held.Holding():
+		return TeardownHold
+	case !planeExists:
+		return TeardownRelease
+	case left > 0 || deleteFailed:
+		return TeardownWait
+	}
+	return TeardownRelease
+}
+
+// description is the K-ORC description of spec.description: nil for an
+// empty one (K-ORC's field has MinLength 1; K-ORC then writes "" to
+// Keystone, clearing a description set before).
+func description(d string) *string {
+	if d == "" {
+		return nil
+	}
+	return &d
+}

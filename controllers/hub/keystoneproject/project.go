@@ -1,0 +1,124 @@
+package keystoneproject
+
+import (
+	"context"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/utils/ptr"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// pass carries one projection pass of an order whose shared gate is open.
+type pass struct {
+	r   *Reconciler
+	kp  *c5c3v1alpha1.KeystoneProject
+	cp  *c5c3v1alpha1.ControlPlane
+	ord orders.Order
+	lbl map[string]string
+}
+
+// childName is the order's child name for discriminator disc.
+func (p *pass) childName(disc string) string {
+	return korc.OrderChildName(korc.InfixProject, p.ord.Cluster, p.ord.Namespace, p.ord.Name, disc)
+}
+
+// importChild is an import or probe child: it authenticates with the
+// plane's application-credential cloud (controlplane.Credentials).
+func (p *pass) importChild(disc string) korc.Child {
+	return korc.Child{Name: p.childName(disc), Namespace: p.cp.Namespace, Labels: p.lbl, Credentials: controlplane.Credentials(p.cp)}
+}
+
+// managedChild is a managed child: it authenticates with the plane's admin
+// password cloud (ARCHITECTURE.md "Plane contract").
+func (p *pass) managedChild(disc string) korc.Child {
+	return korc.Child{Name: p.childName(disc), Namespace: p.cp.Namespace, Labels: p.lbl, Credentials: orcv1alpha1.CloudCredentialsReference{
+		SecretName: korc.AdminPasswordCloudSecretName(p.cp.Name), CloudName: controlplane.AdminOf(p.cp).CloudName}}
+}
+
+// project projects the order (docs/reference/keystoneproject.md): the
+// admin-project refusal, the domain (the plane's admin domain import or an
+// import of its own, disc korc.DiscDomain), the collision probe
+// (korc.DiscProjectProbe) until the managed Project (korc.DiscProject)
+// exists, then the managed Project with its description, applied every pass
+// (K-ORC v2.6.0 updates a project's description in place). It returns the
+// observation and the domain id K-ORC reports for the project.
+func (r *Reconciler) project(ctx context.Context, kp *c5c3v1alpha1.KeystoneProject, cp *c5c3v1alpha1.ControlPlane,
+	ord orders.Order) (Observation, string) {
+	p := &pass{r: r, kp: kp, cp: cp, ord: ord, lbl: orders.ChildLabels(ord)}
+	o := Observation{Plane: cp.Namespace + "/" + cp.Name, External: controlplane.IsExternal(cp)}
+	domainID, err := p.run(ctx, &o)
+	if err != nil {
+		o.Error = err
+	}
+	return o, domainID
+}
+
+func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
+	c := p.r.local
+	var proj orcv1alpha1.Project
+	err := c.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: p.childName(korc.DiscProject)}, &proj)
+	switch {
+	case err == nil:
+		o.ProjectExists = true
+	case !apierrors.IsNotFound(err):
+		return "", err
+	}
+	if o.Admin = AdminProjectOf(p.kp, p.cp, o.ProjectExists); o.Admin != NotAdminProject {
+		return "", nil // refused ahead of the probe, changing nothing
+	}
+
+	admin := controlplane.AdminOf(p.cp)
+	o.DomainName = EffectiveDomain(p.kp, p.cp)
+	domainRef := korc.AdminDomainImportName(p.cp.Name, admin.Domain)
+	if !IsAdminDomain(o.DomainName, p.cp) {
+		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), o.DomainName)
+		if err := korc.Apply(ctx, c, ControllerName, d); err != nil {
+			return "", err
+		}
+		domainRef = d.Name
+		st := korc.StateOf(d)
+		o.Domain = &st
+	}
+
+	name := EffectiveProjectName(p.kp)
+	if !o.ProjectExists {
+		// Probe before the managed create: K-ORC would silently adopt a
+		// project of the same name, and a KeystoneProject never adopts.
+		probe := korc.ProjectProbe(p.importChild(korc.DiscProjectProbe), name, domainRef)
+		if err := korc.Apply(ctx, c, ControllerName, probe); err != nil {
+			return "", err
+		}
+		o.Probe = korc.Probe(probe)
+		if keystoneservice.DecideProbe(o.Probe, false) != keystoneservice.ProbeCreate {
+			return "", nil
+		}
+		p.r.recorder.Eventf(p.kp, nil, corev1.EventTypeNormal, "ProjectCreate", "Create",
+			"no project %s in domain %s: creating the managed K-ORC Project %s/%s", name, o.DomainName, p.cp.Namespace, p.childName(korc.DiscProject))
+	}
+	kn := orcv1alpha1.KeystoneName(name)
+	dref := orcv1alpha1.KubernetesNameRef(domainRef)
+	want := korc.ManagedProject(p.managedChild(korc.DiscProject), orcv1alpha1.ProjectResourceSpec{
+		Name: &kn, DomainRef: &dref, Enabled: ptr.To(true), Description: description(p.kp.Spec.Description)})
+	if err := korc.Apply(ctx, c, ControllerName, want); err != nil {
+		return "", err
+	}
+	o.ProjectExists = true
+	o.Project = korc.StateOf(want)
+	if err := orders.DeleteIfExists(ctx, c, &orcv1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Namespace: p.cp.Namespace,
+		Name: p.childName(korc.DiscProjectProbe)}}); err != nil {
+		return "", err
+	}
+	if want.Status.Resource != nil {
+		return want.Status.Resource.DomainID, nil
+	}
+	return "", nil
+}

@@ -1,0 +1,70 @@
+package keystoneproject
+
+import (
+	"context"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/delivery/clusters"
+)
+
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneprojects,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneprojects/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneprojects/finalizers,verbs=update
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneapplicationcredentials,verbs=get;list;watch
+// +kubebuilder:rbac:groups=c5c3.io,resources=controlplanes,verbs=get;list;watch
+// +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=projects;domains,verbs=get;list;watch;create;update;patch;delete
+
+// Options configure the reconciler; there are none yet (the zero value).
+type Options struct{}
+
+// SetupWithManager registers the KeystoneProject reconciler on the hub's
+// multicluster manager. It watches KeystoneProjects on the management
+// cluster and every engaged target cluster; on the management cluster the
+// K-ORC Projects and Domains (mapped to their order by the ownership
+// labels) and the ControlPlanes (mapped to the orders referencing them); on
+// every cluster the KeystoneApplicationCredentials, which wake the project
+// they reference (a held deletion is released when the last one goes).
+// The manager's scheme must hold client-go's, c5c3.io's and K-ORC's types.
+func SetupWithManager(hub *clusters.Hub, _ Options) error {
+	local := hub.Manager.GetLocalManager()
+	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName), now: metav1.Now}
+	kind := orders.KindKeystoneProject
+	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
+	return mcbuilder.ControllerManagedBy(hub.Manager).
+		Named("keystoneproject").
+		For(&c5c3v1alpha1.KeystoneProject{}, mcbuilder.WithEngageWithLocalCluster(true)).
+		Watches(&orcv1alpha1.Project{}, orders.EnqueueOrderOfChild(kind), localOnly...).
+		Watches(&orcv1alpha1.Domain{}, orders.EnqueueOrderOfChild(kind), localOnly...).
+		Watches(&c5c3v1alpha1.ControlPlane{}, orders.EnqueueOrdersOfPlane(hub, kind,
+			func() client.ObjectList { return &c5c3v1alpha1.KeystoneProjectList{} },
+			func(o client.Object) c5c3v1alpha1.ControlPlaneRefSpec {
+				return o.(*c5c3v1alpha1.KeystoneProject).Spec.ControlPlaneRef
+			}), localOnly...).
+		Watches(&c5c3v1alpha1.KeystoneApplicationCredential{},
+			mchandler.TypedEnqueueRequestsFromMapFunc[client.Object, mcreconcile.Request](projectOfCredential),
+			mcbuilder.WithEngageWithLocalCluster(true)).
+		Complete(r)
+}
+
+// projectOfCredential maps a KeystoneApplicationCredential to the
+// KeystoneProject its spec.projectRef names in its namespace (the cluster is
+// injected by the handler).
+func projectOfCredential(_ context.Context, o client.Object) []mcreconcile.Request {
+	ac, ok := o.(*c5c3v1alpha1.KeystoneApplicationCredential)
+	if !ok || ac.Spec.ProjectRef.Name == "" {
+		return nil
+	}
+	return []mcreconcile.Request{{Request: reconcile.Request{NamespacedName: types.NamespacedName{
+		Namespace: ac.Namespace, Name: ac.Spec.ProjectRef.Name}}}}
+}

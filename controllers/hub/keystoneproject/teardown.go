@@ -1,0 +1,96 @@
+package keystoneproject
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+)
+
+// childLists are the kinds of the order's children in the plane's
+// namespace: the managed Project (K-ORC deletes the Keystone project with
+// it) and its probe, and the Domain import (released; K-ORC never deletes an
+// imported domain).
+var childLists = []func() client.ObjectList{
+	func() client.ObjectList { return &orcv1alpha1.ProjectList{} },
+	func() client.ObjectList { return &orcv1alpha1.DomainList{} },
+}
+
+// teardown runs the finalizer (docs/reference/keystoneproject.md "Deletion
+// Semantics", DecideTeardown): held while a KeystoneApplicationCredential in
+// the namespace references the project; then every child is deleted and the
+// finalizer released once none is listed, or at once with the plane gone.
+// Teardown runs whatever the consent: deleting the order is the one way to
+// tear it down.
+func (r *Reconciler) teardown(ctx context.Context, oc client.Client, kp *c5c3v1alpha1.KeystoneProject,
+	cp *c5c3v1alpha1.ControlPlane, ord orders.Order) (reconcile.Result, error) {
+	has := controllerutil.ContainsFinalizer(kp, c5c3v1alpha1.FinalizerKeystoneProjectTeardown)
+	if !has {
+		return reconcile.Result{}, nil
+	}
+	held, err := orders.HeldBy(ctx, oc, kp.Namespace, orders.CredentialRefs{Project: kp.Name})
+	if err != nil {
+		return reconcile.Result{}, err
+	}
+	if held.Holding() {
+		// KeystoneApplicationCredential events bring the order back.
+		err := r.writeStatus(ctx, oc, kp, Conditions(HeldCondition(held, kp.Name, kp.Generation), kp.Generation), kp.Status)
+		return reconcile.Result{RequeueAfter: RequeueAfter(false, ord.OnTargetCluster())}, err
+	}
+	planeNS, _ := orders.PlaneKey(kp.Spec.ControlPlaneRef, kp.Namespace)
+	left, sweepErr := r.sweep(ctx, planeNS, ord)
+	switch DecideTeardown(has, held, cp != nil, left, sweepErr != nil) {
+	case TeardownWait:
+		// The children's deletion events bring the order back.
+		return reconcile.Result{RequeueAfter: NotReadyRequeue}, sweepErr
+	case TeardownRelease:
+		base := kp.DeepCopy()
+		controllerutil.RemoveFinalizer(kp, c5c3v1alpha1.FinalizerKeystoneProjectTeardown)
+		// NotFound: an earlier pass released it already (a stale cache).
+		if err := client.IgnoreNotFound(oc.Patch(ctx, kp, client.MergeFrom(base))); err != nil {
+			return reconcile.Result{}, fmt.Errorf("release the finalizer: %w", err)
+		}
+		if cp == nil && left > 0 {
+			r.recorder.Eventf(kp, nil, corev1.EventTypeWarning, "TeardownFailOpen", "Delete",
+				"ControlPlane is gone: released with %d children still listed", left)
+		}
+	}
+	return reconcile.Result{}, nil
+}
+
+// sweep deletes every child of ord in planeNS (found by orders.ChildLabels)
+// that is not being deleted yet and returns how many were listed.
+func (r *Reconciler) sweep(ctx context.Context, planeNS string, ord orders.Order) (int, error) {
+	left := 0
+	var errs []error
+	for _, newList := range childLists {
+		l := newList()
+		if err := r.local.List(ctx, l, client.InNamespace(planeNS), client.MatchingLabels(orders.ChildLabels(ord))); err != nil {
+			return 0, err
+		}
+		items, err := meta.ExtractList(l)
+		if err != nil {
+			return 0, err
+		}
+		for _, it := range items {
+			o, ok := it.(client.Object)
+			if !ok {
+				continue
+			}
+			left++
+			if o.GetDeletionTimestamp().IsZero() {
+				errs = append(errs, orders.DeleteIfExists(ctx, r.local, o))
+			}
+		}
+	}
+	return left, errors.Join(errs...)
+}

@@ -1,0 +1,117 @@
+package keystoneroleassignment
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/grants"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// roleImportName is the name of ord's Role import child.
+func roleImportName(ord orders.Order, role string) string {
+	return korc.OrderChildName(korc.InfixRoleAssignment, ord.Cluster, ord.Namespace, ord.Name, korc.RoleDiscriminator(role))
+}
+
+// refs reads, through oc (the order's cluster), the KeystoneUser and the
+// KeystoneProject ra references in its namespace and gates them
+// (orders.UserGate, orders.ProjectGate; a provisioned order that reports no
+// Keystone id yet waits as well). It returns the gate and, when it passed,
+// the Keystone ids of the user and the project. Errors: a read failure
+// other than NotFound.
+func refs(ctx context.Context, oc client.Reader, ra *c5c3v1alpha1.KeystoneRoleAssignment, cp *c5c3v1alpha1.ControlPlane) (orders.Gate, string, string, error) {
+	var user c5c3v1alpha1.KeystoneUser
+	userPtr := &user
+	if err := oc.Get(ctx, types.NamespacedName{Namespace: ra.Namespace, Name: ra.Spec.UserRef.Name}, &user); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return orders.Gate{}, "", "", err
+		}
+		userPtr = nil
+	}
+	if g := orders.UserGate(ra.Namespace, ra.Spec.UserRef, userPtr, cp.Namespace, cp.Name); !g.Passed() {
+		return g, "", "", nil
+	}
+	if user.Status.UserID == "" {
+		return orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
+			"KeystoneUser %s reports no status.userID yet", user.Name)}, "", "", nil
+	}
+	var project c5c3v1alpha1.KeystoneProject
+	projectPtr := &project
+	if err := oc.Get(ctx, types.NamespacedName{Namespace: ra.Namespace, Name: ra.Spec.ProjectRef.Name}, &project); err != nil {
+		if !apierrors.IsNotFound(err) {
+			return orders.Gate{}, "", "", err
+		}
+		projectPtr = nil
+	}
+	if g := orders.ProjectGate(ra.Namespace, ra.Spec.ProjectRef, projectPtr, cp.Namespace, cp.Name); !g.Passed() {
+		return g, "", "", nil
+	}
+	if project.Status.ProjectID == "" {
+		return orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject, Message: fmt.Sprintf(
+			"KeystoneProject %s reports no status.projectID yet", project.Name)}, "", "", nil
+	}
+	return orders.Gate{}, user.Status.UserID, project.Status.ProjectID, nil
+}
+
+// assign runs the projection of an order whose shared gate is open and
+// whose role is allowed: the reference gates, the Role import (an unmanaged
+// K-ORC Role by name, authenticated with the plane's application-credential
+// cloud), and, once it resolved, the grant, read back from Keystone every
+// pass and made when missing (which repairs an out-of-band revoke). It fills
+// o and returns the user's and project's Keystone ids.
+func (r *Reconciler) assign(ctx context.Context, oc client.Client, ra *c5c3v1alpha1.KeystoneRoleAssignment,
+	cp *c5c3v1alpha1.ControlPlane, ord orders.Order, o *Observation) (userID, projectID string) {
+	g, userID, projectID, err := refs(ctx, oc, ra, cp)
+	if err != nil {
+		o.Error = err
+		return "", ""
+	}
+	if o.Refs = g; !g.Passed() {
+		return "", ""
+	}
+	role := string(ra.Spec.Role)
+	imp := korc.RoleImportByName(korc.Child{Name: roleImportName(ord, role), Namespace: cp.Namespace,
+		Labels: orders.ChildLabels(ord), Credentials: controlplane.Credentials(cp)}, role)
+	if err := korc.Apply(ctx, r.local, ControllerName, imp); err != nil {
+		o.Error = err
+		return userID, projectID
+	}
+	o.RoleImport = korc.Probe(imp)
+	if o.RoleImport.Outcome != korc.ProbeFound {
+		return userID, projectID
+	}
+	creds, err := grants.AdminCredentials(ctx, r.local, cp)
+	if err != nil {
+		o.Error = err
+		return userID, projectID
+	}
+	granted, err := r.granter.Granted(ctx, creds, userID, projectID)
+	if err != nil {
+		o.GrantError = err
+		return userID, projectID
+	}
+	if granted[o.RoleImport.ID] {
+		o.Granted = true
+		return userID, projectID
+	}
+	if err := r.granter.Grant(ctx, creds, userID, projectID, o.RoleImport.ID); err != nil {
+		o.GrantError = err
+		return userID, projectID
+	}
+	o.Granted = true
+	what := "assigned"
+	if ra.Status.RoleID != "" {
+		what = "re-assigned (it was missing in Keystone)"
+	}
+	r.recorder.Eventf(ra, nil, corev1.EventTypeNormal, "RoleAssigned", "Assign",
+		"%s role %s to KeystoneUser %s on KeystoneProject %s", what, role, ra.Spec.UserRef.Name, ra.Spec.ProjectRef.Name)
+	return userID, projectID
+}

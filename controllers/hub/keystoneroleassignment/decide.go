@@ -1,0 +1,271 @@
+package keystoneroleassignment
+
+import (
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// Requeue intervals. The grant lives in Keystone and is not watched: a
+// Ready order re-checks it (and repairs an out-of-band revoke) after
+// ReadyResync, one that is not Ready after NotReadyRequeue. An order on a
+// target cluster waits at most orders.RequeueTarget.
+const (
+	NotReadyRequeue = 15 * time.Second
+	ReadyResync     = 10 * time.Minute
+)
+
+// Observation is what one pass learned about the order.
+type Observation struct {
+	// Gate is the shared gate (orders.GateOf).
+	Gate orders.Gate
+	// Allowed is whether spec.role is in the allowedRoles of the
+	// namespace's assignment (orders.RoleAllowed); read only when Gate
+	// passed.
+	Allowed bool
+	// Role is spec.role; Plane names the plane ("<ns>/<name>") and Namespace
+	// the order's namespace, for messages.
+	Role, Plane, Namespace string
+	// Refs is the user gate, then the project gate (orders.UserGate,
+	// orders.ProjectGate).
+	Refs orders.Gate
+	// External is true against an External-mode plane: a wait is replaced
+	// by a classified cause where the message allows.
+	External bool
+	// Error is a Kubernetes-level failure (AssignmentError).
+	Error error
+	// RoleImport is the Role import's verdict, read like a probe: Found
+	// (its ID is the role id), Absent (no such role: RoleNotFound), Error
+	// (terminal: AssignmentFailed) or Pending.
+	RoleImport korc.ProbeResult
+	// GrantError is Keystone's answer to the last grant read or write.
+	GrantError error
+	// Granted is true once Keystone lists the assignment.
+	Granted bool
+}
+
+// AssignmentCondition derives AssignmentReady
+// (docs/reference/keystoneroleassignment.md "Conditions"), first match
+// wins: the shared gate; the role not allowed (RoleNotAllowed); the user and
+// project gates; a Kubernetes error (AssignmentError); the Role import
+// (RoleNotFound, AssignmentFailed, WaitingForAssignment or a classified
+// External-mode cause); a grant error (GrantReason); no grant yet
+// (WaitingForAssignment); else RoleAssigned.
+func AssignmentCondition(o Observation, gen int64) metav1.Condition {
+	c := metav1.Condition{Type: c5c3v1alpha1.ConditionAssignmentReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
+	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
+	if !o.Gate.Passed() {
+		return set(o.Gate.Reason, o.Gate.Message)
+	}
+	if !o.Allowed {
+		return set(c5c3v1alpha1.ReasonRoleNotAllowed, fmt.Sprintf(
+			"ControlPlane %s does not list role %q in the allowedRoles of namespace %s; nothing is assigned, an assignment made before stays: "+
+				"ask the plane's operator to allow the role", o.Plane, o.Role, o.Namespace))
+	}
+	if !o.Refs.Passed() {
+		return set(o.Refs.Reason, o.Refs.Message)
+	}
+	if o.Error != nil {
+		return set(c5c3v1alpha1.ReasonAssignmentError, o.Error.Error())
+	}
+	switch o.RoleImport.Outcome {
+	case korc.ProbeAbsent:
+		return set(c5c3v1alpha1.ReasonRoleNotFound, fmt.Sprintf(
+			"Keystone has no role %q; roles are global and never created by an order: ask the plane's operator to create it", o.Role))
+	case korc.ProbeError:
+		return set(c5c3v1alpha1.ReasonAssignmentFailed, fmt.Sprintf("the import of role %s: %s: %s", o.Role, o.RoleImport.Reason, o.RoleImport.Message))
+	case korc.ProbePending:
+		if o.External {
+			if reason, ok := korc.ClassifyExternal(korc.State{Phase: korc.PhaseProgressing, Message: o.RoleImport.Message}); ok {
+				return set(reason, "the import of role "+o.Role+": "+o.RoleImport.Message)
+			}
+		}
+		msg := "the import of role " + o.Role + " is not Available yet"
+		if o.RoleImport.Message != "" {
+			msg += ": " + o.RoleImport.Message
+		}
+		return set(c5c3v1alpha1.ReasonWaitingForAssignment, msg)
+	}
+	if o.GrantError != nil {
+		return set(GrantReason(o.GrantError, o.External), "assigning the role in Keystone: "+o.GrantError.Error())
+	}
+	if !o.Granted {
+		return set(c5c3v1alpha1.ReasonWaitingForAssignment, "the role is not assigned in Keystone yet")
+	}
+	c.Status = metav1.ConditionTrue
+	return set(c5c3v1alpha1.ReasonRoleAssigned, fmt.Sprintf("role %s (id %s) is assigned in Keystone", o.Role, o.RoleImport.ID))
+}
+
+// GrantReason classifies a Granter error: against an External plane a
+// classified cause (korc.ClassifyExternal) first; a Keystone refusal that a
+// retry does not change (400, 403, 404, 409) is AssignmentFailed; anything
+// else (a transport error, 401, 5xx) is WaitingForAssignment, retried on
+// the next pass.
+func GrantReason(err error, external bool) string {
+	if external {
+		if reason, ok := korc.ClassifyExternal(korc.State{Phase: korc.PhaseProgressing, Message: err.Error()}); ok {
+			return reason
+		}
+	}
+	for _, code := range []int{http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusConflict} {
+		if gophercloud.ResponseCodeIs(err, code) {
+			return c5c3v1alpha1.ReasonAssignmentFailed
+		}
+	}
+	return c5c3v1alpha1.ReasonWaitingForAssignment
+}
+
+// Conditions are AssignmentReady and the aggregate Ready.
+func Conditions(assignment metav1.Condition, gen int64) []metav1.Condition {
+	return []metav1.Condition{assignment, controlplane.ReadyCondition([]metav1.Condition{assignment}, gen)}
+}
+
+// HeldCondition is AssignmentReady while credential orders hold the
+// deletion of the order named name (seed 004 "Deletion Semantics").
+func HeldCondition(h orders.Held, name string, gen int64) metav1.Condition {
+	return metav1.Condition{Type: c5c3v1alpha1.ConditionAssignmentReady, Status: metav1.ConditionFalse, ObservedGeneration: gen,
+		Reason: c5c3v1alpha1.ReasonReferencedByApplicationCredentials, Message: h.Message(orders.KindKeystoneRoleAssignment, name)}
+}
+
+// StatusOf is the status fields after a pass
+// (docs/reference/keystoneroleassignment.md "Status"): userID and projectID
+// are taken from the referenced orders once their gates pass; roleID is set
+// once Keystone lists the grant, cleared when Keystone has no such role
+// (RoleNotFound: no assignment of it can exist) or the referenced user or
+// project order is gone (UserNotFound, ProjectNotFound: its teardown
+// deleted the Keystone object and the assignment with it), and otherwise
+// kept: a
+// frozen order, a role removed from allowedRoles, a waiting reference or a
+// failing grant read all leave the assignment in Keystone as it was.
+func StatusOf(prev c5c3v1alpha1.KeystoneRoleAssignmentStatus, o Observation, userID, projectID string) c5c3v1alpha1.KeystoneRoleAssignmentStatus {
+	s := prev
+	if !o.Gate.Passed() || !o.Allowed {
+		return s
+	}
+	switch o.Refs.Reason {
+	case "":
+	case c5c3v1alpha1.ReasonUserNotFound, c5c3v1alpha1.ReasonProjectNotFound:
+		// The referenced order is gone, and its teardown deleted the user
+		// or project in Keystone, taking the assignment with it.
+		s.RoleID = ""
+		return s
+	default:
+		return s
+	}
+	s.UserID, s.ProjectID = userID, projectID
+	switch {
+	case o.Granted && o.RoleImport.Outcome == korc.ProbeFound:
+		s.RoleID = o.RoleImport.ID
+	case o.Error == nil && o.RoleImport.Outcome == korc.ProbeAbsent:
+		s.RoleID = ""
+	}
+	return s
+}
+
+// RequeueAfter is the delay before the next unprompted pass: ReadyResync
+// for a Ready order, NotReadyRequeue otherwise, at most orders.RequeueTarget
+// for an order on a target cluster.
+func RequeueAfter(ready, onTarget bool) time.Duration {
+	d := NotReadyRequeue
+	if ready {
+		d = ReadyResync
+	}
+	if onTarget && d > orders.RequeueTarget {
+		d = orders.RequeueTarget
+	}
+	return d
+}
+
+// SharedBy names the other live KeystoneRoleAssignments among others (the
+// orders of me's namespace on me's cluster) that grant the same thing as
+// me: the same user and project orders and the same role (compared with
+// strings.EqualFold, as Keystone's collation does, see orders.RoleAllowed)
+// in the same ControlPlane. Orders being deleted do not count. While any
+// does, me's teardown leaves the Keystone assignment in place. Sorted.
+func SharedBy(me *c5c3v1alpha1.KeystoneRoleAssignment, others []c5c3v1alpha1.KeystoneRoleAssignment) []string {
+	myNS, myName := orders.PlaneKey(me.Spec.ControlPlaneRef, me.Namespace)
+	var out []string
+	for i := range others {
+		o := &others[i]
+		if o.Name == me.Name || o.Namespace != me.Namespace || !o.DeletionTimestamp.IsZero() {
+			continue
+		}
+		if ns, n := orders.PlaneKey(o.Spec.ControlPlaneRef, o.Namespace); ns != myNS || n != myName {
+			continue
+		}
+		if o.Spec.UserRef.Name == me.Spec.UserRef.Name && o.Spec.ProjectRef.Name == me.Spec.ProjectRef.Name &&
+			strings.EqualFold(string(o.Spec.Role), string(me.Spec.Role)) {
+			out = append(out, o.Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Revocation names the Keystone assignment a teardown revokes: the ids of
+// the user, project and role.
+type Revocation struct{ UserID, ProjectID, RoleID string }
+
+// PlanRevoke decides whether the teardown revokes the assignment
+// (docs/reference/keystoneroleassignment.md "Deletion Semantics"): only
+// with the plane present (without it nothing can reach Keystone), only when
+// the user, project and role ids are known (status.userID, status.projectID,
+// and status.roleID or else the resolved Role import's id importID: a grant
+// whose status write was lost is revoked as well), and only when no other
+// live order grants the same (SharedBy empty). ok is false when nothing is
+// revoked.
+func PlanRevoke(st c5c3v1alpha1.KeystoneRoleAssignmentStatus, importID string, shared []string, planeExists bool) (Revocation, bool) {
+	role := st.RoleID
+	if role == "" {
+		role = importID
+	}
+	if !planeExists || len(shared) > 0 || st.UserID == "" || st.ProjectID == "" || role == "" {
+		return Revocation{}, false
+	}
+	return Revocation{UserID: st.UserID, ProjectID: st.ProjectID, RoleID: role}, true
+}
+
+// TeardownStep is what the finalizer does in one pass.
+type TeardownStep string
+
+const (
+	// TeardownNone: the finalizer is not installed; nothing to do.
+	TeardownNone TeardownStep = "None"
+	// TeardownHold: a credential order of the same user and project exists;
+	// nothing is revoked or deleted.
+	TeardownHold TeardownStep = "Hold"
+	// TeardownWait: the revoke failed or children are still listed.
+	TeardownWait TeardownStep = "Wait"
+	// TeardownRelease: remove the finalizer.
+	TeardownRelease TeardownStep = "Release"
+)
+
+// DecideTeardown decides a deletion pass after the revoke and the deletes
+// were issued: without the finalizer nothing; held while a credential order
+// of the same user and project exists; with the plane gone release after one
+// pass; else wait while the revoke or a delete failed or a child (the Role
+// import) is still listed. left counts the children listed before this
+// pass's deletes.
+func DecideTeardown(hasFinalizer bool, held orders.Held, planeExists bool, left int, failed bool) TeardownStep {
+	switch {
+	case !hasFinalizer:
+		return TeardownNone
+	case held.Holding():
+		return TeardownHold
+	case !planeExists:
+		return TeardownRelease
+	case left > 0 || failed:
+		return TeardownWait
+	}
+	return TeardownRelease
+}

@@ -1,0 +1,115 @@
+package keystoneroleassignment
+
+import (
+	"context"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/grants"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/delivery/clusters"
+)
+
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneroleassignments,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneroleassignments/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneroleassignments/finalizers,verbs=update
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneusers;keystoneprojects;keystoneapplicationcredentials,verbs=get;list;watch
+// +kubebuilder:rbac:groups=c5c3.io,resources=controlplanes,verbs=get;list;watch
+// +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=roles,verbs=get;list;watch;create;update;patch;delete
+
+// Options configure the reconciler; zero values take the defaults.
+type Options struct {
+	// Granter reads, assigns and revokes roles; default grants.Keystone.
+	Granter grants.Granter
+}
+
+// SetupWithManager registers the KeystoneRoleAssignment reconciler on the
+// hub's multicluster manager. It watches KeystoneRoleAssignments on the
+// management cluster and every engaged target cluster; on the management
+// cluster the K-ORC Roles (mapped to their order by the ownership labels)
+// and the ControlPlanes (mapped to the orders referencing them); on every
+// cluster the KeystoneUsers and KeystoneProjects (waking the assignments
+// that reference them) and the KeystoneApplicationCredentials (waking the
+// assignments of their user and project: a held deletion is released when
+// the last one goes). The manager's scheme must hold client-go's, c5c3.io's
+// and K-ORC's types.
+func SetupWithManager(hub *clusters.Hub, opts Options) error {
+	if opts.Granter == nil {
+		opts.Granter = grants.Keystone{}
+	}
+	local := hub.Manager.GetLocalManager()
+	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName), now: metav1.Now,
+		granter: opts.Granter}
+	kind := orders.KindKeystoneRoleAssignment
+	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
+	everywhere := mcbuilder.WithEngageWithLocalCluster(true)
+	return mcbuilder.ControllerManagedBy(hub.Manager).
+		Named("keystoneroleassignment").
+		For(&c5c3v1alpha1.KeystoneRoleAssignment{}, everywhere).
+		Watches(&orcv1alpha1.Role{}, orders.EnqueueOrderOfChild(kind), localOnly...).
+		Watches(&c5c3v1alpha1.ControlPlane{}, orders.EnqueueOrdersOfPlane(hub, kind,
+			func() client.ObjectList { return &c5c3v1alpha1.KeystoneRoleAssignmentList{} },
+			func(o client.Object) c5c3v1alpha1.ControlPlaneRefSpec {
+				return o.(*c5c3v1alpha1.KeystoneRoleAssignment).Spec.ControlPlaneRef
+			}), localOnly...).
+		Watches(&c5c3v1alpha1.KeystoneUser{}, assignmentsReferencing(func(o client.Object) (string, string) {
+			return o.GetName(), ""
+		}), everywhere).
+		Watches(&c5c3v1alpha1.KeystoneProject{}, assignmentsReferencing(func(o client.Object) (string, string) {
+			return "", o.GetName()
+		}), everywhere).
+		Watches(&c5c3v1alpha1.KeystoneApplicationCredential{}, assignmentsReferencing(func(o client.Object) (string, string) {
+			ac, ok := o.(*c5c3v1alpha1.KeystoneApplicationCredential)
+			if !ok {
+				return "", ""
+			}
+			return ac.Spec.UserRef.Name, ac.Spec.ProjectRef.Name
+		}), everywhere).
+		Complete(r)
+}
+
+// assignmentsReferencing maps an object on any cluster to the
+// KeystoneRoleAssignments of its namespace on that cluster whose userRef is
+// the user refsOf names (when not empty) and whose projectRef is the
+// project it names (when not empty). The list is read through the event's
+// own cluster; a failing list maps to nothing (the order's own requeue
+// covers it).
+func assignmentsReferencing(refsOf func(client.Object) (user, project string)) mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
+	return func(name multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
+		return mchandler.TypedEnqueueRequestsFromMapFuncWithClusterPreservation(
+			func(ctx context.Context, obj client.Object) []mcreconcile.Request {
+				user, project := refsOf(obj)
+				if user == "" && project == "" {
+					return nil
+				}
+				var list c5c3v1alpha1.KeystoneRoleAssignmentList
+				if err := cl.GetClient().List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
+					logf.FromContext(ctx).V(1).Info("cannot list KeystoneRoleAssignments for a reference event", "cluster", name, "error", err.Error())
+					return nil
+				}
+				var reqs []mcreconcile.Request
+				for i := range list.Items {
+					ra := &list.Items[i]
+					if (user == "" || ra.Spec.UserRef.Name == user) && (project == "" || ra.Spec.ProjectRef.Name == project) {
+						reqs = append(reqs, mcreconcile.Request{ClusterName: name, Request: reconcile.Request{
+							NamespacedName: types.NamespacedName{Namespace: ra.Namespace, Name: ra.Name}}})
+					}
+				}
+				return reqs
+			})
+	}
+}
