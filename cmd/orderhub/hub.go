@@ -16,7 +16,11 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/credentialrotation"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneapplicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneproject"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneroleassignment"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneuser"
 	"github.com/c5c3/orderhub/delivery/clusters"
 	"github.com/c5c3/orderhub/webhooks"
 )
@@ -34,6 +38,7 @@ type hubFlags struct {
 
 	controlPlane       bool
 	keystoneService    bool
+	orders             bool
 	openBaoAddress     string
 	openBaoTokenSecret string
 	openBaoTokenKey    string
@@ -57,6 +62,9 @@ func (h *hubFlags) register(fs *flag.FlagSet) {
 	fs.BoolVar(&h.keystoneService, "keystoneservice-reconciler", true, "Reconcile KeystoneServices (catalog and account blocks: collision probes, "+
 		"K-ORC children, role grants, password generations delivered through OpenBao and ESO, teardown) "+
 		"and the CredentialRotations that rotate their passwords.")
+	fs.BoolVar(&h.orders, "order-reconcilers", true, "Reconcile the Keystone orders (KeystoneUser, KeystoneProject, KeystoneRoleAssignment, "+
+		"KeystoneApplicationCredential) on the management cluster and on every registered target cluster: K-ORC children in the "+
+		"ControlPlane's namespace, OpenBao backups, and the delivered <name>-credentials Secrets on the order's cluster.")
 	fs.StringVar(&h.openBaoAddress, "openbao-address", "", "OpenBao URL the ControlPlane's per-namespace SecretStores point at (e.g. https://openbao.openbao-system.svc:8200). "+
 		"Empty: no SecretStore is provisioned and none gates AdminCredentialReady.")
 	fs.StringVar(&h.openBaoTokenSecret, "openbao-token-secret", "", "<namespace>/<name> of the Secret holding the OpenBao token the SecretStores authenticate with "+
@@ -191,5 +199,34 @@ func runHubContext(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	if hf.orders {
+		if err := setupOrders(hub); err != nil {
+			return err
+		}
+	}
 	return hub.Manager.Start(ctx)
+}
+
+// setupOrders registers the four order reconcilers on the multicluster
+// manager: they serve orders on the management cluster and on every
+// engaged target cluster (delivery/clusters).
+func setupOrders(hub *clusters.Hub) error {
+	for _, o := range []struct {
+		kind  string
+		setup func(*clusters.Hub) error
+	}{
+		{"KeystoneUser", func(h *clusters.Hub) error { return keystoneuser.SetupWithManager(h, keystoneuser.Options{}) }},
+		{"KeystoneProject", func(h *clusters.Hub) error { return keystoneproject.SetupWithManager(h, keystoneproject.Options{}) }},
+		{"KeystoneRoleAssignment", func(h *clusters.Hub) error {
+			return keystoneroleassignment.SetupWithManager(h, keystoneroleassignment.Options{})
+		}},
+		{"KeystoneApplicationCredential", func(h *clusters.Hub) error {
+			return keystoneapplicationcredential.SetupWithManager(h, keystoneapplicationcredential.Options{})
+		}},
+	} {
+		if err := o.setup(hub); err != nil {
+			return fmt.Errorf("%s reconciler: %w", o.kind, err)
+		}
+	}
+	return nil
 }

@@ -223,8 +223,13 @@ func (in Input) trigger() (Trigger, int64) {
 //     repairs and sweeps nothing; "A refusal after the first credential
 //     pauses the schedule and keeps the delivered Secret"). Redeliver is
 //     false under a closed shared gate and may be true under a refusal.
-//  2. ActionDeletePrevious: a previous generation is recorded and
-//     now ≥ PreviousDeleteAt.
+//  2. ActionDeletePrevious: a previous generation is recorded,
+//     now ≥ PreviousDeleteAt, and the delivered Secret carries generation
+//     Current. The last condition keeps the superseded credential while a
+//     consumer may still read it (a backup push or delivery that has not
+//     completed yet): seed 004 "Delivered Secret contract", "the delivered
+//     credential is never invalid". A credential kept that way still
+//     expires in Keystone on its own while the schedule is on.
 //  3. A successor exists (Successor): ActionSwitch when it is Available;
 //     when it failed, ActionDeleteFailed if Desired is above it, else
 //     ActionContinueFailed; otherwise ActionContinue. A rotation under way
@@ -249,7 +254,7 @@ func Decide(in Input) Decision {
 		d.Action = ActionHold
 		return d
 	}
-	if in.Previous > 0 && in.PreviousDeleteAt != nil && !in.Now.Before(*in.PreviousDeleteAt) {
+	if in.Previous > 0 && in.PreviousDeleteAt != nil && !in.Now.Before(*in.PreviousDeleteAt) && in.Delivered {
 		d.Action, d.Generation = ActionDeletePrevious, in.Previous
 		return d
 	}

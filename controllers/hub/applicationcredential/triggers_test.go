@@ -118,6 +118,11 @@ func TestDecide_ClocksAndSpecs(t *testing.T) {
 			Decision{Action: ActionNone}},
 		{"grace elapsed deletes previous", func() Input { return inGrace(t0.Add(744 * time.Hour)) },
 			Decision{Action: ActionDeletePrevious, Generation: 1}},
+		{"grace elapsed but the Secret does not carry the successor yet: previous kept", func() Input {
+			in := inGrace(t0.Add(744 * time.Hour))
+			in.Delivered = false
+			return in
+		}, Decision{Action: ActionNone, Redeliver: true}},
 		{"two credentials exist: raised generation waits, no third", func() Input {
 			in := inGrace(t0.Add(730 * time.Hour))
 			in.Desired = 5

@@ -1,0 +1,147 @@
+package applicationcredential
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+
+	"github.com/c5c3/orderhub/delivery/cloudsyaml"
+	"github.com/c5c3/orderhub/delivery/openbao"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// MintCloudName is the cloud name inside the mint-cloud document; the K-ORC
+// ApplicationCredentials' cloudCredentialsRef.cloudName names it.
+const MintCloudName = "mint"
+
+// SecretValueKey is the key of a secret-v<N> Secret K-ORC reads the
+// credential's secret from (K-ORC internal/controllers/applicationcredential:
+// secret.Data["value"]; seed 004 "Projected child names": "key value").
+const SecretValueKey = "value"
+
+// DeliveredKeys are the keys of the delivered Secret, also reported in
+// status.secretKeys (seed 004 "Delivered Secret contract", row "Data keys").
+var DeliveredKeys = []string{openbao.PropertyCloudsYAML, openbao.PropertyApplicationCredentialID,
+	openbao.PropertyApplicationCredentialSecret}
+
+// MintParams are the inputs of the mint-cloud document: the ordered user's
+// password clouds.yaml scoped to the ordered project, which K-ORC creates
+// and deletes every credential generation with (seed 004 "Projected child
+// names", discriminator mint-cloud). The user is named by UserID when set
+// (else UserName in UserDomain), the project by ProjectID when set (else
+// ProjectName in ProjectDomain): ids need no domain.
+type MintParams struct {
+	AuthURL                      string
+	UserID, UserName, UserDomain string
+	Password                     []byte
+	ProjectID                    string
+	ProjectName, ProjectDomain   string
+	Region, Interface            string
+	CABundle                     []byte // K-ORC's cacert key; nil omits it
+}
+
+// MintCloudData is the mint-cloud Secret's data: clouds.yaml with the single
+// cloud MintCloudName, and cacert (orcv1alpha1.CloudCredencialsCASecretKey)
+// when p carries a CA bundle. Errors: the cloud does not validate (no auth
+// URL, no user, no password); messages never carry the password.
+func MintCloudData(p MintParams) (map[string][]byte, error) {
+	c := cloudsyaml.Password(cloudsyaml.PasswordParams{AuthURL: p.AuthURL, Password: string(p.Password),
+		Region: p.Region, Interface: p.Interface})
+	if p.UserID != "" {
+		c.Auth.UserID = p.UserID
+	} else {
+		c.Auth.Username, c.Auth.UserDomainName = p.UserName, p.UserDomain
+	}
+	if p.ProjectID != "" {
+		c.Auth.ProjectID = p.ProjectID
+	} else {
+		c.Auth.ProjectName, c.Auth.ProjectDomainName = p.ProjectName, p.ProjectDomain
+	}
+	if c.Auth.ProjectID == "" && c.Auth.ProjectName == "" {
+		return nil, fmt.Errorf("applicationcredential: the mint-cloud document needs the project")
+	}
+	doc, err := cloudsyaml.Render(MintCloudName, c)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{cloudsyaml.Key: doc}
+	if len(p.CABundle) > 0 {
+		out[orcv1alpha1.CloudCredencialsCASecretKey] = p.CABundle
+	}
+	return out, nil
+}
+
+// DeliveredParams are the inputs of the delivered document.
+type DeliveredParams struct {
+	// CloudName is the cloud's name in clouds.yaml: the order's name.
+	CloudName string
+	// AuthURL is orders.DeliveredAuthURL for the order's cluster.
+	AuthURL           string
+	ID, Secret        string
+	Region, Interface string
+}
+
+// DeliveredData is the delivered Secret's (and the backup's) data: a
+// v3applicationcredential clouds.yaml without CA bundle, and the id and
+// secret on their own (seed 004 "Delivered Secret contract"). Errors: the
+// cloud does not validate.
+func DeliveredData(p DeliveredParams) (map[string][]byte, error) {
+	doc, err := cloudsyaml.Render(p.CloudName, cloudsyaml.ApplicationCredential(cloudsyaml.ApplicationCredentialParams{
+		AuthURL: p.AuthURL, ID: p.ID, Secret: p.Secret, Region: p.Region, Interface: p.Interface}))
+	if err != nil {
+		return nil, err
+	}
+	return map[string][]byte{
+		openbao.PropertyCloudsYAML:                  doc,
+		openbao.PropertyApplicationCredentialID:     []byte(p.ID),
+		openbao.PropertyApplicationCredentialSecret: []byte(p.Secret),
+	}, nil
+}
+
+// GenerationOfChild parses N out of a child name prefix+"credential-v<N>"
+// or prefix+"secret-v<N>" (korc.CredentialDiscriminator,
+// korc.SecretDiscriminator); prefix is korc.ChildPrefix of the order. ok
+// is false for any other name, or N < 1.
+func GenerationOfChild(prefix, name string) (gen int64, ok bool) {
+	rest, found := strings.CutPrefix(name, prefix)
+	if !found {
+		return 0, false
+	}
+	for _, d := range []string{korc.CredentialDiscriminator(0), korc.SecretDiscriminator(0)} {
+		stem := strings.TrimSuffix(d, "0")
+		if n, ok := strings.CutPrefix(rest, stem); ok {
+			g, err := strconv.ParseInt(n, 10, 64)
+			if err != nil || g < 1 || strconv.FormatInt(g, 10) != n {
+				return 0, false
+			}
+			return g, true
+		}
+	}
+	return 0, false
+}
+
+// createFailurePrefix is the message K-ORC v2.6.0 writes on a create that
+// failed with an error it does not consider retryable
+// (internal/controllers/applicationcredential/actuator.go CreateResource).
+const createFailurePrefix = "invalid configuration creating resource: "
+
+// httpErrorMarker is in every gophercloud ErrUnexpectedResponseCode message:
+// an answer Keystone gave, as opposed to a request that never got one.
+const httpErrorMarker = "Expected HTTP response code"
+
+// LatchedTransportError reports a credential K-ORC latched a terminal error
+// on although Keystone never answered: K-ORC v2.6.0 treats every error that
+// is not an HTTP response (orcerrors.IsRetryable) as terminal when it
+// creates an application credential, so a refused connection or a timeout
+// leaves the object Failed (InvalidConfiguration) until its spec changes,
+// and an ApplicationCredential's spec.resource is immutable. The reconciler
+// clears such an error by removing K-ORC's Progressing condition, which
+// makes K-ORC reconcile the object again (reason TransportErrorRetryFailed
+// when that write fails). A terminal error Keystone answered (409 Conflict)
+// is not latched transport and stays CredentialFailed.
+func LatchedTransportError(s korc.State) bool {
+	return s.Phase == korc.PhaseFailed && s.Reason == orcv1alpha1.ConditionReasonInvalidConfiguration &&
+		strings.HasPrefix(s.Message, createFailurePrefix) && !strings.Contains(s.Message, httpErrorMarker)
+}

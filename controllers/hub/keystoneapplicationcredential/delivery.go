@@ -1,0 +1,143 @@
+package keystoneapplicationcredential
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/delivery/cloudsyaml"
+	"github.com/c5c3/orderhub/delivery/openbao"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// deliveredInterface is the catalog interface the delivered document names:
+// the plane's (controlplane.EndpointType) on the management cluster and for
+// an External plane; public on a target cluster of a Managed plane, which
+// reaches Keystone through its published endpoint.
+func (p *pass) deliveredInterface() string {
+	if p.ord.OnTargetCluster() && !controlplane.IsExternal(p.cp) {
+		return cloudsyaml.InterfacePublic
+	}
+	return controlplane.EndpointType(p.cp)
+}
+
+// currentData is the document of the delivered generation
+// (status.credentialGeneration, status.credentialID) with its secret read
+// from secret-v<N>. ok is false when no generation is delivered, the secret
+// is gone (a rotation replaces it), or the order's cluster gets no auth URL
+// (p.obs.KeystoneNotPublished is set).
+func (p *pass) currentData(ctx context.Context) (map[string][]byte, bool, error) {
+	if p.st.CredentialGeneration == 0 || p.st.CredentialID == "" {
+		return nil, false, nil
+	}
+	authURL, g := orders.DeliveredAuthURL(p.cp, p.ord.Cluster)
+	if !g.Passed() {
+		p.obs.KeystoneNotPublished = true
+		return nil, false, nil
+	}
+	secret, ok, err := p.secretValue(ctx, p.st.CredentialGeneration)
+	if err != nil || !ok {
+		return nil, false, err
+	}
+	data, err := applicationcredential.DeliveredData(applicationcredential.DeliveredParams{CloudName: p.ac.Name,
+		AuthURL: authURL, ID: p.st.CredentialID, Secret: string(secret), Region: controlplane.Region(p.cp),
+		Interface: p.deliveredInterface()})
+	if err != nil {
+		return nil, false, err
+	}
+	return data, true, nil
+}
+
+// readDelivered reads <name>-credentials on the order's cluster; nil when
+// absent. foreign is true when it exists without a controller reference to
+// this order.
+func (p *pass) readDelivered(ctx context.Context) (s *corev1.Secret, foreign bool, err error) {
+	var sec corev1.Secret
+	err = p.oc.Get(ctx, types.NamespacedName{Namespace: p.ac.Namespace, Name: orders.SecretName(p.ac.Name)}, &sec)
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("read the delivered Secret: %w", err)
+	}
+	for _, r := range sec.OwnerReferences {
+		if r.UID == p.ac.UID && r.Controller != nil && *r.Controller {
+			return &sec, false, nil
+		}
+	}
+	return &sec, true, nil
+}
+
+// carries reports whether the delivered Secret s holds every key of data
+// byte for byte.
+func carries(s *corev1.Secret, data map[string][]byte) bool {
+	if s == nil || len(data) == 0 {
+		return false
+	}
+	for k, v := range data {
+		if !bytes.Equal(s.Data[k], v) {
+			return false
+		}
+	}
+	return true
+}
+
+// deliver moves the delivered generation to the order's cluster, backup
+// first (seed 004 "Delivered Secret contract"): the source Secret and the
+// PushSecret to the backing path, then, once ESO reports the push of this
+// document, <name>-credentials with Server-Side Apply. A Secret the order
+// does not own is never taken over (DeliveryRefused). It records what it
+// saw in p.obs and, once the Secret carries the generation, status.secretName
+// and status.secretKeys.
+func (p *pass) deliver(ctx context.Context, cur *corev1.Secret) {
+	data, ok, err := p.currentData(ctx)
+	if err != nil {
+		p.obs.DeliveryError = err
+		return
+	}
+	if !ok {
+		return
+	}
+	path, err := openbao.ApplicationCredentialPath(p.ns, strings.TrimSuffix(p.prefix, "-"))
+	if err != nil {
+		p.obs.DeliveryError = err
+		return
+	}
+	state, err := orders.Backup{Plane: p.cp, SourceName: p.child(korc.DiscSource), BackupName: p.child(korc.DiscBackup),
+		Labels: p.lbl, Path: path, Data: data}.Ensure(ctx, p.r.local)
+	if err != nil {
+		p.obs.DeliveryError = fmt.Errorf("back up the credential: %w", err)
+		return
+	}
+	if !state.Pushed {
+		return
+	}
+	p.obs.BackupSynced = true
+	if !carries(cur, data) {
+		err := orders.Delivered{Order: p.ord, Owner: p.ac, Data: data}.Write(ctx, p.oc)
+		switch {
+		case apierrors.IsConflict(err):
+			p.obs.DeliveryError = fmt.Errorf("the delivered Secret changed while it was written; retrying: %w", err)
+			return
+		case err != nil && isNotOwned(err):
+			p.obs.ForeignSecret = true
+			return
+		case err != nil:
+			p.obs.DeliveryError = fmt.Errorf("write the delivered Secret: %w", err)
+			return
+		}
+		p.event(corev1.EventTypeNormal, EventDelivered, "Deliver", "Secret %s now carries generation %d",
+			orders.SecretName(p.ac.Name), p.st.CredentialGeneration)
+	}
+	p.obs.Delivered = true
+	p.st.SecretName = orders.SecretName(p.ac.Name)
+	p.st.SecretKeys = append([]string(nil), applicationcredential.DeliveredKeys...)
+}

@@ -1,0 +1,15 @@
+// Package keystoneapplicationcredential reconciles KeystoneApplicationCredential
+// orders (seed 004, keystoneapplicationcredential-crd-reference): one Keystone
+// application credential of an ordered KeystoneUser on an ordered
+// KeystoneProject, created through K-ORC authenticated as that user
+// (mint-cloud), backed up to OpenBao and delivered as <name>-credentials
+// beside the order, on the order's own cluster. It rotates on a schedule,
+// on a raised spec.credentialGeneration, on expiry and on a lost secret.
+//
+// The decisions are pure and live in controllers/hub/applicationcredential
+// (schedule, Decide, conditions, documents); this package does the I/O:
+// reconciler.go (one pass), references.go (the three referenced orders and
+// the password), children.go (mint-cloud, secret-v<N>, credential-v<N>),
+// delivery.go (backup first, then the delivered Secret), teardown.go (the
+// two-phase finalizer) and setup.go (watches, RBAC).
+package keystoneapplicationcredential

@@ -1,0 +1,323 @@
+package keystoneapplicationcredential
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/delivery/apply"
+	"github.com/c5c3/orderhub/delivery/clusters"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// Event reasons of the notable transitions besides condition changes (which
+// are emitted under the condition's reason).
+const (
+	// EventRotationStarted (Normal): a successor generation was created.
+	EventRotationStarted = "CredentialRotationStarted"
+	// EventRotationSwitched (Normal): the order switched to a new
+	// generation (status.credentialGeneration).
+	EventRotationSwitched = "CredentialRotationSwitched"
+	// EventPreviousDeleted (Normal): the superseded generation is gone from
+	// Keystone after its grace period.
+	EventPreviousDeleted = "PreviousCredentialDeleted"
+	// EventFailedDeleted (Normal): a failed successor was deleted because
+	// spec.credentialGeneration was raised above it.
+	EventFailedDeleted = "FailedCredentialDeleted"
+	// EventDelivered (Normal): the delivered Secret was (re)written.
+	EventDelivered = "CredentialDelivered"
+	// EventTransportErrorCleared (Warning): a latched transport error was
+	// cleared from a credential so K-ORC retries.
+	EventTransportErrorCleared = "TransportErrorCleared"
+	// EventTeardownFailOpen (Warning): the ControlPlane is gone; the
+	// finalizer was released after one pass of deletes.
+	EventTeardownFailOpen = "TeardownFailOpen"
+)
+
+// NotReadyRequeue is the longest an order that is not converged (and not
+// frozen) waits for its next pass when no watched event arrives: Keystone
+// state (an expiring credential, a grant) is not watched.
+const NotReadyRequeue = 30 * time.Second
+
+// Reconciler reconciles KeystoneApplicationCredentials on every engaged
+// cluster. Children are read and written on the management cluster through
+// local; the order and its delivered Secret through the order's cluster's
+// client.
+type Reconciler struct {
+	hub      *clusters.Hub
+	local    client.Client
+	recorder recorder.EventRecorder
+	now      func() time.Time
+}
+
+// pass carries one reconcile pass of one order.
+type pass struct {
+	r        *Reconciler
+	oc       client.Client // the order's cluster
+	ac       *c5c3v1alpha1.KeystoneApplicationCredential
+	ord      orders.Order
+	cp       *c5c3v1alpha1.ControlPlane
+	ns       string // the plane's namespace, where the children live
+	prefix   string // korc.ChildPrefix of the order
+	lbl      map[string]string
+	now      time.Time
+	schedule applicationcredential.Schedule
+	st       c5c3v1alpha1.KeystoneApplicationCredentialStatus
+	obs      applicationcredential.Observation
+	creds    []applicationcredential.Credential
+	credObjs map[int64]*orcv1alpha1.ApplicationCredential
+}
+
+func (p *pass) event(typ, reason, action, format string, args ...any) {
+	p.r.recorder.Eventf(p.ac, nil, typ, reason, action, format, args...)
+}
+
+// Reconcile runs one pass for a KeystoneApplicationCredential on
+// req.ClusterName (seed 004): the shared gate, the reference gates, the
+// Keystone-side step applicationcredential.Decide chooses, the delivery,
+// and the status. A deregistered cluster's error is returned as is (the
+// builder drops the request).
+func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
+	oc, err := r.hub.Client(ctx, req.ClusterName)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	var ac c5c3v1alpha1.KeystoneApplicationCredential
+	if err := oc.Get(ctx, req.NamespacedName, &ac); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	ord := orders.OrderOf(orders.KindKeystoneApplicationCredential, req)
+	cp, err := orders.Plane(ctx, r.local, ac.Spec.ControlPlaneRef, ac.Namespace)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
+	planeNS, _ := orders.PlaneKey(ac.Spec.ControlPlaneRef, ac.Namespace)
+	now := r.now().UTC().Truncate(time.Second) // metav1.Time keeps seconds
+	p := &pass{r: r, oc: oc, ac: &ac, ord: ord, cp: cp, ns: planeNS, now: now,
+		prefix:   korc.ChildPrefix(ac.Name, korc.OrderKey(ord.Cluster, ord.Namespace, ord.Name), korc.InfixApplicationCredential),
+		lbl:      orders.ChildLabels(ord),
+		schedule: applicationcredential.ScheduleOf(&ac.Spec),
+		st:       *ac.Status.DeepCopy()}
+	if !ac.DeletionTimestamp.IsZero() {
+		return p.teardown(ctx)
+	}
+	gate := orders.GateOf(ord, ac.Spec.ControlPlaneRef, cp)
+	if _, assigned := orders.Assigned(cp, ord.Cluster, ord.Namespace); assigned && len(ord.Cluster) <= orders.MaxClusterNameLength &&
+		!controllerutil.ContainsFinalizer(&ac, c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown) {
+		base := ac.DeepCopy()
+		controllerutil.AddFinalizer(&ac, c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown)
+		if err := oc.Patch(ctx, &ac, client.MergeFrom(base)); err != nil {
+			return ctrl.Result{}, fmt.Errorf("install the teardown finalizer: %w", err)
+		}
+	}
+	p.obs = applicationcredential.Observation{Gate: gate, SecretName: orders.SecretName(ac.Name)}
+	var errs []error
+	if gate.Passed() {
+		// A frozen (or otherwise gated) order changes nothing but its
+		// status: nothing is created, rotated, delivered, repaired or swept
+		// (seed 004 "Consent").
+		if err := p.run(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	p.obs.Current = p.st.CredentialGeneration
+	p.obs.Credentials = p.creds
+	p.obs.ExpiredNow = applicationcredential.Expired(timeOf(p.st.CredentialExpiresAt), now)
+	conds := applicationcredential.Conditions(p.obs, ac.Generation)
+	if err := p.writeStatus(ctx, conds); apierrors.IsConflict(err) && len(errs) == 0 {
+		// The pass read a stale order (the cache lags a write): run again on
+		// the current one.
+		return ctrl.Result{RequeueAfter: time.Second}, nil
+	} else if err != nil {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return ctrl.Result{}, err
+	}
+	in := applicationcredential.InputFrom(&ac, now)
+	in.Gate = gate
+	wait := applicationcredential.RequeueAfter(in, ord.OnTargetCluster())
+	if gate.Passed() && conds[2].Status != metav1.ConditionTrue && (wait == 0 || wait > NotReadyRequeue) {
+		wait = NotReadyRequeue
+	}
+	if ord.OnTargetCluster() && (wait == 0 || wait > orders.RequeueTarget) {
+		wait = orders.RequeueTarget
+	}
+	return ctrl.Result{RequeueAfter: wait}, nil
+}
+
+// run is the pass behind an open shared gate. Kubernetes-level failures are
+// recorded in p.obs (CredentialError, DeliveryError) and returned.
+func (p *pass) run(ctx context.Context) error {
+	in := applicationcredential.InputFrom(p.ac, p.now)
+	refs, err := p.references(ctx)
+	if err != nil {
+		p.obs.CredentialError = err
+		return err
+	}
+	in.Refusal = applicationcredential.RefusalOf(refs.References)
+	p.obs.Refusal = in.Refusal
+	if in.Refusal.Passed() {
+		if err := p.writeMintCloud(ctx, refs); err != nil {
+			p.obs.CredentialError = err
+			return err
+		}
+	}
+	if err := p.listCredentials(ctx); err != nil {
+		p.obs.CredentialError = err
+		return err
+	}
+	in.Credentials = p.creds
+	if cur := p.st.CredentialGeneration; cur > 0 {
+		_, ok, err := p.secretValue(ctx, cur)
+		if err != nil {
+			p.obs.CredentialError = err
+			return err
+		}
+		// "the Secret holding the live credential's secret is gone from the
+		// cluster" (seed 004 "Rotation") is read as secret-v<N> in the plane's
+		// namespace: it is the only place the secret lives besides the
+		// backup, and a deleted delivered Secret is "written again" (seed 004
+		// "Delivered Secret contract"), not rotated.
+		in.SecretLost = !ok
+	}
+	delivered, foreign, err := p.readDelivered(ctx)
+	if err != nil {
+		p.obs.DeliveryError = err
+		return err
+	}
+	p.obs.ForeignSecret = foreign
+	if data, ok, err := p.currentData(ctx); err != nil {
+		p.obs.DeliveryError = err
+		return err
+	} else if ok && !foreign {
+		in.Delivered = carries(delivered, data)
+	}
+	d := applicationcredential.Decide(in)
+	if err := p.act(ctx, d); err != nil {
+		p.obs.CredentialError = err
+		return err
+	}
+	if err := p.clearLatchedTransportErrors(ctx); err != nil {
+		p.obs.TransportRetryError = err
+	}
+	if p.st.CredentialGeneration == 0 && controlplane.IsExternal(p.cp) {
+		if s, ok := applicationcredential.Successor(p.creds, 0); ok {
+			if reason, ok := korc.ClassifyExternal(s.State); ok {
+				p.obs.Classified = orders.Gate{Reason: reason, Message: fmt.Sprintf(
+					"K-ORC cannot create generation %d: %s", s.Generation, s.State.Message)}
+			}
+		}
+	}
+	p.deliver(ctx, delivered)
+	if p.obs.DeliveryError != nil {
+		return p.obs.DeliveryError
+	}
+	return nil
+}
+
+// act carries out d, the Keystone-side step of the pass (seed 004
+// "Rotation").
+func (p *pass) act(ctx context.Context, d applicationcredential.Decision) error {
+	switch d.Action {
+	case applicationcredential.ActionCreate:
+		if err := p.createGeneration(ctx, d.Generation); err != nil {
+			return err
+		}
+		if p.st.CredentialGeneration > 0 {
+			p.event(corev1.EventTypeNormal, EventRotationStarted, "Rotate",
+				"creating generation %d beside delivered generation %d (trigger %s)", d.Generation, p.st.CredentialGeneration, d.Trigger)
+		}
+	case applicationcredential.ActionSwitch:
+		o := p.credObjs[d.Generation]
+		id := korc.IDOf(o)
+		if id == "" {
+			return nil // Available without an id: wait for K-ORC's status
+		}
+		prev := p.st.CredentialGeneration
+		p.st = applicationcredential.Switch(p.st, p.schedule, p.now, d.Generation, id, expiresAtOf(o))
+		if prev > 0 {
+			p.event(corev1.EventTypeNormal, EventRotationSwitched, "Rotate",
+				"switched to generation %d; generation %d is deleted at %s", d.Generation, prev,
+				p.st.PreviousCredentialDeleteAt.UTC().Format(time.RFC3339))
+		}
+	case applicationcredential.ActionDeleteFailed:
+		if err := p.deleteGeneration(ctx, d.Generation); err != nil {
+			return err
+		}
+		p.event(corev1.EventTypeNormal, EventFailedDeleted, "Rotate",
+			"deleting failed generation %d: spec.credentialGeneration was raised above it", d.Generation)
+	case applicationcredential.ActionDeletePrevious:
+		return p.deletePrevious(ctx, d.Generation)
+	}
+	return nil
+}
+
+// deletePrevious deletes the superseded generation gen once its grace
+// period passed, and clears status.previousCredential* once K-ORC no longer
+// lists it (seed 004 "Rotation", step 3).
+func (p *pass) deletePrevious(ctx context.Context, gen int64) error {
+	if o, listed := p.credObjs[gen]; listed {
+		if o.DeletionTimestamp.IsZero() {
+			return p.deleteLocal(ctx, &orcv1alpha1.ApplicationCredential{}, o.Name)
+		}
+		return nil
+	}
+	if err := p.deleteGeneration(ctx, gen); err != nil {
+		return err
+	}
+	p.st.PreviousCredentialID, p.st.PreviousCredentialGeneration, p.st.PreviousCredentialDeleteAt = "", 0, nil
+	p.event(corev1.EventTypeNormal, EventPreviousDeleted, "Rotate", "generation %d is deleted from Keystone", gen)
+	return nil
+}
+
+// writeStatus writes conds and the pass's status fields, guarded by the
+// order's resourceVersion (a pass that read a stale order fails with a
+// Conflict and is retried), and emits an event per condition whose status
+// or reason changed.
+func (p *pass) writeStatus(ctx context.Context, conds []metav1.Condition) error {
+	ac := p.ac
+	base := ac.DeepCopy()
+	st := p.st
+	st.Conditions = ac.Status.Conditions
+	changed := controlplane.SetConditions(&st.Conditions, conds, metav1.NewTime(p.now))
+	st.ObservedGeneration = ac.Generation
+	ac.Status = st
+	if err := p.oc.Status().Patch(ctx, ac, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return fmt.Errorf("write KeystoneApplicationCredential status: %w", err)
+	}
+	for _, c := range changed {
+		typ := corev1.EventTypeNormal
+		if c.Status != metav1.ConditionTrue {
+			typ = corev1.EventTypeWarning
+		}
+		p.event(typ, c.Reason, "Reconcile", "%s=%s: %s", c.Type, c.Status, c.Message)
+	}
+	return nil
+}
+
+// isNotOwned reports a delivery refused for ownership (DeliveryRefused).
+func isNotOwned(err error) bool { return apply.IsNotOwned(err) }
+
+// timeOf unwraps t, keeping nil.
+func timeOf(t *metav1.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	return &t.Time
+}

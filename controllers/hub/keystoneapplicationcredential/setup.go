@@ -1,0 +1,143 @@
+package keystoneapplicationcredential
+
+import (
+	"context"
+	"time"
+
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/delivery/clusters"
+	"github.com/c5c3/orderhub/delivery/eso"
+)
+
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneapplicationcredentials,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneapplicationcredentials/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneapplicationcredentials/finalizers,verbs=update
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneusers;keystoneprojects;keystoneroleassignments,verbs=get;list;watch
+// +kubebuilder:rbac:groups=c5c3.io,resources=controlplanes,verbs=get;list;watch
+// +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=applicationcredentials,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=applicationcredentials/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=external-secrets.io,resources=pushsecrets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=external-secrets.io,resources=secretstores;clustersecretstores,verbs=get;list;watch
+
+// ControllerName names the controller and its event source.
+const ControllerName = "orderhub-keystoneapplicationcredential"
+
+// Options configure the reconciler; zero values take the defaults.
+type Options struct {
+	// Now is the clock; default time.Now. Tests may move it.
+	Now func() time.Time
+}
+
+// SetupWithManager registers the KeystoneApplicationCredential reconciler
+// on hub's multicluster manager. Orders are watched on the management
+// cluster and on every engaged target cluster; the children (K-ORC
+// ApplicationCredentials, Secrets, PushSecrets in a ControlPlane's
+// namespace) and ControlPlanes on the management cluster only; the
+// referenced KeystoneUser/KeystoneProject/KeystoneRoleAssignment orders and
+// the delivered Secret on the order's own cluster. The manager's scheme must
+// hold client-go's, c5c3.io's and K-ORC's types, and ESO's CRDs must be
+// installed.
+func SetupWithManager(hub *clusters.Hub, opts Options) error {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	local := hub.Manager.GetLocalManager()
+	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName), now: opts.Now}
+	kind := orders.KindKeystoneApplicationCredential
+	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
+	everywhere := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(true)}
+	return mcbuilder.ControllerManagedBy(hub.Manager).
+		Named("keystoneapplicationcredential").
+		For(&c5c3v1alpha1.KeystoneApplicationCredential{}, mcbuilder.WithEngageWithLocalCluster(true)).
+		Watches(&orcv1alpha1.ApplicationCredential{}, orders.EnqueueOrderOfChild(kind), localOnly...).
+		Watches(&corev1.Secret{}, orders.EnqueueOrderOfChild(kind), localOnly...).
+		Watches(eso.New(eso.PushSecretGVK), orders.EnqueueOrderOfChild(kind), localOnly...).
+		Watches(&c5c3v1alpha1.ControlPlane{}, orders.EnqueueOrdersOfPlane(hub, kind,
+			func() client.ObjectList { return &c5c3v1alpha1.KeystoneApplicationCredentialList{} },
+			func(o client.Object) c5c3v1alpha1.ControlPlaneRefSpec {
+				return o.(*c5c3v1alpha1.KeystoneApplicationCredential).Spec.ControlPlaneRef
+			}), localOnly...).
+		Watches(&c5c3v1alpha1.KeystoneUser{}, referencing(), everywhere...).
+		Watches(&c5c3v1alpha1.KeystoneProject{}, referencing(), everywhere...).
+		Watches(&c5c3v1alpha1.KeystoneRoleAssignment{}, referencing(), everywhere...).
+		Watches(&corev1.Secret{}, deliveredSecretOwner(), everywhere...).
+		Complete(r)
+}
+
+// referencing maps a KeystoneUser, KeystoneProject or KeystoneRoleAssignment
+// on cluster name to the KeystoneApplicationCredentials of its namespace on
+// that cluster that reference it (an assignment: by its userRef and
+// projectRef), read through that cluster's client (orders.HeldBy).
+func referencing() mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
+	return func(name multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
+		return mchandler.TypedEnqueueRequestsFromMapFuncWithClusterPreservation(
+			func(ctx context.Context, o client.Object) []mcreconcile.Request {
+				var refs orders.CredentialRefs
+				switch v := o.(type) {
+				case *c5c3v1alpha1.KeystoneUser:
+					refs.User = v.Name
+				case *c5c3v1alpha1.KeystoneProject:
+					refs.Project = v.Name
+				case *c5c3v1alpha1.KeystoneRoleAssignment:
+					refs.User, refs.Project = v.Spec.UserRef.Name, v.Spec.ProjectRef.Name
+				default:
+					return nil
+				}
+				held, err := orders.HeldBy(ctx, cl.GetClient(), o.GetNamespace(), refs)
+				if err != nil {
+					return nil
+				}
+				reqs := make([]mcreconcile.Request, 0, len(held))
+				for _, n := range held {
+					reqs = append(reqs, orders.Request(orders.Order{Kind: orders.KindKeystoneApplicationCredential,
+						Cluster: string(name), Namespace: o.GetNamespace(), Name: n}))
+				}
+				return reqs
+			})
+	}
+}
+
+// deliveredSecretOwner maps a delivered Secret on cluster name
+// (<name>-credentials beside its order, labelled with the kind's -name and
+// -namespace labels and carrying no owner-kind label, which children do) to
+// its order on that cluster.
+func deliveredSecretOwner() mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
+	return func(name multicluster.ClusterName, _ cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
+		return mchandler.TypedEnqueueRequestsFromMapFuncWithClusterPreservation(
+			func(_ context.Context, o client.Object) []mcreconcile.Request {
+				order, ok := OrderOfDeliveredSecret(o.GetNamespace(), o.GetName(), o.GetLabels())
+				if !ok {
+					return nil
+				}
+				return []mcreconcile.Request{orders.Request(orders.Order{Kind: orders.KindKeystoneApplicationCredential,
+					Cluster: string(name), Namespace: o.GetNamespace(), Name: order})}
+			})
+	}
+}
+
+// OrderOfDeliveredSecret names the KeystoneApplicationCredential a Secret
+// namespace/name with labels is the delivered Secret of: the kind's -name
+// and -namespace labels name an order in the Secret's own namespace, the
+// Secret is that order's <name>-credentials, and it carries no owner-kind
+// label (the order's children in the plane's namespace do).
+func OrderOfDeliveredSecret(namespace, name string, labels map[string]string) (string, bool) {
+	kind := orders.KindKeystoneApplicationCredential
+	order, ns := labels[orders.KindLabelKey(kind, "name")], labels[orders.KindLabelKey(kind, "namespace")]
+	if order == "" || ns != namespace || labels[orders.LabelOwnerKind] != "" || name != orders.SecretName(order) {
+		return "", false
+	}
+	return order, true
+}
