@@ -8,7 +8,11 @@
 #      the sample ControlPlane cp (External Keystone = the stack's Keystone);
 #   3. applies the sample KeystoneService workflow and waits until it is Ready;
 #   4. proves the result from outside: the catalog row and both endpoints in
-#      Keystone, a token issued with the delivered clouds.yaml, the OpenBao backup.
+#      Keystone, a token issued with the delivered clouds.yaml, the OpenBao backup;
+#   5. applies the four order samples in namespace tenant-a (user reports, project
+#      reports-project, role member on it, application credential
+#      reports-appcred), waits until the credential is Ready and issues a token
+#      with the delivered application credential.
 # Everything keeps running; `make demo-down` stops the hub and the stack.
 #
 #   hack/demo-order.sh         run the order (the stack must be up)
@@ -143,14 +147,44 @@ echo "-- OpenBao backup secret/openstack/keystone/$ns/workflow/service-accounts/
 curl -fsS -H "X-Vault-Token: $BAO_TOKEN" "$BAO_ADDR/v1/secret/data/openstack/keystone/$ns/workflow/service-accounts/credentials" |
 	python3 -c 'import json,sys; d=json.load(sys.stdin)["data"]; print("   keys:", ", ".join(sorted(d["data"])), "(version", str(d["metadata"]["version"]) + ")")'
 
+step "Keystone orders in namespace tenant-a: KeystoneUser reports, KeystoneProject reports-project, KeystoneRoleAssignment reports-member, KeystoneApplicationCredential reports-appcred"
+tenant=tenant-a
+$k create namespace "$tenant" --dry-run=client -o yaml | $k apply -f - >/dev/null
+OS_CLOUD=admin openstack role create --or-show member -f value -c name | sed 's/^/   Keystone role present: /'
+start=$(date +%s.%N)
+for kind in keystoneproject keystoneuser keystoneroleassignment keystoneapplicationcredential; do
+	$k apply -f "config/samples/hub/c5c3_v1alpha1_$kind.yaml" | sed 's/^/   /'
+done
+if ! $k -n "$tenant" wait --for=condition=Ready keystoneapplicationcredential/reports-appcred --timeout=5m | sed 's/^/   /'; then
+	for o in keystoneproject/reports-project keystoneuser/reports keystoneroleassignment/reports-member keystoneapplicationcredential/reports-appcred; do
+		echo "   $o:" >&2
+		$k -n "$tenant" get "$o" -o jsonpath='{range .status.conditions[*]}      {.type}={.status} {.reason}: {.message}{"\n"}{end}' >&2 || true
+	done
+	echo "see $log" >&2
+	exit 1
+fi
+end=$(date +%s.%N)
+orders_secs=$(python3 -c "print(f'{$end - $start:.1f}')")
+echo "   apply -> credential Ready in ${orders_secs} s"
+$k -n "$tenant" get keystoneuser,keystoneproject,keystoneroleassignment,keystoneapplicationcredential | sed 's/^/   /'
+echo "-- a token with the delivered application credential (Secret $tenant/reports-appcred-credentials, cloud \"reports-appcred\"):"
+$k -n "$tenant" get secret reports-appcred-credentials -o jsonpath='{.data.clouds\.yaml}' | base64 -d >"$tmp/appcred.yaml"
+(
+	unset OS_CLOUD OS_AUTH_URL OS_USERNAME OS_PASSWORD OS_PROJECT_NAME OS_USER_DOMAIN_NAME OS_PROJECT_DOMAIN_NAME
+	OS_CLIENT_CONFIG_FILE=$tmp/appcred.yaml openstack --os-cloud reports-appcred token issue -f value -c expires -c project_id -c user_id
+) | paste -sd' ' | awk '{print "   token issued: expires " $1 ", project " $2 ", user " $3}'
+echo "-- the credential in Keystone (openstack application credential list --user reports):"
+OS_CLOUD=admin openstack application credential list --user reports --user-domain Default -f value -c ID -c Name -c "Expires At" 2>/dev/null | sed 's/^/   /' || true
+
 cat <<EOT
 
-== the workflow order is Ready (apply -> Ready ${ready_secs} s). Explore:
+== the workflow order is Ready (apply -> Ready ${ready_secs} s); the reports credential order is Ready (${orders_secs} s). Explore:
    eval "\$(hack/stack env)"
    kubectl -n $ns get controlplane,keystoneservice,secretstore,externalsecret
    kubectl -n $ns get keystoneservice workflow -o yaml         # conditions
    kubectl -n $ns get services.openstack.k-orc.cloud,endpoints.openstack.k-orc.cloud,users.openstack.k-orc.cloud
    openstack endpoint list --service workflow                   # OS_CLOUD=admin
    kubectl -n $ns get secret workflow-credentials -o jsonpath='{.data.clouds\.yaml}' | base64 -d
+   kubectl -n $tenant get keystoneapplicationcredential reports-appcred -o yaml   # generation, nextRotation
    orderhub hub log: $log
 EOT

@@ -144,7 +144,7 @@ type KeystoneApplicationCredentialStatus struct {
 // +kubebuilder:printcolumn:name="User",type=string,JSONPath=`.spec.userRef.name`
 // +kubebuilder:printcolumn:name="Project",type=string,JSONPath=`.spec.projectRef.name`
 // +kubebuilder:printcolumn:name="Generation",type=integer,JSONPath=`.status.credentialGeneration`
-// +kubebuilder:printcolumn:name="NextRotation",type=date,JSONPath=`.status.nextRotation`
+// +kubebuilder:printcolumn:name="NextRotation",type=string,JSONPath=`.status.nextRotation`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type KeystoneApplicationCredential struct {
 	metav1.TypeMeta   `json:",inline"`
