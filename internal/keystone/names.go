@@ -57,14 +57,15 @@ func PickByName(items []Named, want string) (Named, bool) {
 	return Named{}, false
 }
 
-// nameFolder returns FoldName's transformation: decompose (NFD), drop the
+// nameFolder returns FoldName's transformation: decompose with
+// compatibility mappings (NFKD: fullwidth ａ is a, the ligature ﬁ is fi), drop the
 // nonspacing marks the decomposition split off (accents), map every
 // remaining rune to its general_ci weight (generalCIWeight), recompose
 // (NFC). A chain keeps per-use state (golang.org/x/text/transform: a
 // Transformer is not safe for concurrent use), so each call builds its own;
 // a shared one panicked under concurrent callers.
 func nameFolder() transform.Transformer {
-	return transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), runes.Map(generalCIWeight), norm.NFC)
+	return transform.Chain(norm.NFKD, runes.Remove(runes.In(unicode.Mn)), runes.Map(generalCIWeight), norm.NFC)
 }
 
 // FoldName returns the key under which Keystone's MySQL backend considers
@@ -90,11 +91,14 @@ func nameFolder() transform.Transformer {
 //   - supplementary characters (above U+FFFF) all weigh as U+FFFD, as in
 //     utf8mb4_general_ci (utf8mb3 cannot store them at all);
 //   - PAD SPACE: trailing U+0020 spaces are ignored ("admin " = "admin");
-//     leading spaces, other white space and inner spaces count.
+//     leading spaces, other white space and inner spaces count;
+//   - compatibility forms fold to their base (fullwidth "ａｄｍｉｎ" is
+//     "admin"): general_ci keeps them apart, but the UCA collations
+//     (utf8mb4_unicode_ci, utf8mb4_0900_ai_ci) a database may be created
+//     with equate them, so the guard refuses them too.
 //
-// Language-specific tailorings, compatibility forms (fullwidth letters,
-// ligatures) and the exact Unicode version of MySQL's tables are not
-// reproduced. A PostgreSQL backend compares names case-sensitively; folding
+// Language-specific tailorings and the exact Unicode version of MySQL's
+// tables are not reproduced. A PostgreSQL backend compares names case-sensitively; folding
 // anyway errs on the side the admin-identity guard needs (refusing a look-
 // alike of the admin user rather than letting it through).
 func FoldName(s string) string {

@@ -69,6 +69,7 @@ func TestFoldName(t *testing.T) {
 		"ÁDMÍN ":  "admin",
 		"Default": "default",
 		"Straße":  "strase",
+		"ａｄｍｉｎ":   "admin",
 		"":        "",
 	} {
 		if got := FoldName(in); got != want {
