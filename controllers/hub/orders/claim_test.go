@@ -1,0 +1,62 @@
+package orders
+
+import (
+	"context"
+	"testing"
+
+	coordinationv1 "k8s.io/api/coordination/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+)
+
+func TestClaim(t *testing.T) {
+	t.Parallel()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	ctx := context.Background()
+	a := Order{Kind: KindKeystoneUser, Namespace: "tenant-a", Name: "reports"}
+	b := Order{Kind: KindKeystoneUser, Namespace: "tenant-b", Name: "reports"}
+	edge := Order{Kind: KindKeystoneUser, Cluster: "edge-1", Namespace: "tenant-a", Name: "reports"}
+	user := Claim{Kind: "user", Domain: "Default", Name: "reports"}
+
+	if h, err := Acquire(ctx, c, "openstack", user, a); err != nil || h != "" {
+		t.Fatalf("the first order must get the claim: %q, %v", h, err)
+	}
+	if h, err := Acquire(ctx, c, "openstack", user, a); err != nil || h != "" {
+		t.Fatalf("the holder must keep its claim on every pass: %q, %v", h, err)
+	}
+	// Keystone folds case and accents: "Reports" in "default" is the same row.
+	folded := Claim{Kind: "user", Domain: "default", Name: "Repörts"}
+	for _, o := range []Order{b, edge} {
+		if h, err := Acquire(ctx, c, "openstack", folded, o); err != nil || h != "KeystoneUser//tenant-a/reports" {
+			t.Fatalf("%v must read the holder, got %q, %v", o, h, err)
+		}
+	}
+	// The same name as a project, or in another domain, is another claim.
+	for _, other := range []Claim{{Kind: "project", Domain: "Default", Name: "reports"}, {Kind: "user", Domain: "services", Name: "reports"}} {
+		if h, err := Acquire(ctx, c, "openstack", other, b); err != nil || h != "" {
+			t.Fatalf("claim %+v must be free: %q, %v", other, h, err)
+		}
+	}
+	// Only the holder releases; then the name is free for the next order.
+	if err := Release(ctx, c, "openstack", user, b); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "openstack", Name: user.ObjectName()}, &coordinationv1.Lease{}); err != nil {
+		t.Fatalf("a non-holder's release must leave the claim: %v", err)
+	}
+	if err := Release(ctx, c, "openstack", user, a); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := Acquire(ctx, c, "openstack", user, b); err != nil || h != "" {
+		t.Fatalf("a released name must be claimable: %q, %v", h, err)
+	}
+	if err := Release(ctx, c, "openstack", Claim{Kind: "user", Domain: "x", Name: "never-claimed"}, a); err != nil {
+		t.Fatalf("releasing an absent claim is not an error: %v", err)
+	}
+}
