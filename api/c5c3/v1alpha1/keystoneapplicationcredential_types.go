@@ -30,10 +30,13 @@ type KeystoneApplicationCredentialSpec struct {
 
 	// The lowest credential generation the order must hold (at least 1,
 	// default 1). Raising it above status.credentialGeneration rotates at
-	// once. It may only increase.
+	// once. It may only increase, and at most to 10^15: every rotation
+	// adds one, and a generation near the int64 limit could not be followed
+	// by another.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000000000000000
 	// +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="credentialGeneration may only increase"
 	CredentialGeneration int64 `json:"credentialGeneration,omitempty"`
 

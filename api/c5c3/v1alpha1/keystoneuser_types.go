@@ -37,10 +37,13 @@ type KeystoneUserSpec struct {
 
 	// The lowest password generation the order must hold (at least 1,
 	// default 1). Raising it above status.passwordGeneration rotates the
-	// password at once. It may only increase.
+	// password at once. It may only increase, and at most to 10^15: every
+	// rotation adds one, and a generation near the int64 limit could not be
+	// followed by another.
 	// +optional
 	// +kubebuilder:default=1
 	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=1000000000000000
 	// +kubebuilder:validation:XValidation:rule="self >= oldSelf",message="passwordGeneration may only increase"
 	PasswordGeneration int64 `json:"passwordGeneration,omitempty"`
 

@@ -28,6 +28,10 @@ func msgMinimum(path string, n int) string {
 	return fmt.Sprintf("%s in body should be greater than or equal to %d", path, n)
 }
 
+func msgMaximum(path string, n int64) string {
+	return fmt.Sprintf("%s in body should be less than or equal to %d", path, n)
+}
+
 func msgUnsupported(path, value string, allowed ...string) string {
 	q := make([]string, len(allowed))
 	for i, a := range allowed {
