@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"time"
+
+	"github.com/c5c3/orderhub/delivery/openbao"
 )
 
 // OpenBao is a running OpenBao-compatible server: HashiCorp Vault v1.14.1
@@ -45,4 +47,18 @@ func (s *Stack) startOpenBao(ctx context.Context) error {
 	}
 	s.OpenBao = b
 	return nil
+}
+
+// KV returns a KV v2 client of the stack's OpenBao-compatible server at its
+// mount, with the root token: the tests' own view of the backups. Errors:
+// the stack runs no OpenBao, or the client could not be built.
+func (s *Stack) KV() (*openbao.KV, error) {
+	if s.OpenBao == nil {
+		return nil, fmt.Errorf("testenv: the stack runs no OpenBao-compatible server")
+	}
+	c, err := openbao.NewClient(openbao.Config{Address: s.OpenBao.Addr, Token: s.OpenBao.Token})
+	if err != nil {
+		return nil, err
+	}
+	return openbao.NewKV(c, s.OpenBao.KVMount), nil
 }

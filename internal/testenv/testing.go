@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 )
 
@@ -80,4 +83,29 @@ func (s *Stack) RunTests(m *testing.M, mgr manager.Runnable) int {
 		}
 	}
 	return code
+}
+
+// WaitForReason waits (Eventually, at most timeout) until the condition typ
+// of obj, re-read through c, has reason at the object's current generation
+// (observedGeneration == generation), and returns the object as then read
+// (a copy; obj is not changed). conds returns an object's status
+// conditions. It fails tb with the last condition seen.
+func WaitForReason[T client.Object](tb testing.TB, c client.Client, timeout time.Duration, obj T,
+	conds func(T) []metav1.Condition, typ, reason string) T {
+	tb.Helper()
+	got, ok := obj.DeepCopyObject().(T)
+	if !ok {
+		tb.Fatalf("testenv.WaitForReason: %T does not copy to itself", obj)
+	}
+	Eventually(tb, timeout, fmt.Sprintf("%s %s=%s", obj.GetName(), typ, reason), func() error {
+		if err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), got); err != nil {
+			return err
+		}
+		cond := meta.FindStatusCondition(conds(got), typ)
+		if cond == nil || cond.Reason != reason || cond.ObservedGeneration != got.GetGeneration() {
+			return fmt.Errorf("condition is %+v at generation %d", cond, got.GetGeneration())
+		}
+		return nil
+	})
+	return got
 }

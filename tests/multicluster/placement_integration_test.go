@@ -18,7 +18,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
@@ -53,8 +52,7 @@ const (
 // frozen at NamespaceNotAssigned with nothing projected.
 func TestIntegration_Multicluster_ControlPlanePlacement(t *testing.T) {
 	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
-	hubStack := testenv.ForTest(t, testenv.Options{Kube: true, ControllerManager: true, Keystone: true,
-		OpenBao: true, KORC: true, ESO: true})
+	hubStack := testenv.ForTest(t, testenv.HubStackOptions())
 	target := testenv.ForTest(t, testenv.Options{Kube: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -75,20 +73,16 @@ func TestIntegration_Multicluster_ControlPlanePlacement(t *testing.T) {
 
 	// The management cluster: the plane, its admin password, the OpenBao
 	// token, and the target's registration Secret.
-	token, err := hubStack.SeedOpenBaoToken(ctx, hubKube, hubNS, "openbao-token", controlplane.DefaultOpenBaoTokenKey)
+	token, err := hubStack.SeedOpenBaoToken(ctx, hubKube, hubNS, testenv.DefaultTokenSecret, controlplane.DefaultOpenBaoTokenKey)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mustCreate(t, hubKube, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: planeNS}})
-	mustCreate(t, hubKube, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: controlplane.DefaultPasswordSecret, Namespace: planeNS},
-		Data: map[string][]byte{controlplane.DefaultPasswordKey: []byte(ks.AdminPassword)}})
-	mustCreate(t, hubKube, &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: planeNS},
-		Spec: c5c3v1alpha1.ControlPlaneSpec{
-			Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{
-				Mode: c5c3v1alpha1.KeystoneModeExternal, External: &c5c3v1alpha1.ExternalKeystoneSpec{AuthURL: ks.URL}}},
-			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{
-				{Cluster: targetName, Namespace: tenantNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{"member"}}},
-		}})
+	if err := hubStack.SeedPlane(ctx, hubKube, testenv.PlaneSeed{Namespace: planeNS,
+		PasswordSecret: controlplane.DefaultPasswordSecret, PasswordKey: controlplane.DefaultPasswordKey,
+		Spec: c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{
+			{Cluster: targetName, Namespace: tenantNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{"member"}}}}}); err != nil {
+		t.Fatal(err)
+	}
 	kubeconfig, err := os.ReadFile(target.Kube.Kubeconfig)
 	if err != nil {
 		t.Fatal(err)
@@ -99,8 +93,7 @@ func TestIntegration_Multicluster_ControlPlanePlacement(t *testing.T) {
 
 	// The hub: the plane reconciler on the management cluster, the order
 	// reconcilers on the multicluster manager, as `orderhub hub` wires them.
-	mgr, err := ctrl.NewManager(hubStack.Kube.Config, ctrl.Options{Scheme: scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+	mgr, err := testenv.NewManager(hubStack.Kube.Config, scheme)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
@@ -117,13 +116,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (ct
 		return p.teardown(ctx)
 	}
 	gate := orders.GateOf(ord, ac.Spec.ControlPlaneRef, cp)
-	if _, assigned := orders.Assigned(cp, ord.Cluster, ord.Namespace); assigned && len(ord.Cluster) <= orders.MaxClusterNameLength &&
-		!controllerutil.ContainsFinalizer(&ac, c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown) {
-		base := ac.DeepCopy()
-		controllerutil.AddFinalizer(&ac, c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown)
-		if err := oc.Patch(ctx, &ac, client.MergeFrom(base)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("install the teardown finalizer: %w", err)
-		}
+	if err := orders.EnsureFinalizer(ctx, oc, &ac, c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown, cp, ord); err != nil {
+		return ctrl.Result{}, err
 	}
 	p.obs = applicationcredential.Observation{Gate: gate, SecretName: orders.SecretName(ac.Name)}
 	var errs []error
@@ -155,10 +149,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (ct
 	if gate.Passed() && conds[2].Status != metav1.ConditionTrue && (wait == 0 || wait > NotReadyRequeue) {
 		wait = NotReadyRequeue
 	}
-	if ord.OnTargetCluster() && (wait == 0 || wait > orders.RequeueTarget) {
-		wait = orders.RequeueTarget
-	}
-	return ctrl.Result{RequeueAfter: wait}, nil
+	return ctrl.Result{RequeueAfter: orders.CapTarget(wait, ord.OnTargetCluster())}, nil
 }
 
 // run is the pass behind an open shared gate. Kubernetes-level failures are
@@ -298,15 +289,11 @@ func (p *pass) writeStatus(ctx context.Context, conds []metav1.Condition) error 
 	changed := controlplane.SetConditions(&st.Conditions, conds, metav1.NewTime(p.now))
 	st.ObservedGeneration = ac.Generation
 	ac.Status = st
-	if err := p.oc.Status().Patch(ctx, ac, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-		return fmt.Errorf("write KeystoneApplicationCredential status: %w", err)
+	if err := orders.PatchStatus(ctx, p.oc, ac, base, orders.KindKeystoneApplicationCredential, true); err != nil {
+		return err
 	}
-	for _, c := range changed {
-		typ := corev1.EventTypeNormal
-		if c.Status != metav1.ConditionTrue {
-			typ = corev1.EventTypeWarning
-		}
-		p.event(typ, c.Reason, "Reconcile", "%s=%s: %s", c.Type, c.Status, c.Message)
+	for _, e := range orders.ConditionEvents(changed) {
+		p.event(e.Type, e.Reason, orders.EventActionReconcile, "%s", e.Note)
 	}
 	return nil
 }

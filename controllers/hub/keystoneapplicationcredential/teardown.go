@@ -7,13 +7,13 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/eso"
 	"github.com/c5c3/orderhub/korc"
 )
@@ -110,26 +110,10 @@ func (p *pass) teardown(ctx context.Context) (ctrl.Result, error) {
 }
 
 // listed lists the order's children of list's kind in the plane's
-// namespace (by ChildLabels). A kind whose CRD is not installed lists
-// nothing.
+// namespace (orders.ListChildren by ChildLabels). A kind whose CRD is not
+// installed lists nothing.
 func (p *pass) listed(ctx context.Context, list client.ObjectList) ([]client.Object, error) {
-	if err := p.r.local.List(ctx, list, client.InNamespace(p.ns), client.MatchingLabels(p.lbl)); err != nil {
-		if meta.IsNoMatchError(err) {
-			return nil, nil
-		}
-		return nil, fmt.Errorf("list the order's children: %w", err)
-	}
-	items, err := meta.ExtractList(list)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]client.Object, 0, len(items))
-	for _, it := range items {
-		if o, ok := it.(client.Object); ok {
-			out = append(out, o)
-		}
-	}
-	return out, nil
+	return orders.ListChildren(ctx, p.r.local, list, p.ns, p.lbl)
 }
 
 // deleteObj deletes o on the management cluster unless it is already being

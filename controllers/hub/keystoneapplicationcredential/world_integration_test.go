@@ -272,11 +272,11 @@ func authenticate(ctx context.Context, c cloudsyaml.Cloud) (string, error) {
 // baoKV is a KV client of the stack's OpenBao with the root token.
 func baoKV(t *testing.T) *openbao.KV {
 	t.Helper()
-	c, err := openbao.NewClient(openbao.Config{Address: stack.OpenBao.Addr, Token: stack.OpenBao.Token})
+	kv, err := stack.KV()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return openbao.NewKV(c, stack.OpenBao.KVMount)
+	return kv
 }
 
 // backupPath is the order's OpenBao path (seed 004 "Backing path").

@@ -213,52 +213,9 @@ func StatusOf(prev c5c3v1alpha1.KeystoneProjectStatus, o Observation, effectiveN
 
 // RequeueAfter is the delay before the next unprompted pass: ReadyResync
 // for a Ready order, NotReadyRequeue otherwise, at most orders.RequeueTarget
-// for an order on a target cluster.
+// for an order on a target cluster (orders.RequeueAfter).
 func RequeueAfter(ready, onTarget bool) time.Duration {
-	d := NotReadyRequeue
-	if ready {
-		d = ReadyResync
-	}
-	if onTarget && d > orders.RequeueTarget {
-		d = orders.RequeueTarget
-	}
-	return d
-}
-
-// TeardownStep is what the finalizer does in one pass.
-type TeardownStep string
-
-const (
-	// TeardownNone: the finalizer is not installed; nothing to do.
-	TeardownNone TeardownStep = "None"
-	// TeardownHold: a credential order references the project; the
-	// deletion waits (ReferencedByApplicationCredentials) and nothing is
-	// deleted.
-	TeardownHold TeardownStep = "Hold"
-	// TeardownWait: deletes were issued and children are still listed.
-	TeardownWait TeardownStep = "Wait"
-	// TeardownRelease: remove the finalizer.
-	TeardownRelease TeardownStep = "Release"
-)
-
-// DecideTeardown decides a deletion pass (docs/reference/keystoneproject.md
-// "Deletion Semantics"): without the finalizer nothing; held while a
-// credential order references the project; with the plane gone release after
-// one pass of deletes (K-ORC has nothing left to reach Keystone with); else
-// wait until no child is listed and every delete succeeded. left is the
-// number of children listed before this pass's deletes.
-func DecideTeardown(hasFinalizer bool, held orders.Held, planeExists bool, left int, deleteFailed bool) TeardownStep {
-	switch {
-	case !hasFinalizer:
-		return TeardownNone
-	case held.Holding():
-		return TeardownHold
-	case !planeExists:
-		return TeardownRelease
-	case left > 0 || deleteFailed:
-		return TeardownWait
-	}
-	return TeardownRelease
+	return orders.RequeueAfter(ready, onTarget, ReadyResync, NotReadyRequeue)
 }
 
 // description is the K-ORC description of spec.description: nil for an

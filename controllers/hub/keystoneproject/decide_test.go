@@ -198,36 +198,6 @@ func TestRequeueAfter(t *testing.T) {
 	}
 }
 
-func TestDecideTeardown(t *testing.T) {
-	t.Parallel()
-	held := orders.Held{"cred"}
-	tests := []struct {
-		name         string
-		fin          bool
-		held         orders.Held
-		plane        bool
-		left         int
-		deleteFailed bool
-		want         TeardownStep
-	}{
-		{"no finalizer", false, held, true, 3, false, TeardownNone},
-		{"held", true, held, true, 3, false, TeardownHold},
-		{"held without plane", true, held, false, 3, false, TeardownHold},
-		{"plane gone releases with children", true, nil, false, 3, true, TeardownRelease},
-		{"children listed", true, nil, true, 1, false, TeardownWait},
-		{"delete failed", true, nil, true, 0, true, TeardownWait},
-		{"done", true, nil, true, 0, false, TeardownRelease},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := DecideTeardown(tc.fin, tc.held, tc.plane, tc.left, tc.deleteFailed); got != tc.want {
-				t.Errorf("DecideTeardown = %s, want %s", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestDescription(t *testing.T) {
 	t.Parallel()
 	if description("") != nil {

@@ -5,6 +5,7 @@ package keystoneproject
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -38,22 +39,12 @@ func create(t *testing.T, obj client.Object) {
 	}
 }
 
-// waitForReason waits until kp's condition typ reads reason and returns the
-// order as then read.
+// waitForReason waits until kp's condition typ reads reason at its current
+// generation and returns the order as then read (testenv.WaitForReason).
 func waitForReason(t *testing.T, kp *c5c3v1alpha1.KeystoneProject, typ, reason string) *c5c3v1alpha1.KeystoneProject {
 	t.Helper()
-	var got c5c3v1alpha1.KeystoneProject
-	testenv.Eventually(t, waitTimeout, fmt.Sprintf("%s %s=%s", kp.Name, typ, reason), func() error {
-		if err := kube.Get(context.Background(), client.ObjectKeyFromObject(kp), &got); err != nil {
-			return err
-		}
-		c := meta.FindStatusCondition(got.Status.Conditions, typ)
-		if c == nil || c.Reason != reason || c.ObservedGeneration != got.Generation {
-			return fmt.Errorf("condition %+v", c)
-		}
-		return nil
-	})
-	return &got
+	return testenv.WaitForReason(t, kube, waitTimeout, kp,
+		func(o *c5c3v1alpha1.KeystoneProject) []metav1.Condition { return o.Status.Conditions }, typ, reason)
 }
 
 func waitGone(t *testing.T, obj client.Object) {
@@ -155,7 +146,7 @@ func TestProjectLifecycle(t *testing.T) {
 	if ps[0].Description != "the workflow service's project" || !ps[0].Enabled {
 		t.Fatalf("Keystone project %+v", ps[0])
 	}
-	if !controllerutilContains(got.Finalizers, c5c3v1alpha1.FinalizerKeystoneProjectTeardown) {
+	if !slices.Contains(got.Finalizers, c5c3v1alpha1.FinalizerKeystoneProjectTeardown) {
 		t.Fatalf("finalizers %v", got.Finalizers)
 	}
 
@@ -190,15 +181,6 @@ func TestProjectLifecycle(t *testing.T) {
 		t.Fatalf("children left: %v", left)
 	}
 	t.Logf("delete -> order and Keystone project gone: %s", time.Since(start).Round(10*time.Millisecond))
-}
-
-func controllerutilContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // TestUnassignedNamespaceIsFrozen: an order from a namespace no

@@ -3,12 +3,9 @@ package keystoneproject
 import (
 	"context"
 	"errors"
-	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
@@ -53,7 +50,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (re
 		return r.teardown(ctx, oc, &kp, cp, ord)
 	}
 	gate := orders.GateOf(ord, kp.Spec.ControlPlaneRef, cp)
-	if err := r.ensureFinalizer(ctx, oc, &kp, cp, ord); err != nil {
+	if err := orders.EnsureFinalizer(ctx, oc, &kp, c5c3v1alpha1.FinalizerKeystoneProjectTeardown, cp, ord); err != nil {
 		return reconcile.Result{}, err
 	}
 	o := Observation{Gate: gate}
@@ -77,27 +74,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (re
 	return reconcile.Result{RequeueAfter: RequeueAfter(cond.Status == metav1.ConditionTrue, ord.OnTargetCluster())}, nil
 }
 
-// ensureFinalizer installs the teardown finalizer once the order's namespace
-// is assigned (docs/reference/keystoneproject.md "Deletion Semantics").
-func (r *Reconciler) ensureFinalizer(ctx context.Context, oc client.Client, kp *c5c3v1alpha1.KeystoneProject,
-	cp *c5c3v1alpha1.ControlPlane, ord orders.Order) error {
-	if controllerutil.ContainsFinalizer(kp, c5c3v1alpha1.FinalizerKeystoneProjectTeardown) || len(ord.Cluster) > orders.MaxClusterNameLength {
-		return nil
-	}
-	if _, ok := orders.Assigned(cp, ord.Cluster, ord.Namespace); !ok {
-		return nil
-	}
-	base := kp.DeepCopy()
-	controllerutil.AddFinalizer(kp, c5c3v1alpha1.FinalizerKeystoneProjectTeardown)
-	if err := oc.Patch(ctx, kp, client.MergeFrom(base)); err != nil {
-		return fmt.Errorf("install the finalizer: %w", err)
-	}
-	return nil
-}
-
 // writeStatus sets the conditions, observedGeneration and the status fields
 // on the order's cluster and emits an event per condition whose status or
-// reason changed.
+// reason changed (orders.ConditionEvents).
 func (r *Reconciler) writeStatus(ctx context.Context, oc client.Client, kp *c5c3v1alpha1.KeystoneProject,
 	conds []metav1.Condition, st c5c3v1alpha1.KeystoneProjectStatus) error {
 	base := kp.DeepCopy()
@@ -105,15 +84,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, oc client.Client, kp *c5c3
 	changed := controlplane.SetConditions(&st.Conditions, conds, r.now())
 	st.ObservedGeneration = kp.Generation
 	kp.Status = st
-	if err := oc.Status().Patch(ctx, kp, client.MergeFrom(base)); err != nil {
-		return fmt.Errorf("write KeystoneProject status: %w", err)
+	if err := orders.PatchStatus(ctx, oc, kp, base, orders.KindKeystoneProject, false); err != nil {
+		return err
 	}
-	for _, c := range changed {
-		typ := corev1.EventTypeNormal
-		if c.Status != metav1.ConditionTrue {
-			typ = corev1.EventTypeWarning
-		}
-		r.recorder.Eventf(kp, nil, typ, c.Reason, "Reconcile", "%s=%s: %s", c.Type, c.Status, c.Message)
+	for _, e := range orders.ConditionEvents(changed) {
+		r.recorder.Eventf(kp, nil, e.Type, e.Reason, orders.EventActionReconcile, "%s", e.Note)
 	}
 	return nil
 }

@@ -2,12 +2,10 @@ package keystoneproject
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -48,11 +46,11 @@ func (r *Reconciler) teardown(ctx context.Context, oc client.Client, kp *c5c3v1a
 	}
 	planeNS, _ := orders.PlaneKey(kp.Spec.ControlPlaneRef, kp.Namespace)
 	left, sweepErr := r.sweep(ctx, planeNS, ord)
-	switch DecideTeardown(has, held, cp != nil, left, sweepErr != nil) {
-	case TeardownWait:
+	switch orders.DecideTeardown(has, held, cp != nil, left, sweepErr != nil) {
+	case orders.TeardownWait:
 		// The children's deletion events bring the order back.
 		return reconcile.Result{RequeueAfter: NotReadyRequeue}, sweepErr
-	case TeardownRelease:
+	case orders.TeardownRelease:
 		base := kp.DeepCopy()
 		controllerutil.RemoveFinalizer(kp, c5c3v1alpha1.FinalizerKeystoneProjectTeardown)
 		// NotFound: an earlier pass released it already (a stale cache).
@@ -68,29 +66,12 @@ func (r *Reconciler) teardown(ctx context.Context, oc client.Client, kp *c5c3v1a
 }
 
 // sweep deletes every child of ord in planeNS (found by orders.ChildLabels)
-// that is not being deleted yet and returns how many were listed.
+// that is not being deleted yet and returns how many were listed
+// (orders.SweepChildren).
 func (r *Reconciler) sweep(ctx context.Context, planeNS string, ord orders.Order) (int, error) {
-	left := 0
-	var errs []error
+	lists := make([]client.ObjectList, 0, len(childLists))
 	for _, newList := range childLists {
-		l := newList()
-		if err := r.local.List(ctx, l, client.InNamespace(planeNS), client.MatchingLabels(orders.ChildLabels(ord))); err != nil {
-			return 0, err
-		}
-		items, err := meta.ExtractList(l)
-		if err != nil {
-			return 0, err
-		}
-		for _, it := range items {
-			o, ok := it.(client.Object)
-			if !ok {
-				continue
-			}
-			left++
-			if o.GetDeletionTimestamp().IsZero() {
-				errs = append(errs, orders.DeleteIfExists(ctx, r.local, o))
-			}
-		}
+		lists = append(lists, newList())
 	}
-	return left, errors.Join(errs...)
+	return orders.SweepChildren(ctx, r.local, planeNS, orders.ChildLabels(ord), lists...)
 }

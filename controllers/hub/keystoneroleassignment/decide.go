@@ -174,16 +174,9 @@ func StatusOf(prev c5c3v1alpha1.KeystoneRoleAssignmentStatus, o Observation, use
 
 // RequeueAfter is the delay before the next unprompted pass: ReadyResync
 // for a Ready order, NotReadyRequeue otherwise, at most orders.RequeueTarget
-// for an order on a target cluster.
+// for an order on a target cluster (orders.RequeueAfter).
 func RequeueAfter(ready, onTarget bool) time.Duration {
-	d := NotReadyRequeue
-	if ready {
-		d = ReadyResync
-	}
-	if onTarget && d > orders.RequeueTarget {
-		d = orders.RequeueTarget
-	}
-	return d
+	return orders.RequeueAfter(ready, onTarget, ReadyResync, NotReadyRequeue)
 }
 
 // SharedBy names the other live KeystoneRoleAssignments among others (the
@@ -233,39 +226,4 @@ func PlanRevoke(st c5c3v1alpha1.KeystoneRoleAssignmentStatus, importID string, s
 		return Revocation{}, false
 	}
 	return Revocation{UserID: st.UserID, ProjectID: st.ProjectID, RoleID: role}, true
-}
-
-// TeardownStep is what the finalizer does in one pass.
-type TeardownStep string
-
-const (
-	// TeardownNone: the finalizer is not installed; nothing to do.
-	TeardownNone TeardownStep = "None"
-	// TeardownHold: a credential order of the same user and project exists;
-	// nothing is revoked or deleted.
-	TeardownHold TeardownStep = "Hold"
-	// TeardownWait: the revoke failed or children are still listed.
-	TeardownWait TeardownStep = "Wait"
-	// TeardownRelease: remove the finalizer.
-	TeardownRelease TeardownStep = "Release"
-)
-
-// DecideTeardown decides a deletion pass after the revoke and the deletes
-// were issued: without the finalizer nothing; held while a credential order
-// of the same user and project exists; with the plane gone release after one
-// pass; else wait while the revoke or a delete failed or a child (the Role
-// import) is still listed. left counts the children listed before this
-// pass's deletes.
-func DecideTeardown(hasFinalizer bool, held orders.Held, planeExists bool, left int, failed bool) TeardownStep {
-	switch {
-	case !hasFinalizer:
-		return TeardownNone
-	case held.Holding():
-		return TeardownHold
-	case !planeExists:
-		return TeardownRelease
-	case left > 0 || failed:
-		return TeardownWait
-	}
-	return TeardownRelease
 }

@@ -226,36 +226,6 @@ func TestPlanRevoke(t *testing.T) {
 	}
 }
 
-func TestDecideTeardown(t *testing.T) {
-	t.Parallel()
-	held := orders.Held{"cred"}
-	tests := []struct {
-		name   string
-		fin    bool
-		held   orders.Held
-		plane  bool
-		left   int
-		failed bool
-		want   TeardownStep
-	}{
-		{"no finalizer", false, held, true, 1, false, TeardownNone},
-		{"held", true, held, true, 1, false, TeardownHold},
-		{"held without plane", true, held, false, 0, false, TeardownHold},
-		{"plane gone", true, nil, false, 1, true, TeardownRelease},
-		{"import listed", true, nil, true, 1, false, TeardownWait},
-		{"failed", true, nil, true, 0, true, TeardownWait},
-		{"done", true, nil, true, 0, false, TeardownRelease},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			if got := DecideTeardown(tc.fin, tc.held, tc.plane, tc.left, tc.failed); got != tc.want {
-				t.Errorf("DecideTeardown = %s, want %s", got, tc.want)
-			}
-		})
-	}
-}
-
 func TestHeldCondition(t *testing.T) {
 	t.Parallel()
 	c := HeldCondition(orders.Held{"appcred"}, "workflow-member", 1)

@@ -133,21 +133,11 @@ func waitGone(t *testing.T, obj client.Object) {
 }
 
 // waitForReason waits until ra's condition typ reads reason at its current
-// generation and returns the order as then read.
+// generation and returns the order as then read (testenv.WaitForReason).
 func waitForReason(t *testing.T, ra *c5c3v1alpha1.KeystoneRoleAssignment, typ, reason string) *c5c3v1alpha1.KeystoneRoleAssignment {
 	t.Helper()
-	var got c5c3v1alpha1.KeystoneRoleAssignment
-	testenv.Eventually(t, waitTimeout, fmt.Sprintf("%s %s=%s", ra.Name, typ, reason), func() error {
-		if err := kube.Get(context.Background(), client.ObjectKeyFromObject(ra), &got); err != nil {
-			return err
-		}
-		c := meta.FindStatusCondition(got.Status.Conditions, typ)
-		if c == nil || c.Reason != reason || c.ObservedGeneration != got.Generation {
-			return fmt.Errorf("condition %+v", c)
-		}
-		return nil
-	})
-	return &got
+	return testenv.WaitForReason(t, kube, waitTimeout, ra,
+		func(o *c5c3v1alpha1.KeystoneRoleAssignment) []metav1.Condition { return o.Status.Conditions }, typ, reason)
 }
 
 // roleID returns the id of the Keystone role name, creating it unless it

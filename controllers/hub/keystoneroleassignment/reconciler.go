@@ -3,12 +3,9 @@ package keystoneroleassignment
 import (
 	"context"
 	"errors"
-	"fmt"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
@@ -57,7 +54,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (re
 		return r.teardown(ctx, oc, &ra, cp, ord)
 	}
 	gate := orders.GateOf(ord, ra.Spec.ControlPlaneRef, cp)
-	if err := r.ensureFinalizer(ctx, oc, &ra, cp, ord); err != nil {
+	if err := orders.EnsureFinalizer(ctx, oc, &ra, c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown, cp, ord); err != nil {
 		return reconcile.Result{}, err
 	}
 	o := Observation{Gate: gate, Role: string(ra.Spec.Role), Namespace: ra.Namespace}
@@ -85,28 +82,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (re
 	return reconcile.Result{RequeueAfter: RequeueAfter(cond.Status == metav1.ConditionTrue, ord.OnTargetCluster())}, nil
 }
 
-// ensureFinalizer installs the teardown finalizer once the order's namespace
-// is assigned (docs/reference/keystoneroleassignment.md "Deletion
-// Semantics").
-func (r *Reconciler) ensureFinalizer(ctx context.Context, oc client.Client, ra *c5c3v1alpha1.KeystoneRoleAssignment,
-	cp *c5c3v1alpha1.ControlPlane, ord orders.Order) error {
-	if controllerutil.ContainsFinalizer(ra, c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown) || len(ord.Cluster) > orders.MaxClusterNameLength {
-		return nil
-	}
-	if _, ok := orders.Assigned(cp, ord.Cluster, ord.Namespace); !ok {
-		return nil
-	}
-	base := ra.DeepCopy()
-	controllerutil.AddFinalizer(ra, c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown)
-	if err := oc.Patch(ctx, ra, client.MergeFrom(base)); err != nil {
-		return fmt.Errorf("install the finalizer: %w", err)
-	}
-	return nil
-}
-
 // writeStatus sets the conditions, observedGeneration and the status fields
 // on the order's cluster and emits an event per condition whose status or
-// reason changed.
+// reason changed (orders.ConditionEvents).
 func (r *Reconciler) writeStatus(ctx context.Context, oc client.Client, ra *c5c3v1alpha1.KeystoneRoleAssignment,
 	conds []metav1.Condition, st c5c3v1alpha1.KeystoneRoleAssignmentStatus) error {
 	base := ra.DeepCopy()
@@ -114,15 +92,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, oc client.Client, ra *c5c3
 	changed := controlplane.SetConditions(&st.Conditions, conds, r.now())
 	st.ObservedGeneration = ra.Generation
 	ra.Status = st
-	if err := oc.Status().Patch(ctx, ra, client.MergeFrom(base)); err != nil {
-		return fmt.Errorf("write KeystoneRoleAssignment status: %w", err)
+	if err := orders.PatchStatus(ctx, oc, ra, base, orders.KindKeystoneRoleAssignment, false); err != nil {
+		return err
 	}
-	for _, c := range changed {
-		typ := corev1.EventTypeNormal
-		if c.Status != metav1.ConditionTrue {
-			typ = corev1.EventTypeWarning
-		}
-		r.recorder.Eventf(ra, nil, typ, c.Reason, "Reconcile", "%s=%s: %s", c.Type, c.Status, c.Message)
+	for _, e := range orders.ConditionEvents(changed) {
+		r.recorder.Eventf(ra, nil, e.Type, e.Reason, orders.EventActionReconcile, "%s", e.Note)
 	}
 	return nil
 }

@@ -54,11 +54,11 @@ func (r *Reconciler) teardown(ctx context.Context, oc client.Client, ra *c5c3v1a
 	}
 	planeNS, _ := orders.PlaneKey(ra.Spec.ControlPlaneRef, ra.Namespace)
 	left, sweepErr := r.sweep(ctx, planeNS, ord)
-	switch DecideTeardown(has, held, cp != nil, left, sweepErr != nil) {
-	case TeardownWait:
+	switch orders.DecideTeardown(has, held, cp != nil, left, sweepErr != nil) {
+	case orders.TeardownWait:
 		// The import's deletion event brings the order back.
 		return reconcile.Result{RequeueAfter: NotReadyRequeue}, sweepErr
-	case TeardownRelease:
+	case orders.TeardownRelease:
 		base := ra.DeepCopy()
 		controllerutil.RemoveFinalizer(ra, c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown)
 		// NotFound: an earlier pass released it already (a stale cache).
@@ -112,17 +112,8 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 }
 
 // sweep deletes the Role imports of ord in planeNS (found by
-// orders.ChildLabels) and returns how many were listed.
+// orders.ChildLabels) and returns how many were listed
+// (orders.SweepChildren).
 func (r *Reconciler) sweep(ctx context.Context, planeNS string, ord orders.Order) (int, error) {
-	var list orcv1alpha1.RoleList
-	if err := r.local.List(ctx, &list, client.InNamespace(planeNS), client.MatchingLabels(orders.ChildLabels(ord))); err != nil {
-		return 0, err
-	}
-	var errs []error
-	for i := range list.Items {
-		if list.Items[i].DeletionTimestamp.IsZero() {
-			errs = append(errs, orders.DeleteIfExists(ctx, r.local, &list.Items[i]))
-		}
-	}
-	return len(list.Items), errors.Join(errs...)
+	return orders.SweepChildren(ctx, r.local, planeNS, orders.ChildLabels(ord), &orcv1alpha1.RoleList{})
 }

@@ -232,8 +232,5 @@ func Requeue(ready bool, next *metav1.Time, now time.Time, target bool) time.Dur
 	} else if next != nil {
 		d = min(d, max(next.Sub(now), time.Second))
 	}
-	if target {
-		d = min(d, orders.RequeueTarget)
-	}
-	return d
+	return orders.CapTarget(d, target)
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -41,22 +42,12 @@ func create(t *testing.T, obj client.Object) {
 	}
 }
 
-// waitFor waits until ku's condition typ has reason at its current
-// generation and returns the order as read then.
+// waitFor waits until ku's condition typ reads reason at its current
+// generation and returns the order as then read (testenv.WaitForReason).
 func waitFor(t *testing.T, ku *c5c3v1alpha1.KeystoneUser, typ, reason string) *c5c3v1alpha1.KeystoneUser {
 	t.Helper()
-	var got c5c3v1alpha1.KeystoneUser
-	testenv.Eventually(t, waitTimeout, typ+" "+reason, func() error {
-		if err := kube.Get(context.Background(), client.ObjectKeyFromObject(ku), &got); err != nil {
-			return err
-		}
-		c := meta.FindStatusCondition(got.Status.Conditions, typ)
-		if c == nil || c.Reason != reason || c.ObservedGeneration != got.Generation {
-			return fmt.Errorf("condition is %+v at generation %d", c, got.Generation)
-		}
-		return nil
-	})
-	return &got
+	return testenv.WaitForReason(t, kube, waitTimeout, ku,
+		func(o *c5c3v1alpha1.KeystoneUser) []metav1.Condition { return o.Status.Conditions }, typ, reason)
 }
 
 // delivered reads <name>-credentials and parses its clouds.yaml (cloud
@@ -93,13 +84,15 @@ func keystoneUser(t *testing.T, name string) *users.User {
 	return &us[0]
 }
 
+// baoKV is a KV client of the stack's OpenBao with the root token
+// (testenv.Stack.KV).
 func baoKV(t *testing.T) *openbao.KV {
 	t.Helper()
-	c, err := openbao.NewClient(openbao.Config{Address: stack.OpenBao.Addr, Token: stack.OpenBao.Token})
+	kv, err := stack.KV()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return openbao.NewKV(c, stack.OpenBao.KVMount)
+	return kv
 }
 
 func order(ku *c5c3v1alpha1.KeystoneUser) orders.Order {
@@ -174,7 +167,7 @@ func TestUserProvisionedDeliveredRotatedAndDeleted(t *testing.T) {
 		st.LastPasswordRotation == nil || st.NextPasswordRotation != nil {
 		t.Fatalf("status = %+v, want user %s in domain %s, generation 1, no schedule", st, u.ID, u.DomainID)
 	}
-	if !controllerutilContains(got.Finalizers, c5c3v1alpha1.FinalizerKeystoneUserTeardown) {
+	if !slices.Contains(got.Finalizers, c5c3v1alpha1.FinalizerKeystoneUserTeardown) {
 		t.Fatalf("finalizers %v lack %s", got.Finalizers, c5c3v1alpha1.FinalizerKeystoneUserTeardown)
 	}
 	cloud, sec, err := delivered(ku)
@@ -281,15 +274,6 @@ func TestUserProvisionedDeliveredRotatedAndDeleted(t *testing.T) {
 		}
 		return fmt.Errorf("OpenBao %s still holds the password (err %v)", path, err)
 	})
-}
-
-func controllerutilContains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // TestUnassignedNamespaceIsFrozen: an order in a namespace no assignment

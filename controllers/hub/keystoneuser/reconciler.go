@@ -3,13 +3,10 @@ package keystoneuser
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
@@ -69,13 +66,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (re
 		return r.teardown(ctx, o, oc, &ku, cp)
 	}
 	gate := orders.GateOf(o, ku.Spec.ControlPlaneRef, cp)
-	if _, assigned := orders.Assigned(cp, o.Cluster, o.Namespace); assigned && len(o.Cluster) <= orders.MaxClusterNameLength &&
-		!controllerutil.ContainsFinalizer(&ku, c5c3v1alpha1.FinalizerKeystoneUserTeardown) {
-		base := ku.DeepCopy()
-		controllerutil.AddFinalizer(&ku, c5c3v1alpha1.FinalizerKeystoneUserTeardown)
-		if err := oc.Patch(ctx, &ku, client.MergeFrom(base)); err != nil {
-			return reconcile.Result{}, err
-		}
+	if err := orders.EnsureFinalizer(ctx, oc, &ku, c5c3v1alpha1.FinalizerKeystoneUserTeardown, cp, o); err != nil {
+		return reconcile.Result{}, err
 	}
 	now := r.now()
 	st := ku.Status.DeepCopy()
@@ -116,15 +108,11 @@ func (r *Reconciler) writeStatus(ctx context.Context, o orders.Order, oc client.
 	ku.Status = *st
 	ku.Status.Conditions = conditions
 	ku.Status.ObservedGeneration = ku.Generation
-	if err := oc.Status().Patch(ctx, ku, client.MergeFrom(base)); err != nil {
-		return fmt.Errorf("write KeystoneUser status: %w", err)
+	if err := orders.PatchStatus(ctx, oc, ku, base, orders.KindKeystoneUser, false); err != nil {
+		return err
 	}
-	for _, c := range changed {
-		typ := corev1.EventTypeNormal
-		if c.Status != metav1.ConditionTrue {
-			typ = corev1.EventTypeWarning
-		}
-		r.event(o, ku, typ, c.Reason, "%s=%s: %s", c.Type, c.Status, c.Message)
+	for _, e := range orders.ConditionEvents(changed) {
+		r.event(o, ku, e.Type, e.Reason, "%s", e.Note)
 	}
 	return nil
 }

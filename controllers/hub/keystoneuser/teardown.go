@@ -2,7 +2,6 @@ package keystoneuser
 
 import (
 	"context"
-	"errors"
 
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -71,33 +70,8 @@ func (r *Reconciler) teardown(ctx context.Context, o orders.Order, oc client.Cli
 }
 
 // sweep deletes every child labelled lbl in ns and returns how many were
-// still listed. Errors: a list or delete failure (joined).
+// still listed (orders.SweepChildren; a kind whose CRD is not installed
+// lists nothing). Errors: a list or delete failure (joined).
 func (r *Reconciler) sweep(ctx context.Context, ns string, lbl map[string]string) (int, error) {
-	left := 0
-	var errs []error
-	for _, l := range childLists() {
-		if err := r.local.List(ctx, l, client.InNamespace(ns), client.MatchingLabels(lbl)); err != nil {
-			if meta.IsNoMatchError(err) {
-				continue // ESO not installed: nothing of that kind can exist
-			}
-			errs = append(errs, err)
-			continue
-		}
-		items, err := meta.ExtractList(l)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		for _, it := range items {
-			obj, ok := it.(client.Object)
-			if !ok {
-				continue
-			}
-			left++
-			if obj.GetDeletionTimestamp().IsZero() {
-				errs = append(errs, orders.DeleteIfExists(ctx, r.local, obj))
-			}
-		}
-	}
-	return left, errors.Join(errs...)
+	return orders.SweepChildren(ctx, r.local, ns, lbl, childLists()...)
 }

@@ -1,0 +1,115 @@
+package orders
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// TeardownStep is what an order's finalizer does in one deletion pass.
+type TeardownStep string
+
+const (
+	// TeardownNone: the finalizer is not installed; nothing to do.
+	TeardownNone TeardownStep = "None"
+	// TeardownHold: a credential order still needs the order (Held); the
+	// deletion waits (ReferencedByApplicationCredentials) and nothing is
+	// deleted or revoked.
+	TeardownHold TeardownStep = "Hold"
+	// TeardownWait: deletes (or a revoke) were issued and failed, or
+	// children are still listed.
+	TeardownWait TeardownStep = "Wait"
+	// TeardownRelease: remove the finalizer.
+	TeardownRelease TeardownStep = "Release"
+)
+
+// DecideTeardown decides a deletion pass after its deletes were issued
+// (docs/reference/keystoneproject.md and keystoneroleassignment.md
+// "Deletion Semantics"): without the finalizer nothing; held while held
+// holds; with the plane gone release after one pass (K-ORC has nothing left
+// to reach Keystone with); else wait while a child is listed (left counts
+// the children listed before this pass's deletes) or a step failed.
+func DecideTeardown(hasFinalizer bool, held Held, planeExists bool, left int, failed bool) TeardownStep {
+	switch {
+	case !hasFinalizer:
+		return TeardownNone
+	case held.Holding():
+		return TeardownHold
+	case !planeExists:
+		return TeardownRelease
+	case left > 0 || failed:
+		return TeardownWait
+	}
+	return TeardownRelease
+}
+
+// RequeueAfter is the delay before an order's next unprompted pass:
+// readyResync for a Ready order, notReady otherwise, capped by CapTarget.
+func RequeueAfter(ready, onTarget bool, readyResync, notReady time.Duration) time.Duration {
+	d := notReady
+	if ready {
+		d = readyResync
+	}
+	return CapTarget(d, onTarget)
+}
+
+// CapTarget bounds the requeue d of an order on a target cluster (onTarget)
+// by RequeueTarget: its children's watches cannot wake it, so it polls.
+// d == 0 (no requeue) becomes RequeueTarget there. Off target d is kept.
+func CapTarget(d time.Duration, onTarget bool) time.Duration {
+	if onTarget && (d == 0 || d > RequeueTarget) {
+		return RequeueTarget
+	}
+	return d
+}
+
+// ListChildren lists the objects of list's kind in ns labelled lbl (an
+// order's ChildLabels) through c, the management cluster's client. A kind
+// whose CRD is not installed (meta.IsNoMatchError) lists nothing. Errors:
+// the list failed (wrapped).
+func ListChildren(ctx context.Context, c client.Client, list client.ObjectList, ns string, lbl map[string]string) ([]client.Object, error) {
+	if err := c.List(ctx, list, client.InNamespace(ns), client.MatchingLabels(lbl)); err != nil {
+		if meta.IsNoMatchError(err) {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("list the order's children: %w", err)
+	}
+	items, err := meta.ExtractList(list)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]client.Object, 0, len(items))
+	for _, it := range items {
+		if o, ok := it.(client.Object); ok {
+			out = append(out, o)
+		}
+	}
+	return out, nil
+}
+
+// SweepChildren deletes (DeleteIfExists) every child listed by
+// ListChildren for each of lists that is not being deleted yet, and
+// returns how many children were listed. A failed list or delete does not
+// stop the sweep; the errors are joined.
+func SweepChildren(ctx context.Context, c client.Client, ns string, lbl map[string]string, lists ...client.ObjectList) (int, error) {
+	left := 0
+	var errs []error
+	for _, l := range lists {
+		items, err := ListChildren(ctx, c, l, ns, lbl)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		for _, o := range items {
+			left++
+			if o.GetDeletionTimestamp().IsZero() {
+				errs = append(errs, DeleteIfExists(ctx, c, o))
+			}
+		}
+	}
+	return left, errors.Join(errs...)
+}
