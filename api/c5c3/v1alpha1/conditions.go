@@ -250,6 +250,11 @@ const (
 	// KeystoneApplicationCredential references it; its deletion is held.
 	// Delete the credential order first.
 	ReasonReferencedByApplicationCredentials = "ReferencedByApplicationCredentials"
+	// ReasonReferencedByUsers (ProjectReady=False): a KeystoneProject is
+	// being deleted while a KeystoneUser in its namespace names it in
+	// spec.defaultProjectRef (K-ORC keeps a user's default project); its
+	// deletion is held. Delete the user orders first.
+	ReasonReferencedByUsers = "ReferencedByUsers"
 	// Also: ReasonProbingForCollision, ReasonSecretStoreNotReady,
 	// ReasonProjectNotFound, ReasonWaitingForProject,
 	// ReasonControlPlaneMismatch (spec.defaultProjectRef) and the shared

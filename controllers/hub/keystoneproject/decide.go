@@ -2,6 +2,8 @@ package keystoneproject
 
 import (
 	"fmt"
+	"sort"
+	"strings"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -92,6 +94,10 @@ type Observation struct {
 	External bool
 	// Admin is the admin-project refusal.
 	Admin AdminProject
+	// ClaimHolder names the order holding the claim on the project's name
+	// ("<Kind>/<cluster>/<namespace>/<name>", orders.Acquire) when it is
+	// another order (breaker H3).
+	ClaimHolder string
 	// Error is a Kubernetes-level failure (ProjectError).
 	Error error
 	// Domain is the state of the order's own Domain import, nil when the
@@ -134,6 +140,16 @@ func ProjectCondition(o Observation, gen int64) metav1.Condition {
 	}
 	if o.Error != nil {
 		return set(c5c3v1alpha1.ReasonProjectError, o.Error.Error())
+	}
+	if o.ClaimHolder != "" && o.ProjectExists {
+		return set(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
+			"another order, %s, holds this project name in domain %s, and this order's K-ORC Project, created before name claims existed, "+
+				"shares that Keystone project: do NOT delete this KeystoneProject, its teardown would delete the holder's project", o.ClaimHolder, o.DomainName))
+	}
+	if o.ClaimHolder != "" {
+		return set(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
+			"another order, %s, holds this project name in domain %s; two orders never share a Keystone project and nothing was touched: "+
+				"choose another projectName, or delete the other order first", o.ClaimHolder, o.DomainName))
 	}
 	if d := o.Domain; d != nil && d.Phase == korc.PhaseFailed {
 		return set(c5c3v1alpha1.ReasonProjectFailed, fmt.Sprintf("the import of domain %s: %s: %s", o.DomainName, d.Reason, d.Message))
@@ -189,6 +205,44 @@ func ProjectCondition(o Observation, gen int64) metav1.Condition {
 func HeldCondition(h orders.Held, name string, gen int64) metav1.Condition {
 	return metav1.Condition{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionFalse, ObservedGeneration: gen,
 		Reason: c5c3v1alpha1.ReasonReferencedByApplicationCredentials, Message: h.Message(orders.KindKeystoneProject, name)}
+}
+
+// UsersReferencing lists, sorted, the KeystoneUsers of users whose
+// spec.defaultProjectRef names the project order name; every one counts,
+// also one being deleted: K-ORC keeps a project while a user's default
+// project is it (finalizer openstack.k-orc.cloud/user), so the project's
+// deletion waits for them (breaker M1).
+func UsersReferencing(name string, users []c5c3v1alpha1.KeystoneUser) []string {
+	var out []string
+	for i := range users {
+		if ref := users[i].Spec.DefaultProjectRef; ref != nil && ref.Name == name {
+			out = append(out, users[i].Name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// HeldByUsersCondition is ProjectReady while the KeystoneUsers users name
+// the project order name as their default project: the deletion is held
+// (UsersReferencing), reason ReferencedByUsers.
+func HeldByUsersCondition(users []string, name string, gen int64) metav1.Condition {
+	return metav1.Condition{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionFalse, ObservedGeneration: gen,
+		Reason: c5c3v1alpha1.ReasonReferencedByUsers, Message: fmt.Sprintf(
+			"KeystoneProject %s is being deleted but KeystoneUser %s names it in spec.defaultProjectRef, and K-ORC keeps a user's "+
+				"default project: delete the user order(s) first", name, strings.Join(users, ", "))}
+}
+
+// DeletingCondition is ProjectReady while the teardown waits for its
+// children (left of them still listed) to go, K-ORC deleting the Keystone
+// project.
+func DeletingCondition(left int, failed error, gen int64) metav1.Condition {
+	msg := fmt.Sprintf("the order is being deleted: waiting for K-ORC to delete the Keystone project (%d children left)", left)
+	if failed != nil {
+		msg += ": " + failed.Error()
+	}
+	return metav1.Condition{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionFalse, ObservedGeneration: gen,
+		Reason: c5c3v1alpha1.ReasonWaitingForKeystoneProject, Message: msg}
 }
 
 // Conditions are ProjectReady and the aggregate Ready.

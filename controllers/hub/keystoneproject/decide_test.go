@@ -103,6 +103,11 @@ func TestProjectCondition(t *testing.T) {
 			c5c3v1alpha1.ReasonWaitingForAdminCredential, false, ""},
 		{"admin not owned", Observation{Admin: AdminProjectNotOwned, Plane: "openstack/cp"}, c5c3v1alpha1.ReasonProjectCollision, false, "never orderable"},
 		{"admin owned", Observation{Admin: AdminProjectOwned, ProjectExists: true}, c5c3v1alpha1.ReasonProjectCollision, false, "do NOT delete"},
+		// Breaker H3: a claim held by another order is a collision naming it.
+		{"name claimed by another order", Observation{DomainName: "Default", ClaimHolder: "KeystoneProject//tenant-b/twin"},
+			c5c3v1alpha1.ReasonProjectCollision, false, "KeystoneProject//tenant-b/twin"},
+		{"name claimed by another order, sharing a project from before claims", Observation{DomainName: "Default",
+			ClaimHolder: "KeystoneProject//tenant-b/twin", ProjectExists: true}, c5c3v1alpha1.ReasonProjectCollision, false, "do NOT delete"},
 		{"kubernetes error", Observation{Error: errString("boom")}, c5c3v1alpha1.ReasonProjectError, false, "boom"},
 		{"domain import failed", Observation{Domain: &failed, DomainName: "tenants"}, c5c3v1alpha1.ReasonProjectFailed, false, "domain tenants"},
 		{"probe pending", Observation{Probe: korc.ProbeResult{Outcome: korc.ProbePending, Message: "authenticating"}}, c5c3v1alpha1.ReasonProbingForCollision, false, "authenticating"},
@@ -218,5 +223,38 @@ func TestProjectOfCredential(t *testing.T) {
 	}
 	if reqs := projectOfCredential(context.Background(), &c5c3v1alpha1.KeystoneProject{}); reqs != nil {
 		t.Errorf("another kind mapped to %v", reqs)
+	}
+}
+
+// Breaker M1: a KeystoneUser naming the project as its default project
+// holds the project's deletion, with a message naming it and the remedy.
+func TestUsersReferencing(t *testing.T) {
+	t.Parallel()
+	u := func(name, project string, deleting bool) c5c3v1alpha1.KeystoneUser {
+		ku := c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: name}}
+		if project != "" {
+			ku.Spec.DefaultProjectRef = &c5c3v1alpha1.OrderRef{Name: project}
+		}
+		if deleting {
+			now := metav1.Now()
+			ku.DeletionTimestamp = &now
+		}
+		return ku
+	}
+	got := UsersReferencing("p", []c5c3v1alpha1.KeystoneUser{u("z", "p", false), u("a", "p", true), u("b", "q", false), u("c", "", false)})
+	if strings.Join(got, ",") != "a,z" {
+		t.Errorf("UsersReferencing = %v, want [a z]", got)
+	}
+	if got := UsersReferencing("p", nil); len(got) != 0 {
+		t.Errorf("UsersReferencing(nil) = %v", got)
+	}
+	c := HeldByUsersCondition(got, "p", 3)
+	if c.Status != metav1.ConditionFalse || c.Reason != c5c3v1alpha1.ReasonReferencedByUsers || c.ObservedGeneration != 3 || !strings.Contains(c.Message, "KeystoneUser a, z") ||
+		!strings.Contains(c.Message, "delete the user order") {
+		t.Errorf("HeldByUsersCondition = %+v", c)
+	}
+	d := DeletingCondition(2, nil, 3)
+	if d.Status != metav1.ConditionFalse || d.Reason != c5c3v1alpha1.ReasonWaitingForKeystoneProject || !strings.Contains(d.Message, "2 children") {
+		t.Errorf("DeletingCondition = %+v", d)
 	}
 }

@@ -78,6 +78,17 @@ func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
 
 	admin := controlplane.AdminOf(p.cp)
 	o.DomainName = EffectiveDomain(p.kp, p.cp)
+	// The claim on the Keystone name, before the probe and the managed
+	// create: of two orders of one name in different namespaces only the
+	// holder goes on (breaker H3). An order created before claims existed
+	// takes its claim here on its next pass.
+	holder, err := orders.Acquire(ctx, p.r.claims, p.cp.Namespace, projectClaim(EffectiveProjectName(p.kp), o.DomainName), p.ord)
+	if err != nil {
+		return "", err
+	}
+	if o.ClaimHolder = holder; holder != "" {
+		return "", nil // refused, changing nothing
+	}
 	domainRef := korc.AdminDomainImportName(p.cp.Name, admin.Domain)
 	if !IsAdminDomain(o.DomainName, p.cp) {
 		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), o.DomainName)

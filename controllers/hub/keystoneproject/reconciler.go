@@ -27,6 +27,9 @@ type Reconciler struct {
 	local    client.Client
 	recorder recorder.EventRecorder
 	now      func() metav1.Time
+	// claims is the client of the name claims (orders.Acquire/Release):
+	// reads bypass the cache.
+	claims client.Client
 }
 
 // Reconcile runs one pass for the KeystoneProject req names on its cluster.

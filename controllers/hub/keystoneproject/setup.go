@@ -20,7 +20,8 @@ import (
 // +kubebuilder:rbac:groups=c5c3.io,resources=keystoneprojects,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=c5c3.io,resources=keystoneprojects/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=c5c3.io,resources=keystoneprojects/finalizers,verbs=update
-// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneapplicationcredentials,verbs=get;list;watch
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneapplicationcredentials;keystoneusers,verbs=get;list;watch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;delete
 // +kubebuilder:rbac:groups=c5c3.io,resources=controlplanes,verbs=get;list;watch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=projects;domains,verbs=get;list;watch;create;update;patch;delete
@@ -34,11 +35,14 @@ type Options struct{}
 // K-ORC Projects and Domains (mapped to their order by the ownership
 // labels) and the ControlPlanes (mapped to the orders referencing them); on
 // every cluster the KeystoneApplicationCredentials, which wake the project
-// they reference (a held deletion is released when the last one goes).
+// they reference (a held deletion is released when the last one goes), and
+// the KeystoneUsers, which wake the project their spec.defaultProjectRef
+// names (likewise).
 // The manager's scheme must hold client-go's, c5c3.io's and K-ORC's types.
 func SetupWithManager(hub *clusters.Hub, _ Options) error {
 	local := hub.Manager.GetLocalManager()
-	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName), now: metav1.Now}
+	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName), now: metav1.Now,
+		claims: claimClient{Client: local.GetClient(), reader: local.GetAPIReader()}}
 	kind := orders.KindKeystoneProject
 	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
 	return mcbuilder.ControllerManagedBy(hub.Manager).
@@ -54,6 +58,9 @@ func SetupWithManager(hub *clusters.Hub, _ Options) error {
 		Watches(&c5c3v1alpha1.KeystoneApplicationCredential{},
 			mchandler.TypedEnqueueRequestsFromMapFunc[client.Object, mcreconcile.Request](projectOfCredential),
 			mcbuilder.WithEngageWithLocalCluster(true)).
+		Watches(&c5c3v1alpha1.KeystoneUser{},
+			mchandler.TypedEnqueueRequestsFromMapFunc[client.Object, mcreconcile.Request](projectOfUser),
+			mcbuilder.WithEngageWithLocalCluster(true)).
 		Complete(r)
 }
 
@@ -67,4 +74,15 @@ func projectOfCredential(_ context.Context, o client.Object) []mcreconcile.Reque
 	}
 	return []mcreconcile.Request{{Request: reconcile.Request{NamespacedName: types.NamespacedName{
 		Namespace: ac.Namespace, Name: ac.Spec.ProjectRef.Name}}}}
+}
+
+// projectOfUser maps a KeystoneUser to the KeystoneProject its
+// spec.defaultProjectRef names in its namespace (the cluster is injected).
+func projectOfUser(_ context.Context, o client.Object) []mcreconcile.Request {
+	u, ok := o.(*c5c3v1alpha1.KeystoneUser)
+	if !ok || u.Spec.DefaultProjectRef == nil || u.Spec.DefaultProjectRef.Name == "" {
+		return nil
+	}
+	return []mcreconcile.Request{{Request: reconcile.Request{NamespacedName: types.NamespacedName{
+		Namespace: u.Namespace, Name: u.Spec.DefaultProjectRef.Name}}}}
 }

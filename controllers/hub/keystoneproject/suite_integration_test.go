@@ -40,7 +40,7 @@ var (
 
 func TestMain(m *testing.M) {
 	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{TokenKey: controlplane.DefaultOpenBaoTokenKey,
-		Namespaces: []string{tenantNS, unassignedNS},
+		Namespaces: []string{tenantNS, unassignedNS, secondNS},
 		Plane: &testenv.PlaneSeed{Namespace: planeNS, PasswordSecret: controlplane.DefaultPasswordSecret,
 			PasswordKey: controlplane.DefaultPasswordKey,
 			Spec:        c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}}}},

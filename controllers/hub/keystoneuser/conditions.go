@@ -45,8 +45,18 @@ type Observation struct {
 	// one K-ORC applied, Deliverable the applied one when it still exists.
 	Desired, Applied, Deliverable int64
 	// Rejected is Keystone's refusal of the applied password in the token
-	// check (Verifier).
+	// check (Verifier); Stale says the refused password is the one already
+	// delivered (breaker M2: the user was changed or deleted outside
+	// orderhub).
 	Rejected error
+	Stale    bool
+	// ClaimHolder names the order holding the claim on the user's name
+	// ("<Kind>/<cluster>/<namespace>/<name>", orders.Acquire) when it is
+	// another order (breaker H2).
+	ClaimHolder string
+	// StoreHeld: the store not being Ready withheld a new password
+	// generation (RotationPlan.StoreHeld, breaker H4); StoreMessage says why.
+	StoreHeld bool
 
 	// NotPublished is the KeystoneNotPublished gate of DeliveredAuthURL.
 	NotPublished orders.Gate
@@ -100,6 +110,16 @@ func UserCondition(o Observation, gen int64) metav1.Condition {
 	if o.Error != nil {
 		return set(c5c3v1alpha1.ReasonUserError, o.Error.Error())
 	}
+	if o.ClaimHolder != "" && o.UserExists {
+		return set(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
+			"another order, %s, holds this user name in the domain, and this order's K-ORC User, created before name claims existed, "+
+				"shares that Keystone user: do NOT delete this KeystoneUser, its teardown would delete the user the holder delivers", o.ClaimHolder))
+	}
+	if o.ClaimHolder != "" {
+		return set(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
+			"another order, %s, holds this user name in the domain; two orders never share a Keystone user and nothing was touched: "+
+				"choose another userName, or delete the other order first", o.ClaimHolder))
+	}
 	if !o.Project.Passed() {
 		return set(o.Project.Reason, o.Project.Message)
 	}
@@ -123,6 +143,10 @@ func UserCondition(o Observation, gen int64) metav1.Condition {
 			}
 			return set(c5c3v1alpha1.ReasonProbingForCollision, msg)
 		}
+	}
+	if o.StoreHeld && o.Desired == 0 {
+		return set(c5c3v1alpha1.ReasonSecretStoreNotReady,
+			"no password generation is created or handed to K-ORC until the secret store is Ready: "+o.StoreMessage)
 	}
 	var waiting []string
 	check := func(what string, s korc.State) *metav1.Condition {
@@ -162,11 +186,21 @@ func UserCondition(o Observation, gen int64) metav1.Condition {
 	if o.Deliverable == 0 || o.Applied != o.Desired {
 		return wait(fmt.Sprintf("K-ORC has not applied password generation %d to the user yet", o.Desired))
 	}
+	if o.Rejected != nil && o.Stale {
+		return set(c5c3v1alpha1.ReasonUserFailed, fmt.Sprintf(
+			"Keystone rejects the delivered password (generation %d); the user was changed or deleted outside orderhub: "+
+				"raise spec.passwordGeneration or re-create the order: %v", o.Deliverable, o.Rejected))
+	}
 	if o.Rejected != nil {
 		return wait(fmt.Sprintf("Keystone does not accept password generation %d yet: %v", o.Deliverable, o.Rejected))
 	}
 	if o.StoreNotReady {
-		return set(c5c3v1alpha1.ReasonSecretStoreNotReady, o.StoreMessage)
+		msg := o.StoreMessage
+		if o.StoreHeld {
+			msg = fmt.Sprintf("password generation %d stays; no new generation is created or handed to K-ORC until the secret store is Ready: %s",
+				o.Deliverable, msg)
+		}
+		return set(c5c3v1alpha1.ReasonSecretStoreNotReady, msg)
 	}
 	c.Status = metav1.ConditionTrue
 	return set(c5c3v1alpha1.ReasonUserProvisioned, fmt.Sprintf(

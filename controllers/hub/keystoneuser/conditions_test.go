@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -29,6 +30,21 @@ func TestConditions(t *testing.T) {
 		wantInUserMsg          string
 	}{
 		{"converged", ready(), c5c3v1alpha1.ReasonUserProvisioned, c5c3v1alpha1.ReasonDelivered, "generation 1"},
+		// Breaker H2: a claim held by another order is a collision naming it.
+		{"name claimed by another order", Observation{ClaimHolder: "KeystoneUser//tenant-b/twin"},
+			c5c3v1alpha1.ReasonUserCollision, c5c3v1alpha1.ReasonWaitingForPassword, "KeystoneUser//tenant-b/twin"},
+		{"name claimed by another order, sharing a user from before claims", Observation{ClaimHolder: "KeystoneUser//tenant-b/twin", UserExists: true},
+			c5c3v1alpha1.ReasonUserCollision, c5c3v1alpha1.ReasonWaitingForPassword, "do NOT delete"},
+		// Breaker H4: the store withholds the first generation, or keeps the applied one.
+		{"store withholds the first generation", Observation{StoreHeld: true, StoreNotReady: true, StoreMessage: "bao down",
+			Probe: korc.ProbeResult{Outcome: korc.ProbeAbsent}},
+			c5c3v1alpha1.ReasonSecretStoreNotReady, c5c3v1alpha1.ReasonWaitingForPassword, "bao down"},
+		{"store keeps the applied generation", with(func(o *Observation) {
+			o.StoreHeld, o.StoreNotReady, o.StoreMessage, o.Pushed, o.Delivered = true, true, "bao down", false, false
+		}), c5c3v1alpha1.ReasonSecretStoreNotReady, c5c3v1alpha1.ReasonBackupNotSynced, "generation 1 stays"},
+		// Breaker M2: Keystone rejects the password already delivered.
+		{"delivered password rejected", with(func(o *Observation) { o.Rejected, o.Stale = errors.New("401"), true }),
+			c5c3v1alpha1.ReasonUserFailed, c5c3v1alpha1.ReasonWaitingForPassword, "raise spec.passwordGeneration or re-create the order"},
 		{"frozen", Observation{Gate: gate}, c5c3v1alpha1.ReasonNamespaceNotAssigned, c5c3v1alpha1.ReasonNamespaceNotAssigned, "frozen"},
 		{"admin identity", Observation{Admin: true, Plane: "openstack/cp"}, c5c3v1alpha1.ReasonUserCollision, c5c3v1alpha1.ReasonWaitingForPassword, "re-create it"},
 		{"admin identity edited onto an owned user", Observation{Admin: true, AdminOwned: true, UserExists: true, Plane: "openstack/cp"},
@@ -113,5 +129,48 @@ func TestHeldCondition(t *testing.T) {
 		c.Reason != c5c3v1alpha1.ReasonReferencedByApplicationCredentials || c.ObservedGeneration != 3 ||
 		!strings.Contains(c.Message, "ac-1, ac-2") {
 		t.Errorf("HeldCondition = %+v", c)
+	}
+}
+
+func TestVerifyDue(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name      string
+		unchanged bool
+		last      time.Time
+		interval  time.Duration
+		want      bool
+	}{
+		{"new bytes are always verified (H1)", false, now, time.Hour, true},
+		{"unchanged, never verified by this process", true, time.Time{}, time.Hour, true},
+		{"unchanged, verified recently", true, now.Add(-time.Minute), time.Hour, false},
+		{"unchanged, the interval passed (M2)", true, now.Add(-time.Hour), time.Hour, true},
+		{"interval 0 verifies every pass", true, now, 0, true},
+	}
+	for _, tc := range tests {
+		if got := VerifyDue(tc.unchanged, tc.last, now, tc.interval); got != tc.want {
+			t.Errorf("%s: VerifyDue = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestFinishFrozenRotation(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name            string
+		applied, status int64
+		exists, want    bool
+	}{
+		{"applied newer than delivered, Secret there (H5)", 2, 1, true, true},
+		{"applied is the delivered one", 2, 2, true, false},
+		{"applied Secret lost: nothing while frozen", 2, 1, false, false},
+		{"nothing applied", 0, 0, true, false},
+		{"first generation applied, never delivered: waits for consent", 1, 0, true, false},
+	}
+	for _, tc := range tests {
+		if got := FinishFrozenRotation(tc.applied, tc.status, tc.exists); got != tc.want {
+			t.Errorf("%s: FinishFrozenRotation = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

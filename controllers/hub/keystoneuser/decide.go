@@ -105,6 +105,11 @@ type RotationInputs struct {
 	// user is being deleted ("Rotation": "A scheduled rotation is held
 	// while ..."); it holds only the scheduled rotation.
 	Held bool
+	// StoreBlocked is true when the plane's secret store is not Ready
+	// (orders.StoreReady): no generation is created or switched to, since
+	// its password could not be backed up and delivered while Keystone
+	// already had it (breaker H4).
+	StoreBlocked bool
 }
 
 // RotationPlan is the password plan of a pass.
@@ -123,6 +128,13 @@ type RotationPlan struct {
 	// HeldSchedule is true when a due scheduled rotation waits for a
 	// credential order's deletion.
 	HeldSchedule bool
+	// Recovery is true when the applied generation's Secret is lost and
+	// Create is a new generation above every one known (breaker H1).
+	Recovery bool
+	// StoreHeld is true when StoreBlocked withheld a create or a switch;
+	// Desired is then the applied generation, or 0 when none exists (the
+	// K-ORC User is left as it is).
+	StoreHeld bool
 }
 
 // PlanRotation decides the password generations of a KeystoneUser
@@ -134,7 +146,16 @@ type RotationPlan struct {
 //     spec.passwordGeneration ("the lowest password generation the order
 //     must hold"; never held);
 //   - the schedule is due, no rotation is under way (the newest generation
-//     is the delivered and applied one): create newest+1, unless Held.
+//     is the delivered and applied one): create newest+1, unless Held;
+//   - the applied generation's Secret is lost (deleted out of band) and no
+//     newer one exists: create max(spec, applied+1, newest+1, status+1), a
+//     real rotation (Recovery). A generation K-ORC applied is never
+//     created again: K-ORC applies a password only when the passwordRef
+//     name changes, so a re-created name would carry bytes Keystone never
+//     received (breaker H1);
+//   - StoreBlocked: nothing is created and the desired generation stays
+//     the applied one (StoreHeld) whenever the plan would create or switch
+//     (breaker H4).
 func PlanRotation(in RotationInputs) RotationPlan {
 	base := keystoneservice.PlanPassword(keystoneservice.PasswordInputs{Existing: in.Existing, Applied: in.Applied})
 	p := RotationPlan{Deliverable: base.Deliverable, Delete: base.Delete}
@@ -143,7 +164,10 @@ func PlanRotation(in RotationInputs) RotationPlan {
 		newest = max(newest, g)
 	}
 	spec := max(in.Spec, 1)
+	_, appliedExists := in.Existing[in.Applied]
 	switch {
+	case in.Applied > 0 && !appliedExists && newest <= in.Applied:
+		p.Create, p.Recovery = max(spec, in.Applied+1, newest+1, in.Status+1), true
 	case newest == 0:
 		p.Create = spec
 	case newest < spec:
@@ -156,6 +180,14 @@ func PlanRotation(in RotationInputs) RotationPlan {
 		}
 	}
 	p.Desired = max(newest, p.Create)
+	if in.StoreBlocked && (p.Create > 0 || p.Desired != in.Applied) {
+		p.StoreHeld = true
+		p.Create, p.Scheduled, p.Raised, p.Recovery = 0, false, false, false
+		p.Desired = 0
+		if appliedExists && in.Applied > 0 {
+			p.Desired = in.Applied
+		}
+	}
 	return p
 }
 

@@ -138,6 +138,31 @@ func TestPlanRotation(t *testing.T) {
 			RotationPlan{Desired: 3, Deliverable: 2}},
 		{"schedule due before the first delivery creates nothing", RotationInputs{Existing: gens(1), Applied: 1, Spec: 1, Status: 0, Due: true},
 			RotationPlan{Desired: 1, Deliverable: 1}},
+		// Breaker H1: the applied generation's Secret deleted out of band is
+		// never re-created under its name; a real rotation follows.
+		{"applied generation lost: a new generation, never the same name", RotationInputs{Existing: gens(), Applied: 1, Spec: 1, Status: 1},
+			RotationPlan{Create: 2, Recovery: true, Desired: 2}},
+		{"applied generation lost with an older one left", RotationInputs{Existing: gens(1), Applied: 2, Spec: 2, Status: 2},
+			RotationPlan{Create: 3, Recovery: true, Desired: 3, Delete: []int64{1}}},
+		{"applied generation lost: above spec and status", RotationInputs{Existing: gens(), Applied: 2, Spec: 5, Status: 3},
+			RotationPlan{Create: 5, Recovery: true, Desired: 5}},
+		{"applied generation lost: status ahead of applied", RotationInputs{Existing: gens(), Applied: 2, Spec: 1, Status: 4},
+			RotationPlan{Create: 5, Recovery: true, Desired: 5}},
+		{"applied generation lost during a rotation: the newer one goes on", RotationInputs{Existing: gens(3), Applied: 2, Spec: 3, Status: 2},
+			RotationPlan{Desired: 3}},
+		// Breaker H4: no create or switch while the store is not Ready.
+		{"store blocked: a raise waits on the applied generation", RotationInputs{Existing: gens(1), Applied: 1, Spec: 2, Status: 1, StoreBlocked: true},
+			RotationPlan{Desired: 1, Deliverable: 1, StoreHeld: true}},
+		{"store blocked: a created generation is not switched to", RotationInputs{Existing: gens(1, 2), Applied: 1, Spec: 2, Status: 1, StoreBlocked: true},
+			RotationPlan{Desired: 1, Deliverable: 1, StoreHeld: true}},
+		{"store blocked: a due schedule waits", RotationInputs{Existing: gens(2), Applied: 2, Spec: 1, Status: 2, Due: true, StoreBlocked: true},
+			RotationPlan{Desired: 2, Deliverable: 2, StoreHeld: true}},
+		{"store blocked: no first generation", RotationInputs{Existing: gens(), Spec: 1, StoreBlocked: true},
+			RotationPlan{StoreHeld: true}},
+		{"store blocked: a lost applied generation is not replaced", RotationInputs{Existing: gens(), Applied: 1, Spec: 1, Status: 1, StoreBlocked: true},
+			RotationPlan{StoreHeld: true}},
+		{"store blocked: an applied generation is still deliverable", RotationInputs{Existing: gens(1, 2), Applied: 2, Spec: 2, Status: 1, StoreBlocked: true},
+			RotationPlan{Desired: 2, Deliverable: 2, Delete: []int64{1}}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -145,6 +170,7 @@ func TestPlanRotation(t *testing.T) {
 			got := PlanRotation(tc.in)
 			if got.Create != tc.want.Create || got.Scheduled != tc.want.Scheduled || got.Raised != tc.want.Raised ||
 				got.Desired != tc.want.Desired || got.Deliverable != tc.want.Deliverable || got.HeldSchedule != tc.want.HeldSchedule ||
+				got.Recovery != tc.want.Recovery || got.StoreHeld != tc.want.StoreHeld ||
 				!slices.Equal(got.Delete, tc.want.Delete) {
 				t.Errorf("PlanRotation = %+v, want %+v", got, tc.want)
 			}

@@ -92,6 +92,18 @@ func (p *pass) provision(ctx context.Context) error {
 		p.obs.Admin, p.obs.AdminOwned = true, exists
 		return nil // refused ahead of the probe, changing nothing
 	}
+	// The claim on the Keystone name, before the probe and the managed
+	// create: of two orders of one name in different namespaces only the
+	// holder goes on (breaker H2). An order created before claims existed
+	// takes its claim here on its next pass.
+	holder, err := orders.Acquire(ctx, p.r.claims, p.cp.Namespace, userClaim(userName, domain), p.o)
+	if err != nil {
+		return err
+	}
+	if holder != "" {
+		p.obs.ClaimHolder = holder
+		return nil // refused, changing nothing
+	}
 
 	// The default project: gated, then referenced through its K-ORC child.
 	var project *c5c3v1alpha1.KeystoneProject
@@ -158,6 +170,12 @@ func (p *pass) provision(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if plan.StoreHeld {
+		p.obs.StoreHeld, p.obs.StoreNotReady = true, true
+		if plan.Desired == 0 {
+			return nil // nothing applied to keep: the K-ORC User is left as it is
+		}
+	}
 	if plan.Create > 0 {
 		if err := p.createPassword(ctx, secrets, plan); err != nil {
 			return err
@@ -196,19 +214,37 @@ func (p *pass) provision(ctx context.Context) error {
 	if p.obs.User.Phase != korc.PhaseAvailable || cur.Deliverable == 0 || applied != plan.Desired {
 		return nil
 	}
+	return p.deliverApplied(ctx, secrets[cur.Deliverable], cur, userName, domain, project)
+}
 
-	// Keystone must accept the applied password before it is delivered.
-	pw := secrets[cur.Deliverable].Data[korc.PasswordKey]
+// deliverApplied verifies and delivers the applied generation cur.Deliverable
+// (its Secret s), then records it in the status and deletes the superseded
+// generations cur.Delete. Keystone must accept the password first whenever
+// its bytes differ from what the delivered Secret carries (breaker H1: a
+// Secret re-created out of band carries bytes Keystone never received), and
+// at most every verifyInterval on an unchanged delivery (breaker M2: a user
+// changed or deleted outside orderhub is reported, not left Ready).
+func (p *pass) deliverApplied(ctx context.Context, s *corev1.Secret, cur RotationPlan, userName, domain string,
+	project *c5c3v1alpha1.KeystoneProject) error {
+	pw := s.Data[korc.PasswordKey]
 	if len(pw) == 0 {
 		return fmt.Errorf("password generation %d: the Secret has no %s key", cur.Deliverable, korc.PasswordKey)
 	}
-	if p.st.PasswordGeneration != cur.Deliverable {
+	same, err := p.deliveredIs(ctx, pw)
+	if err != nil {
+		p.obs.DeliveryError = err
+		return nil
+	}
+	if VerifyDue(same && p.st.PasswordGeneration == cur.Deliverable, p.r.lastVerified(p.o), p.now, p.r.verifyInterval) {
 		if err := p.r.verifier.Verify(ctx, controlplane.TokenRequest{AuthURL: controlplane.AuthURL(p.cp), User: userName,
 			Password: string(pw), Domain: domain, Region: controlplane.Region(p.cp), Interface: controlplane.EndpointType(p.cp),
 			CABundle: p.caBundle(ctx)}); err != nil {
 			p.obs.Rejected = err
+			p.obs.Stale = same && p.st.PasswordGeneration == cur.Deliverable
+			p.r.forgetVerified(p.o)
 			return nil
 		}
+		p.r.markVerified(p.o, p.now)
 	}
 	if err := p.deliver(ctx, pw, domain, ScopeOf(project, p.cp)); err != nil {
 		p.obs.DeliveryError = err
@@ -240,26 +276,35 @@ func (p *pass) provision(ctx context.Context) error {
 }
 
 // plan decides this pass's password generations; it lists the credential
-// orders only when a scheduled rotation is due.
+// orders only when a scheduled rotation is due, and reads the plane's
+// secret store only when the plan would create a generation or switch the
+// K-ORC User to another one (StoreBlocked).
 func (p *pass) plan(ctx context.Context, secrets map[int64]*corev1.Secret, applied int64) (RotationPlan, error) {
 	in := RotationInputs{Existing: generationsOf(secrets), Applied: applied, Spec: SpecGeneration(p.ku), Status: p.st.PasswordGeneration}
+	var held []string
 	if next := NextRotation(p.st.LastPasswordRotation, Interval(p.ku)); next != nil && !p.now.Before(next.Time) {
 		in.Due = true
 		var acs c5c3v1alpha1.KeystoneApplicationCredentialList
 		if err := p.oc.List(ctx, &acs, client.InNamespace(p.ku.Namespace)); err != nil {
 			return RotationPlan{}, fmt.Errorf("list KeystoneApplicationCredentials in %s: %w", p.ku.Namespace, err)
 		}
-		held := ScheduleHeldBy(p.ku.Name, acs.Items)
+		held = ScheduleHeldBy(p.ku.Name, acs.Items)
 		in.Held = len(held) > 0
-		plan := PlanRotation(in)
-		if plan.HeldSchedule {
-			p.heldSchedule = true
-			p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventRotationHeld,
-				"the scheduled password rotation waits while KeystoneApplicationCredential %v is being deleted", held)
-		}
-		return plan, nil
 	}
-	return PlanRotation(in), nil
+	plan := PlanRotation(in)
+	if plan.Create > 0 || plan.Desired != applied {
+		if ready, msg := orders.StoreReady(ctx, p.r.local, p.cp); !ready {
+			in.StoreBlocked = true
+			p.obs.StoreMessage = msg
+			plan = PlanRotation(in)
+		}
+	}
+	if plan.HeldSchedule {
+		p.heldSchedule = true
+		p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventRotationHeld,
+			"the scheduled password rotation waits while KeystoneApplicationCredential %v is being deleted", held)
+	}
+	return plan, nil
 }
 
 // createPassword creates the generation plan.Create asks for and adds it to
@@ -281,6 +326,9 @@ func (p *pass) createPassword(ctx context.Context, secrets map[int64]*corev1.Sec
 	case plan.Scheduled:
 		p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventPasswordRotation,
 			"the schedule fell due: created password generation %d", plan.Create)
+	case plan.Recovery:
+		p.r.event(p.o, p.ku, corev1.EventTypeWarning, EventPasswordRotation,
+			"the Secret of the applied password generation was deleted outside orderhub: rotating to generation %d", plan.Create)
 	}
 	// Read it back: a concurrent pass may have created it first.
 	var got corev1.Secret

@@ -3,6 +3,7 @@ package keystoneuser
 import (
 	"context"
 	"errors"
+	"sync"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -45,6 +46,14 @@ type Reconciler struct {
 	recorder recorder.EventRecorder
 	verifier controlplane.Verifier
 	now      func() time.Time
+	// claims is the client of the name claims (orders.Acquire/Release):
+	// reads bypass the cache.
+	claims client.Client
+	// verifyInterval bounds how long an unchanged delivery goes without a
+	// Keystone check (VerifyDue); verified records the last accepted check
+	// per order (verifiedKey -> time.Time).
+	verifyInterval time.Duration
+	verified       sync.Map
 }
 
 // Reconcile runs one pass for the KeystoneUser req names on req's cluster.
@@ -82,6 +91,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (re
 		obs = p.obs
 		obs.Gate = gate
 		heldSchedule = p.heldSchedule
+	} else if gate.Frozen() && cp != nil {
+		// Frozen: only a rotation K-ORC already applied is finished.
+		p := &pass{r: r, o: o, oc: oc, ku: &ku, cp: cp, st: st, now: now, lbl: orders.ChildLabels(o)}
+		if err := p.finishRotation(ctx); err != nil {
+			errs = append(errs, err)
+		}
 	}
 	// A frozen or gated order keeps its status fields; the schedule only
 	// moves with a delivery (seed 004 "Consent": the schedule pauses).
@@ -94,7 +109,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (re
 		return reconcile.Result{}, err
 	}
 	ready := conds[2].Status == metav1.ConditionTrue
-	return reconcile.Result{RequeueAfter: Requeue(ready && !heldSchedule, st.NextPasswordRotation, now, o.OnTargetCluster())}, nil
+	d := Requeue(ready && !heldSchedule, st.NextPasswordRotation, now, o.OnTargetCluster())
+	if ready {
+		d = min(d, max(r.verifyInterval, time.Second)) // the next Keystone check of the delivered password (VerifyDue)
+	}
+	return reconcile.Result{RequeueAfter: d}, nil
 }
 
 // writeStatus patches the order's status (conditions, observedGeneration

@@ -33,6 +33,7 @@ import (
 // +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=users;domains,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=external-secrets.io,resources=pushsecrets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=external-secrets.io,resources=secretstores;clustersecretstores,verbs=get;list;watch
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;delete
 
 // Options configure the reconciler; zero values take the defaults.
 type Options struct {
@@ -42,6 +43,9 @@ type Options struct {
 	Verifier controlplane.Verifier
 	// Now is the clock (rotation schedule, status times); default time.Now.
 	Now func() time.Time
+	// VerifyInterval is how long an unchanged delivery goes without a
+	// Keystone check of its password (VerifyDue); default ReadyResync.
+	VerifyInterval time.Duration
 }
 
 // SetupWithManager registers the KeystoneUser reconciler with hub's
@@ -61,9 +65,13 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.VerifyInterval <= 0 {
+		opts.VerifyInterval = ReadyResync
+	}
 	local := hub.Manager.GetLocalManager()
 	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName),
-		verifier: opts.Verifier, now: opts.Now}
+		verifier: opts.Verifier, now: opts.Now, verifyInterval: opts.VerifyInterval,
+		claims: claimClient{Client: local.GetClient(), reader: local.GetAPIReader()}}
 	child := orders.EnqueueOrderOfChild(orders.KindKeystoneUser)
 	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
 	planes := orders.EnqueueOrdersOfPlane(hub, orders.KindKeystoneUser,

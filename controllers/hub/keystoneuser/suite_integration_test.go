@@ -4,7 +4,9 @@ package keystoneuser
 
 import (
 	"context"
+	"errors"
 	"os"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -32,12 +34,35 @@ const (
 	planeNS      = "openstack"
 	tenantNS     = "tenant-a"
 	unassignedNS = "tenant-unassigned"
-	waitTimeout  = 3 * time.Minute
+	// secondNS is a second assigned namespace (same-name orders across
+	// namespaces); consentNS an assigned one whose consent a test withdraws.
+	secondNS    = "tenant-b"
+	consentNS   = "tenant-c"
+	waitTimeout = 3 * time.Minute
+	// verifyInterval is the suite's Options.VerifyInterval: a Ready order
+	// re-checks its delivered password with Keystone this often.
+	verifyInterval = 5 * time.Second
 )
 
 // clockOffset shifts the reconciler's clock (Options.Now), so a test can let
 // a rotation schedule fall due without waiting for it.
 var clockOffset atomic.Int64
+
+// blocked holds the Keystone user names whose password checks the suite's
+// Verifier refuses (a test holds a rotation between K-ORC's apply and the
+// delivery with it); every other check is a real token request.
+var blocked sync.Map
+
+// blockingVerifier is controlplane.KeystoneVerifier, refusing the users in
+// blocked.
+type blockingVerifier struct{}
+
+func (blockingVerifier) Verify(ctx context.Context, r controlplane.TokenRequest) error {
+	if _, ok := blocked.Load(r.User); ok {
+		return errors.New("refused by the test (blocked)")
+	}
+	return controlplane.KeystoneVerifier{}.Verify(ctx, r)
+}
 
 var (
 	stack    *testenv.Stack
@@ -47,10 +72,11 @@ var (
 
 func TestMain(m *testing.M) {
 	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{TokenKey: controlplane.DefaultOpenBaoTokenKey,
-		Namespaces: []string{tenantNS, unassignedNS},
+		Namespaces: []string{tenantNS, unassignedNS, secondNS, consentNS},
 		Plane: &testenv.PlaneSeed{Namespace: planeNS, PasswordSecret: controlplane.DefaultPasswordSecret,
 			PasswordKey: controlplane.DefaultPasswordKey,
-			Spec:        c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}}}},
+			Spec: c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{
+				{Namespace: tenantNS}, {Namespace: secondNS}, {Namespace: consentNS}}}},
 	}, setup))
 }
 
@@ -66,7 +92,8 @@ func setup(ctx context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := SetupWithManager(h, Options{Now: func() time.Time { return time.Now().Add(time.Duration(clockOffset.Load())) }}); err != nil {
+	if err := SetupWithManager(h, Options{Now: func() time.Time { return time.Now().Add(time.Duration(clockOffset.Load())) },
+		Verifier: blockingVerifier{}, VerifyInterval: verifyInterval}); err != nil {
 		return nil, err
 	}
 	return h.Manager, nil

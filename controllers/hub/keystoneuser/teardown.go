@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/eso"
 )
@@ -24,11 +25,25 @@ func childLists() []client.ObjectList {
 	return []client.ObjectList{eso.NewList(eso.PushSecretGVK), &orcv1alpha1.UserList{}, &corev1.SecretList{}, &orcv1alpha1.DomainList{}}
 }
 
+// claimDomain is the domain of the order's claim: EffectiveDomain, or with
+// the plane gone spec.domainName or controlplane.DefaultAdminDomain.
+func claimDomain(ku *c5c3v1alpha1.KeystoneUser, cp *c5c3v1alpha1.ControlPlane) string {
+	if cp != nil {
+		return EffectiveDomain(ku, cp)
+	}
+	if ku.Spec.DomainName != "" {
+		return string(ku.Spec.DomainName)
+	}
+	return controlplane.DefaultAdminDomain
+}
+
 // teardown runs the finalizer ("Deletion Semantics"): hold while a
 // KeystoneApplicationCredential references the user
 // (UserReady=False/ReferencedByApplicationCredentials); then delete every
 // child by its labels and release once none is listed. With the plane gone,
-// one pass issues every delete and releases. The delivered Secret goes
+// one pass issues every delete and releases; the claim on the user's name
+// (orders.Release) goes last, once the Keystone user is gone. A frozen order
+// is torn down all the same. The delivered Secret goes
 // with the order through its owner reference (garbage collector).
 func (r *Reconciler) teardown(ctx context.Context, o orders.Order, oc client.Client, ku *c5c3v1alpha1.KeystoneUser,
 	cp *c5c3v1alpha1.ControlPlane) (reconcile.Result, error) {
@@ -56,6 +71,10 @@ func (r *Reconciler) teardown(ctx context.Context, o orders.Order, oc client.Cli
 	left, err := r.sweep(ctx, planeNS, orders.ChildLabels(o))
 	if cp != nil && (err != nil || left > 0) {
 		return reconcile.Result{RequeueAfter: NotReadyRequeue}, err // the children's deletion events bring us back sooner
+	}
+	// The Keystone user is gone: its name is free for another order.
+	if err := orders.Release(ctx, r.claims, planeNS, userClaim(EffectiveUserName(ku), claimDomain(ku, cp)), o); err != nil {
+		return reconcile.Result{}, err
 	}
 	base := ku.DeepCopy()
 	controllerutil.RemoveFinalizer(ku, c5c3v1alpha1.FinalizerKeystoneUserTeardown)

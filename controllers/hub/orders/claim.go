@@ -51,7 +51,10 @@ func holderIdentity(o Order) string {
 // management cluster), or confirms o already holds it. It returns the
 // empty string when o holds the claim, else the holder's identity
 // ("<Kind>/<cluster>/<namespace>/<name>") for the collision message.
-// Errors: a Kubernetes read or write failure.
+// c's reads should bypass the cache (e.g. the manager's APIReader wrapped
+// into a client): the hub's RBAC on leases is get, create and delete, so a
+// cached Get would start an informer that needs list and watch. Errors: a
+// Kubernetes read or write failure.
 func Acquire(ctx context.Context, c client.Client, planeNamespace string, claim Claim, o Order) (string, error) {
 	me := holderIdentity(o)
 	lease := &coordinationv1.Lease{
