@@ -102,6 +102,9 @@ type Observation struct {
 	Current int64
 	// Credentials are the listed credential-v<N> children.
 	Credentials []Credential
+	// Rejected is true when Keystone rejected a token request with the
+	// delivered generation (RejectedByKeystone): it was deleted out of band.
+	Rejected bool
 	// ExpiredNow is true when the delivered credential has expired
 	// (Expired(status.credentialExpiresAt, now)).
 	ExpiredNow bool
@@ -126,6 +129,13 @@ type Observation struct {
 	Delivered bool
 	// SecretName is the delivered Secret's name, for messages.
 	SecretName string
+	// LostSecret names the secret-v<Current> Secret (namespace/name) when
+	// it is gone from the cluster; "" otherwise. Keystone cannot hand the
+	// secret back, so a new generation replaces it.
+	LostSecret string
+	// Previous is status.previousCredentialGeneration after the pass (0:
+	// no grace period runs).
+	Previous int64
 }
 
 // CredentialCondition derives CredentialReady (seed 004 "Conditions"), first
@@ -189,16 +199,24 @@ func CredentialCondition(o Observation, gen int64) metav1.Condition {
 		return set(c5c3v1alpha1.ReasonWaitingForCredential, fmt.Sprintf(
 			"delivered generation %d is gone from Keystone; a new generation replaces it", o.Current))
 	}
+	if o.Rejected {
+		return set(c5c3v1alpha1.ReasonWaitingForCredential, fmt.Sprintf(
+			"Keystone rejects delivered generation %d (deleted out of band?); a new generation replaces it", o.Current))
+	}
 	if o.ExpiredNow {
 		return set(c5c3v1alpha1.ReasonWaitingForCredential, fmt.Sprintf(
 			"delivered generation %d has expired in Keystone; a new generation replaces it", o.Current))
 	}
 	c.Status = metav1.ConditionTrue
+	state := "is delivered"
+	if !o.Delivered {
+		state = "is not delivered yet"
+	}
 	if hasSucc {
 		return set(c5c3v1alpha1.ReasonCredentialMinted, fmt.Sprintf(
-			"generation %d exists in Keystone and is delivered; its successor, generation %d, is being created", o.Current, succ.Generation))
+			"generation %d exists in Keystone and %s; its successor, generation %d, is being created", o.Current, state, succ.Generation))
 	}
-	return set(c5c3v1alpha1.ReasonCredentialMinted, fmt.Sprintf("generation %d exists in Keystone and is delivered", o.Current))
+	return set(c5c3v1alpha1.ReasonCredentialMinted, fmt.Sprintf("generation %d exists in Keystone and %s", o.Current, state))
 }
 
 // DeliveryCondition derives DeliveryReady (seed 004 "Conditions"), first
@@ -211,8 +229,12 @@ func CredentialCondition(o Observation, gen int64) metav1.Condition {
 //     are named before any wait;
 //  4. WaitingForCredential: no generation exists yet;
 //  5. True/Delivered when the Secret carries generation Current;
-//  6. BackupNotSynced: ESO has not pushed the current document yet;
-//  7. WaitingForCredential: the Secret does not carry the current
+//  6. WaitingForCredential naming the lost secret-v<Current> (LostSecret):
+//     its document cannot be built, so neither the backup nor the Secret
+//     can be written; a new generation replaces it, after the running
+//     grace period if one runs;
+//  7. BackupNotSynced: ESO has not pushed the current document yet;
+//  8. WaitingForCredential: the Secret does not carry the current
 //     generation yet.
 //
 // The reference refusals are CredentialReady's only: a refused order keeps
@@ -236,6 +258,13 @@ func DeliveryCondition(o Observation, gen int64) metav1.Condition {
 	case o.Delivered:
 		c.Status = metav1.ConditionTrue
 		return set(c5c3v1alpha1.ReasonDelivered, fmt.Sprintf("Secret %s carries generation %d", o.SecretName, o.Current))
+	case o.LostSecret != "":
+		msg := fmt.Sprintf("Secret %s holding the secret of generation %d is gone from the cluster; Keystone cannot hand it back, "+
+			"so a new generation replaces it", o.LostSecret, o.Current)
+		if o.Previous > 0 {
+			msg += fmt.Sprintf(" once the grace period of generation %d is over", o.Previous)
+		}
+		return set(c5c3v1alpha1.ReasonWaitingForCredential, msg)
 	case !o.BackupSynced:
 		return set(c5c3v1alpha1.ReasonBackupNotSynced, fmt.Sprintf(
 			"ESO has not pushed the document of generation %d to OpenBao yet; the Secret is written once it has", o.Current))

@@ -82,7 +82,7 @@ func TestCredentialCondition(t *testing.T) {
 	t.Parallel()
 	gate := orders.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "not assigned"}
 	refusal := orders.Gate{Reason: c5c3v1alpha1.ReasonUserNotFound, Message: "no user"}
-	live := Observation{Current: 1, Credentials: []Credential{cred(1, korc.PhaseAvailable)}}
+	live := Observation{Current: 1, Credentials: []Credential{cred(1, korc.PhaseAvailable)}, Delivered: true}
 	with := func(mut func(*Observation)) Observation {
 		o := live
 		o.Credentials = append([]Credential(nil), live.Credentials...)
@@ -101,6 +101,12 @@ func TestCredentialCondition(t *testing.T) {
 		{"minted while a successor is created names both", with(func(o *Observation) {
 			o.Credentials = append(o.Credentials, cred(2, korc.PhaseProgressing))
 		}), metav1.ConditionTrue, c5c3v1alpha1.ReasonCredentialMinted, "generation 1 exists in Keystone and is delivered; its successor, generation 2"},
+		{"minted but not delivered yet does not claim delivery", with(func(o *Observation) { o.Delivered = false }),
+			metav1.ConditionTrue, c5c3v1alpha1.ReasonCredentialMinted, "generation 1 exists in Keystone and is not delivered yet"},
+		{"minted, successor under way, not delivered yet", with(func(o *Observation) {
+			o.Delivered = false
+			o.Credentials = append(o.Credentials, cred(2, korc.PhaseProgressing))
+		}), metav1.ConditionTrue, c5c3v1alpha1.ReasonCredentialMinted, "generation 1 exists in Keystone and is not delivered yet; its successor"},
 		{"gate first", with(func(o *Observation) { o.Gate, o.CredentialError = gate, errors.New("boom") }), metav1.ConditionFalse, c5c3v1alpha1.ReasonNamespaceNotAssigned, "not assigned"},
 		{"transport retry failure", with(func(o *Observation) { o.TransportRetryError = errors.New("conflict") }), metav1.ConditionFalse, c5c3v1alpha1.ReasonTransportErrorRetryFailed, "conflict"},
 		{"credential error before a refusal", with(func(o *Observation) { o.CredentialError, o.Refusal = errors.New("forbidden"), refusal }), metav1.ConditionFalse, c5c3v1alpha1.ReasonCredentialError, "forbidden"},
@@ -166,6 +172,10 @@ func TestDeliveryCondition(t *testing.T) {
 		{"no credential yet", Observation{BackupSynced: true}, metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential, "no credential exists yet"},
 		{"backup not synced", with(func(o *Observation) { o.BackupSynced, o.Delivered = false, false }),
 			metav1.ConditionFalse, c5c3v1alpha1.ReasonBackupNotSynced, "generation 2"},
+		{"lost secret-v<N> is named, not BackupNotSynced", with(func(o *Observation) {
+			o.BackupSynced, o.Delivered, o.LostSecret, o.Previous = false, false, "openstack/x-secret-v2", 1
+		}), metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential,
+			"Secret openstack/x-secret-v2 holding the secret of generation 2 is gone from the cluster; Keystone cannot hand it back, so a new generation replaces it once the grace period of generation 1 is over"},
 		{"backup synced, Secret not written yet", with(func(o *Observation) { o.Delivered = false }),
 			metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential, "does not carry generation 2 yet"},
 	}

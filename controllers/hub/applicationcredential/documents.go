@@ -145,3 +145,65 @@ func LatchedTransportError(s korc.State) bool {
 	return s.Phase == korc.PhaseFailed && s.Reason == orcv1alpha1.ConditionReasonInvalidConfiguration &&
 		strings.HasPrefix(s.Message, createFailurePrefix) && !strings.Contains(s.Message, httpErrorMarker)
 }
+
+// unauthorizedMarker is in a gophercloud ErrUnexpectedResponseCode message
+// for a 401 answer ("… but got 401 instead").
+const unauthorizedMarker = "but got 401 instead"
+
+// AuthenticationFailure reports a terminal error K-ORC latched because
+// Keystone refused the mint-cloud's credentials (HTTP 401), e.g. a user
+// password rotated after the document was written: a newer document can
+// cure it.
+func AuthenticationFailure(s korc.State) bool {
+	return s.Phase == korc.PhaseFailed && strings.Contains(s.Message, unauthorizedMarker)
+}
+
+// CreatableGeneration checks that generation gen is new to the order: above
+// the delivered generation current and the superseded generation previous
+// (status.credentialGeneration, status.previousCredentialGeneration). A
+// generation at or below either names a credential a consumer holds or
+// held; creating (or silently adopting) it again would mix two purposes
+// under one name. Error: gen is not new.
+func CreatableGeneration(gen, current, previous int64) error {
+	if gen <= current || gen <= previous {
+		return fmt.Errorf("generation %d is not new: the order holds generation %d (previous %d)", gen, current, previous)
+	}
+	return nil
+}
+
+// AdoptableChild checks that a child found under the name of a generation
+// createGeneration means to create new (its create answered AlreadyExists)
+// is that same generation's, left by an earlier pass whose write the cache
+// did not show yet: it carries every label in want (the order's
+// orders.ChildLabels) and is not being deleted. Error otherwise: the name
+// is taken for a different purpose (another order, or a generation being
+// deleted), and the pass must not pretend it created it.
+func AdoptableChild(kind, name string, labels, want map[string]string, deleting bool) error {
+	for k, v := range want {
+		if labels[k] != v {
+			return fmt.Errorf("%s %s exists and is not this order's (label %s=%q, want %q)", kind, name, k, labels[k], v)
+		}
+	}
+	if deleting {
+		return fmt.Errorf("%s %s exists and is being deleted; it is created again once it is gone", kind, name)
+	}
+	return nil
+}
+
+// AnnotationMintPasswordGeneration, on a credential-v<N> K-ORC
+// ApplicationCredential, records the user's status.passwordGeneration the
+// mint-cloud document was built from when the child was created
+// (Credential.PasswordGeneration): an authentication failure of a
+// credential created with an older password generation is cured by
+// creating it again (Decide, ReplacePasswordRotated).
+const AnnotationMintPasswordGeneration = "c5c3.io/mint-password-generation"
+
+// MintPasswordGenerationOf parses AnnotationMintPasswordGeneration out of
+// annotations; 0 when absent or not a positive integer.
+func MintPasswordGenerationOf(annotations map[string]string) int64 {
+	g, err := strconv.ParseInt(annotations[AnnotationMintPasswordGeneration], 10, 64)
+	if err != nil || g < 1 {
+		return 0
+	}
+	return g
+}

@@ -132,3 +132,53 @@ func TestLatchedTransportError(t *testing.T) {
 		}
 	}
 }
+
+func TestAuthenticationFailure(t *testing.T) {
+	t.Parallel()
+	msg401 := "invalid configuration creating resource: Unable to re-authenticate: Expected HTTP response code [201] when accessing " +
+		"[POST http://k/v3/users/u/application_credentials], but got 401 instead: {\"error\":{\"code\":401}}"
+	for _, tc := range []struct {
+		s    korc.State
+		want bool
+	}{
+		{korc.State{Phase: korc.PhaseFailed, Message: msg401}, true},
+		{korc.State{Phase: korc.PhaseProgressing, Message: msg401}, false},
+		{korc.State{Phase: korc.PhaseFailed, Message: "Expected HTTP response code [201] ..., but got 409 instead"}, false},
+		{korc.State{Phase: korc.PhaseFailed, Message: "dial tcp: connection refused"}, false},
+	} {
+		if got := AuthenticationFailure(tc.s); got != tc.want {
+			t.Errorf("AuthenticationFailure(%+v) = %v, want %v", tc.s, got, tc.want)
+		}
+	}
+}
+
+func TestCreatableGenerationAndAdoptableChild(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		gen, cur, prev int64
+		ok             bool
+	}{{1, 0, 0, true}, {3, 2, 1, true}, {2, 2, 1, false}, {1, 2, 1, false}, {2, 1, 3, false}} {
+		if err := CreatableGeneration(tc.gen, tc.cur, tc.prev); (err == nil) != tc.ok {
+			t.Errorf("CreatableGeneration(%d, %d, %d) = %v, want ok %v", tc.gen, tc.cur, tc.prev, err, tc.ok)
+		}
+	}
+	want := map[string]string{"a": "1", "b": "2"}
+	if err := AdoptableChild("K", "n", map[string]string{"a": "1", "b": "2", "x": "y"}, want, false); err != nil {
+		t.Errorf("own child refused: %v", err)
+	}
+	if err := AdoptableChild("K", "n", map[string]string{"a": "1", "b": "3"}, want, false); err == nil || !strings.Contains(err.Error(), "not this order's") {
+		t.Errorf("foreign child adopted: %v", err)
+	}
+	if err := AdoptableChild("K", "n", want, want, true); err == nil || !strings.Contains(err.Error(), "being deleted") {
+		t.Errorf("deleting child adopted: %v", err)
+	}
+}
+
+func TestMintPasswordGenerationOf(t *testing.T) {
+	t.Parallel()
+	for v, want := range map[string]int64{"3": 3, "": 0, "x": 0, "-1": 0, "0": 0} {
+		if got := MintPasswordGenerationOf(map[string]string{AnnotationMintPasswordGeneration: v}); got != want {
+			t.Errorf("MintPasswordGenerationOf(%q) = %d, want %d", v, got, want)
+		}
+	}
+}

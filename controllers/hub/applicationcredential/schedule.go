@@ -143,6 +143,51 @@ func Switch(st c5c3v1alpha1.KeystoneApplicationCredentialStatus, s Schedule, now
 	return out
 }
 
+// WithNextRotation returns st with nextRotation recomputed from its
+// lastRotation and credentialExpiresAt under schedule s (Schedule.NextRotation):
+// nil with the schedule off or before the first credential (seed 004
+// "Status": nextRotation "When the schedule rotates next. Absent with the
+// schedule off."; "Rotation": the earlier of lastRotation plus the interval
+// and credentialExpiresAt minus the grace period). The reconciler applies it
+// on every pass behind an open shared gate, so a changed schedule is
+// reported at once rather than at the next switch. Nothing else changes.
+func WithNextRotation(st c5c3v1alpha1.KeystoneApplicationCredentialStatus, s Schedule,
+) c5c3v1alpha1.KeystoneApplicationCredentialStatus {
+	out := *st.DeepCopy()
+	out.NextRotation = nil
+	if st.CredentialGeneration > 0 && st.LastRotation != nil {
+		out.NextRotation = metaTime(s.NextRotation(st.LastRotation.Time, timeOf(st.CredentialExpiresAt)))
+	}
+	return out
+}
+
+// MarkDelivered returns st after the delivered Secret secretName was seen
+// carrying generation st.credentialGeneration at now: secretName and
+// secretKeys are set (seed 004 "Status": "once the Secret carries the
+// current credential"). When this is the first pass that sees it
+// (st.secretName was empty, as Switch leaves it) and a superseded
+// generation is recorded, previousCredentialDeleteAt becomes
+// max(previousCredentialDeleteAt, now + GracePeriod): the grace period runs
+// from when the delivered Secret switched, not from the status switch
+// (seed 004 "Spec", rotation.gracePeriod: "How long the superseded
+// credential stays in Keystone after the delivered Secret switched";
+// "Delivered Secret contract": "the superseded credential stays valid for
+// the grace period after the switch"). A backup outage between the status
+// switch and the delivery therefore never eats into the consumer's grace.
+func MarkDelivered(st c5c3v1alpha1.KeystoneApplicationCredentialStatus, s Schedule, now time.Time, secretName string,
+) c5c3v1alpha1.KeystoneApplicationCredentialStatus {
+	out := *st.DeepCopy()
+	if st.SecretName == "" && st.PreviousCredentialGeneration > 0 {
+		at := s.DeleteAt(now)
+		if st.PreviousCredentialDeleteAt == nil || st.PreviousCredentialDeleteAt.Time.Before(at) {
+			out.PreviousCredentialDeleteAt = metaTime(&at)
+		}
+	}
+	out.SecretName = secretName
+	out.SecretKeys = append([]string(nil), DeliveredKeys...)
+	return out
+}
+
 // metaTime wraps t, keeping nil.
 func metaTime(t *time.Time) *metav1.Time {
 	if t == nil {

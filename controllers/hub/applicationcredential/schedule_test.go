@@ -192,3 +192,83 @@ func assertStatus(t *testing.T, got, want c5c3v1alpha1.KeystoneApplicationCreden
 		t.Errorf("status =\n%+v\nwant\n%+v", got, want)
 	}
 }
+
+// TestWithNextRotation: status.nextRotation follows the schedule on every
+// pass, not only at a switch (chainsaw finding F1: a schedule turned off
+// kept reporting the old nextRotation).
+func TestWithNextRotation(t *testing.T) {
+	t.Parallel()
+	mt := func(d time.Duration) *metav1.Time { m := metav1.NewTime(t0.Add(d)); return &m }
+	st := c5c3v1alpha1.KeystoneApplicationCredentialStatus{CredentialGeneration: 2, CredentialID: "id-2",
+		CredentialExpiresAt: mt(90 * time.Second), LastRotation: mt(0), NextRotation: mt(60 * time.Second)}
+	tests := []struct {
+		name string
+		st   c5c3v1alpha1.KeystoneApplicationCredentialStatus
+		s    Schedule
+		want *metav1.Time
+	}{
+		{"schedule turned off: absent", st, Schedule{0, 30 * time.Second}, nil},
+		{"interval lengthened: capped by expiry - grace", st, Schedule{time.Hour, 30 * time.Second}, mt(60 * time.Second)},
+		{"interval shortened: earlier", st, Schedule{40 * time.Second, 10 * time.Second}, mt(40 * time.Second)},
+		{"grace lengthened: expiry - grace", st, Schedule{time.Minute, 50 * time.Second}, mt(40 * time.Second)},
+		{"no credential yet: absent", c5c3v1alpha1.KeystoneApplicationCredentialStatus{NextRotation: mt(0)}, Schedule{time.Minute, time.Second}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			got := WithNextRotation(tc.st, tc.s)
+			if (got.NextRotation == nil) != (tc.want == nil) || got.NextRotation != nil && !got.NextRotation.Equal(tc.want) {
+				t.Errorf("nextRotation = %v, want %v", got.NextRotation, tc.want)
+			}
+			want := *tc.st.DeepCopy()
+			want.NextRotation = got.NextRotation
+			assertStatus(t, got, want)
+		})
+	}
+}
+
+// TestMarkDelivered: the grace period of the superseded generation runs
+// from when the delivered Secret switched (breaker: a backup outage longer
+// than the grace period let the previous generation be deleted 2s after
+// the Secret switched).
+func TestMarkDelivered(t *testing.T) {
+	t.Parallel()
+	s := Schedule{time.Hour, 20 * time.Second}
+	mt := func(d time.Duration) *metav1.Time { m := metav1.NewTime(t0.Add(d)); return &m }
+	switched := c5c3v1alpha1.KeystoneApplicationCredentialStatus{CredentialGeneration: 2, CredentialID: "id-2",
+		PreviousCredentialGeneration: 1, PreviousCredentialID: "id-1", PreviousCredentialDeleteAt: mt(20 * time.Second)}
+	t.Run("delivered long after the status switch: deleteAt moves to delivery + grace", func(t *testing.T) {
+		t.Parallel()
+		got := MarkDelivered(switched, s, t0.Add(5*time.Minute), "a-credentials")
+		want := *switched.DeepCopy()
+		want.PreviousCredentialDeleteAt = mt(5*time.Minute + 20*time.Second)
+		want.SecretName, want.SecretKeys = "a-credentials", DeliveredKeys
+		assertStatus(t, got, want)
+	})
+	t.Run("never earlier than recorded", func(t *testing.T) {
+		t.Parallel()
+		st := *switched.DeepCopy()
+		st.PreviousCredentialDeleteAt = mt(time.Hour)
+		got := MarkDelivered(st, s, t0.Add(time.Second), "a-credentials")
+		if !got.PreviousCredentialDeleteAt.Equal(mt(time.Hour)) {
+			t.Errorf("deleteAt = %v, want %v", got.PreviousCredentialDeleteAt, mt(time.Hour))
+		}
+	})
+	t.Run("already seen delivered: a later pass (or a repaired edit) does not extend", func(t *testing.T) {
+		t.Parallel()
+		st := *switched.DeepCopy()
+		st.SecretName = "a-credentials"
+		got := MarkDelivered(st, s, t0.Add(5*time.Minute), "a-credentials")
+		if !got.PreviousCredentialDeleteAt.Equal(mt(20 * time.Second)) {
+			t.Errorf("deleteAt = %v, want unchanged", got.PreviousCredentialDeleteAt)
+		}
+	})
+	t.Run("no previous generation: nothing to extend", func(t *testing.T) {
+		t.Parallel()
+		st := c5c3v1alpha1.KeystoneApplicationCredentialStatus{CredentialGeneration: 1}
+		got := MarkDelivered(st, s, t0, "a-credentials")
+		if got.PreviousCredentialDeleteAt != nil || got.SecretName != "a-credentials" || len(got.SecretKeys) != 3 {
+			t.Errorf("got %+v", got)
+		}
+	})
+}

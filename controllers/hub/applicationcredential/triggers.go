@@ -44,6 +44,12 @@ const (
 	// is created on a later pass once it is gone, so the order never holds
 	// more than two credentials.
 	ActionDeleteFailed Action = "DeleteFailed"
+	// ActionReplaceFailed: the failed successor Decision.Generation is
+	// deleted although spec.credentialGeneration was not raised above it,
+	// because keeping it would let the live credential die
+	// (Decision.Replace names why; see Decide). As for ActionDeleteFailed,
+	// the next generation is created on a later pass once it is gone.
+	ActionReplaceFailed Action = "ReplaceFailed"
 	// ActionDeletePrevious: status.previousCredentialDeleteAt has passed;
 	// delete generation Decision.Generation (status.previousCredentialGeneration)
 	// and, once it is no longer listed, clear the status.previousCredential*
@@ -74,6 +80,10 @@ const (
 	// from Keystone. Not in seed 004's list; it is the expiry trigger's case
 	// of a credential that no longer works for another cause.
 	TriggerCredentialGone Trigger = "CredentialGone"
+	// TriggerRejected: Keystone answered 401/404 to a token request with
+	// the delivered credential (ProbeDue): it was deleted out of band.
+	// Treated like an expired credential.
+	TriggerRejected Trigger = "CredentialRejected"
 	// TriggerExpired: the live credential has expired in Keystone
 	// (now ≥ status.credentialExpiresAt), also with the schedule off.
 	TriggerExpired Trigger = "Expired"
@@ -85,6 +95,28 @@ const (
 	TriggerSchedule Trigger = "Scheduled"
 )
 
+// Replace is why a failed successor is replaced (ActionReplaceFailed).
+type Replace string
+
+const (
+	// ReplaceNone: not replaced.
+	ReplaceNone Replace = ""
+	// ReplaceLiveDying: the schedule is due, or the live credential has
+	// expired, is within its grace period of its expiry, or is gone from
+	// Keystone.
+	ReplaceLiveDying Replace = "LiveCredentialDue"
+	// ReplacePasswordRotated: K-ORC's failure is an authentication failure
+	// and the mint-cloud document has since been rebuilt from a newer
+	// password generation of the user.
+	ReplacePasswordRotated Replace = "UserPasswordRotated"
+)
+
+// FailedRetryBackoff is how long a failed successor replaced for
+// ReplaceLiveDying must have existed first, so that a cause that fails
+// every new generation as well (a revoked role, an unreachable Keystone
+// answering 4xx) retries at this pace instead of on every pass.
+const FailedRetryBackoff = 30 * time.Second
+
 // Credential is one listed K-ORC ApplicationCredential child
 // (credential-v<N>) of the order.
 type Credential struct {
@@ -95,6 +127,12 @@ type Credential struct {
 	// Deleting is true once the child has a deletionTimestamp; it still
 	// counts as a credential until it is gone.
 	Deleting bool
+	// Created is the child's creationTimestamp.
+	Created time.Time
+	// PasswordGeneration is the user's status.passwordGeneration the
+	// mint-cloud document was built from when the child was created (an
+	// annotation on it); 0 when unknown.
+	PasswordGeneration int64
 }
 
 // Input is everything Decide reads. Times are absolute; nil means absent.
@@ -130,6 +168,17 @@ type Input struct {
 	// Delivered is true when the delivered Secret exists, is owned by the
 	// order and carries generation Current.
 	Delivered bool
+	// DeliveredID is true when the delivered Secret exists, is owned by the
+	// order and its application_credential_id is status.credentialID: the
+	// consumer holds generation Current, even when its secret-v<N> is lost
+	// and Delivered can no longer be judged byte for byte.
+	DeliveredID bool
+	// PasswordGeneration is the user's status.passwordGeneration the
+	// mint-cloud document was rebuilt from on this pass.
+	PasswordGeneration int64
+	// Rejected is true when Keystone rejected a token request with the
+	// delivered generation Current (RejectedByKeystone).
+	Rejected bool
 }
 
 // Decision is Decide's verdict.
@@ -143,6 +192,9 @@ type Decision struct {
 	// Trigger is why a credential is created (ActionCreate) or would be
 	// (ActionDeferred); TriggerNone otherwise.
 	Trigger Trigger
+	// Replace is why a failed successor is replaced (ActionReplaceFailed);
+	// ReplaceNone otherwise.
+	Replace Replace
 	// Redeliver is true when the delivered Secret does not carry the
 	// current generation (missing, edited away or stale) and may be written
 	// again from the current generation's document, once the backup holds
@@ -193,8 +245,8 @@ func (in Input) NextRotation() *time.Time {
 // "A rotation starts when one of these holds"), with the generation it
 // creates: Desired for the first credential, else max(Current+1, Desired).
 // The seed lists the schedule first; here the most specific cause is
-// reported first (Initial, GenerationRaised, CredentialGone, Expired,
-// SecretLost, Scheduled). Every trigger creates the same generation, so the
+// reported first (Initial, GenerationRaised, CredentialGone,
+// CredentialRejected, Expired, SecretLost, Scheduled). Every trigger creates the same generation, so the
 // order only chooses which Trigger is reported.
 func (in Input) trigger() (Trigger, int64) {
 	next := max(in.Current+1, in.Desired)
@@ -205,6 +257,8 @@ func (in Input) trigger() (Trigger, int64) {
 		return TriggerGeneration, next
 	case !listed(in.Credentials, in.Current):
 		return TriggerCredentialGone, next
+	case in.Rejected:
+		return TriggerRejected, next
 	case Expired(in.ExpiresAt, in.Now):
 		return TriggerExpired, next
 	case in.SecretLost:
@@ -225,13 +279,16 @@ func (in Input) trigger() (Trigger, int64) {
 //     false under a closed shared gate and may be true under a refusal.
 //  2. ActionDeletePrevious: a previous generation is recorded,
 //     now ≥ PreviousDeleteAt, and the delivered Secret carries generation
-//     Current. The last condition keeps the superseded credential while a
+//     Current's id (DeliveredID; a lost secret-v<Current> does not keep the
+//     previous generation, and the SecretLost trigger fires once it is
+//     gone). The last condition keeps the superseded credential while a
 //     consumer may still read it (a backup push or delivery that has not
 //     completed yet): seed 004 "Delivered Secret contract", "the delivered
 //     credential is never invalid". A credential kept that way still
 //     expires in Keystone on its own while the schedule is on.
 //  3. A successor exists (Successor): ActionSwitch when it is Available;
 //     when it failed, ActionDeleteFailed if Desired is above it, else
+//     ActionReplaceFailed when replaceFailed names a cause, else
 //     ActionContinueFailed; otherwise ActionContinue. A rotation under way
 //     is never restarted, whatever trigger holds.
 //  4. A trigger holds (Initial, GenerationRaised, CredentialGone, Expired,
@@ -254,7 +311,7 @@ func Decide(in Input) Decision {
 		d.Action = ActionHold
 		return d
 	}
-	if in.Previous > 0 && in.PreviousDeleteAt != nil && !in.Now.Before(*in.PreviousDeleteAt) && in.Delivered {
+	if in.Previous > 0 && in.PreviousDeleteAt != nil && !in.Now.Before(*in.PreviousDeleteAt) && (in.Delivered || in.DeliveredID) {
 		d.Action, d.Generation = ActionDeletePrevious, in.Previous
 		return d
 	}
@@ -264,9 +321,12 @@ func Decide(in Input) Decision {
 		case korc.PhaseAvailable:
 			d.Action = ActionSwitch
 		case korc.PhaseFailed:
-			if in.Desired > s.Generation {
+			switch r := in.replaceFailed(s); {
+			case in.Desired > s.Generation:
 				d.Action = ActionDeleteFailed
-			} else {
+			case r != ReplaceNone:
+				d.Action, d.Replace = ActionReplaceFailed, r
+			default:
 				d.Action = ActionContinueFailed
 			}
 		default:
@@ -285,6 +345,48 @@ func Decide(in Input) Decision {
 	}
 	d.Action, d.Generation = ActionCreate, gen
 	return d
+}
+
+// replaceFailed is why the failed successor s is replaced, ReplaceNone
+// when it is continued.
+//
+// Deviation from seed 004 "Rotation": "A successor K-ORC reports a terminal
+// error on (CredentialFailed) is continued as well until
+// spec.credentialGeneration is raised above it". That stays the default,
+// but continuing it for ever lets the live credential expire in Keystone
+// with no successor, which breaks the rule the seed states for the
+// delivered Secret ("the superseded credential stays valid for the grace
+// period after the switch, so the delivered credential is never invalid";
+// no credential a consumer holds is ever invalidated before its successor
+// is delivered). So the failed successor is deleted, and the next
+// generation created once it is gone (never more than two credentials), when
+//
+//   - ReplacePasswordRotated: K-ORC's failure is an authentication failure
+//     (AuthenticationFailure) and the mint-cloud document has since been
+//     rebuilt from a newer password generation than the one the successor
+//     was created with; at once, since the cause is gone; or
+//   - ReplaceLiveDying: the schedule is due (now ≥ NextRotation), or the
+//     live credential has expired or is within GracePeriod of its expiry,
+//     or it is gone from Keystone; once s has existed FailedRetryBackoff.
+//     Not for the first credential (Current 0): there is no live one.
+func (in Input) replaceFailed(s Credential) Replace {
+	if AuthenticationFailure(s.State) && s.PasswordGeneration > 0 && in.PasswordGeneration > s.PasswordGeneration {
+		return ReplacePasswordRotated
+	}
+	if in.Current == 0 || in.Now.Sub(s.Created) < FailedRetryBackoff {
+		return ReplaceNone // no live credential to keep alive, or too soon
+	}
+	dying := !listed(in.Credentials, in.Current) || in.Rejected
+	if in.ExpiresAt != nil && !in.Now.Before(in.ExpiresAt.Add(-in.Schedule.GracePeriod)) {
+		dying = true
+	}
+	if n := in.NextRotation(); n != nil && !in.Now.Before(*n) {
+		dying = true
+	}
+	if dying {
+		return ReplaceLiveDying
+	}
+	return ReplaceNone
 }
 
 // others reports a listed credential other than generation current.

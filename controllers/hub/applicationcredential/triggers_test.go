@@ -11,6 +11,16 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
+// unauthorized is a K-ORC create failure on a 401 answer.
+const unauthorized = "invalid configuration creating resource: Unable to re-authenticate: Expected HTTP response code [201] " +
+	"when accessing [POST http://k/v3/users/u/application_credentials], but got 401 instead: {}"
+
+// failed is a Failed credential created at created with message msg, its
+// mint-cloud built from password generation pw.
+func failed(gen int64, created time.Time, msg string, pw int64) Credential {
+	return Credential{Generation: gen, State: korc.State{Phase: korc.PhaseFailed, Message: msg}, Created: created, PasswordGeneration: pw}
+}
+
 func cred(gen int64, p korc.Phase) Credential {
 	return Credential{Generation: gen, State: korc.State{Phase: p}}
 }
@@ -149,16 +159,86 @@ func TestDecide_ClocksAndSpecs(t *testing.T) {
 			in.Schedule.Interval, in.ExpiresAt = 0, nil
 			return in
 		}, Decision{Action: ActionNone}},
-		{"CredentialFailed successor stays", func() Input {
+		{"CredentialFailed successor stays before the schedule is due", func() Input {
+			in := steady(t0.Add(100 * time.Hour))
+			in.Desired = 2
+			in.Credentials = append(in.Credentials, failed(2, t0.Add(50*time.Hour), "boom", 0))
+			return in
+		}, Decision{Action: ActionContinueFailed, Generation: 2}},
+		{"CredentialFailed successor is replaced when the schedule is due", func() Input {
 			in := steady(t0.Add(720 * time.Hour))
-			in.Credentials = append(in.Credentials, cred(2, korc.PhaseFailed))
+			in.Desired = 2
+			in.Credentials = append(in.Credentials, failed(2, t0.Add(50*time.Hour), "boom", 0))
 			return in
-		}, Decision{Action: ActionContinueFailed, Generation: 2}},
-		{"CredentialFailed successor stays when the schedule is due again", func() Input {
+		}, Decision{Action: ActionReplaceFailed, Generation: 2, Replace: ReplaceLiveDying}},
+		{"CredentialFailed successor is replaced when the schedule is due again", func() Input {
 			in := steady(t0.Add(2000 * time.Hour))
-			in.Credentials = append(in.Credentials, cred(2, korc.PhaseFailed))
+			in.Credentials = append(in.Credentials, failed(2, t0.Add(720*time.Hour), "boom", 0))
+			return in
+		}, Decision{Action: ActionReplaceFailed, Generation: 2, Replace: ReplaceLiveDying}},
+		{"schedule off: failed successor replaced within the grace period of the live expiry", func() Input {
+			in := steady(t0.Add(720 * time.Hour)) // expires at 744h, grace 24h
+			in.Schedule.Interval, in.Desired = 0, 2
+			in.Credentials = append(in.Credentials, failed(2, t0.Add(time.Hour), "boom", 0))
+			return in
+		}, Decision{Action: ActionReplaceFailed, Generation: 2, Replace: ReplaceLiveDying}},
+		{"schedule off: failed successor stays before the grace period of the live expiry", func() Input {
+			in := steady(t0.Add(719 * time.Hour))
+			in.Schedule.Interval, in.Desired = 0, 2
+			in.Credentials = append(in.Credentials, failed(2, t0.Add(time.Hour), "boom", 0))
 			return in
 		}, Decision{Action: ActionContinueFailed, Generation: 2}},
+		{"failed successor replaced when the live credential is gone from Keystone", func() Input {
+			in := steady(t0.Add(100 * time.Hour))
+			in.Desired = 2
+			in.Credentials = []Credential{failed(2, t0.Add(time.Hour), "boom", 0)}
+			return in
+		}, Decision{Action: ActionReplaceFailed, Generation: 2, Replace: ReplaceLiveDying}},
+		{"failed successor younger than the retry backoff stays even when due", func() Input {
+			in := steady(t0.Add(720 * time.Hour))
+			in.Credentials = append(in.Credentials, failed(2, t0.Add(720*time.Hour-FailedRetryBackoff+time.Second), "boom", 0))
+			return in
+		}, Decision{Action: ActionContinueFailed, Generation: 2}},
+		{"401 successor replaced at once after the user's password rotated", func() Input {
+			in := steady(t0.Add(100 * time.Hour))
+			in.Desired, in.PasswordGeneration = 2, 2
+			in.Credentials = append(in.Credentials, failed(2, t0.Add(100*time.Hour-time.Second), unauthorized, 1))
+			return in
+		}, Decision{Action: ActionReplaceFailed, Generation: 2, Replace: ReplacePasswordRotated}},
+		{"401 successor created with the current password stays", func() Input {
+			in := steady(t0.Add(100 * time.Hour))
+			in.Desired, in.PasswordGeneration = 2, 2
+			in.Credentials = append(in.Credentials, failed(2, t0.Add(50*time.Hour), unauthorized, 2))
+			return in
+		}, Decision{Action: ActionContinueFailed, Generation: 2}},
+		{"non-401 successor stays after the user's password rotated", func() Input {
+			in := steady(t0.Add(100 * time.Hour))
+			in.Desired, in.PasswordGeneration = 2, 2
+			in.Credentials = append(in.Credentials, failed(2, t0.Add(50*time.Hour), "409 conflict", 1))
+			return in
+		}, Decision{Action: ActionContinueFailed, Generation: 2}},
+		{"replaced failed successor being deleted: no third credential", func() Input {
+			in := steady(t0.Add(720 * time.Hour))
+			c := failed(2, t0.Add(50*time.Hour), "boom", 0)
+			c.Deleting = true
+			in.Credentials = append(in.Credentials, c)
+			return in
+		}, Decision{Action: ActionDeferred, Trigger: TriggerSchedule}},
+		{"replaced failed successor gone: the next generation is created", func() Input {
+			return steady(t0.Add(720 * time.Hour))
+		}, Decision{Action: ActionCreate, Generation: 2, Trigger: TriggerSchedule}},
+		{"secret-v<N> lost in grace: previous deleted after its grace by the delivered id", func() Input {
+			in := inGrace(t0.Add(744 * time.Hour))
+			in.Delivered, in.DeliveredID, in.SecretLost = false, true, true
+			return in
+		}, Decision{Action: ActionDeletePrevious, Generation: 1, Redeliver: true}},
+		{"secret-v<N> lost in grace: previous gone, the lost secret rotates", func() Input {
+			in := inGrace(t0.Add(745 * time.Hour))
+			in.Previous, in.PreviousDeleteAt = 0, nil
+			in.Credentials = []Credential{cred(2, korc.PhaseAvailable)}
+			in.Delivered, in.DeliveredID, in.SecretLost = false, true, true
+			return in
+		}, Decision{Action: ActionCreate, Generation: 3, Trigger: TriggerSecretLost, Redeliver: true}},
 		{"CredentialFailed first credential stays", func() Input {
 			return Input{Now: t0, Desired: 1, Credentials: []Credential{cred(1, korc.PhaseFailed)}}
 		}, Decision{Action: ActionContinueFailed, Generation: 1}},

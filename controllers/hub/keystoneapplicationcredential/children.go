@@ -3,6 +3,7 @@ package keystoneapplicationcredential
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"time"
 
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
@@ -63,7 +64,8 @@ func (p *pass) listCredentials(ctx context.Context) error {
 		}
 		p.credObjs[gen] = o
 		p.creds = append(p.creds, applicationcredential.Credential{Generation: gen, State: korc.StateOf(o),
-			Deleting: !o.DeletionTimestamp.IsZero()})
+			Deleting: !o.DeletionTimestamp.IsZero(), Created: o.CreationTimestamp.Time,
+			PasswordGeneration: applicationcredential.MintPasswordGenerationOf(o.Annotations)})
 	}
 	return nil
 }
@@ -89,8 +91,17 @@ func (p *pass) secretValue(ctx context.Context, gen int64) (value []byte, ok boo
 // through mint-cloud, without roleRefs (it carries the roles of the
 // project-scoped token), expiring at Schedule.ExpiresAt(now) (seed 004
 // "Rotation"). Both are created, never updated: the secret must not change
-// and K-ORC's resource spec is immutable. An existing child is kept.
+// and K-ORC's resource spec is immutable. The credential is annotated with
+// the password generation the mint-cloud document was built from
+// (applicationcredential.AnnotationMintPasswordGeneration). gen must be new
+// (applicationcredential.CreatableGeneration); a child that exists under
+// its name is kept only when it is this order's and not being deleted (an
+// earlier pass created it and the cache lags), otherwise it is an error
+// (applicationcredential.AdoptableChild), never a silent success.
 func (p *pass) createGeneration(ctx context.Context, gen int64) error {
+	if err := applicationcredential.CreatableGeneration(gen, p.st.CredentialGeneration, p.st.PreviousCredentialGeneration); err != nil {
+		return fmt.Errorf("create generation %d: %w", gen, err)
+	}
 	secretName := p.child(korc.SecretDiscriminator(gen))
 	if _, ok, err := p.secretValue(ctx, gen); err != nil {
 		return err
@@ -101,7 +112,11 @@ func (p *pass) createGeneration(ctx context.Context, gen int64) error {
 		}
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: secretName, Namespace: p.ns, Labels: p.lbl},
 			Type: corev1.SecretTypeOpaque, Data: map[string][]byte{applicationcredential.SecretValueKey: v}}
-		if err := p.r.local.Create(ctx, s, client.FieldOwner(orders.FieldOwner)); err != nil && !apierrors.IsAlreadyExists(err) {
+		if err := p.r.local.Create(ctx, s, client.FieldOwner(orders.FieldOwner)); apierrors.IsAlreadyExists(err) {
+			if err := p.adoptable(ctx, &corev1.Secret{}, secretName); err != nil {
+				return err
+			}
+		} else if err != nil {
 			return fmt.Errorf("create the secret of generation %d: %w", gen, err)
 		}
 	}
@@ -117,7 +132,8 @@ func (p *pass) createGeneration(ctx context.Context, gen int64) error {
 		desc = desc[:255]
 	}
 	cred := &orcv1alpha1.ApplicationCredential{
-		ObjectMeta: metav1.ObjectMeta{Name: p.child(korc.CredentialDiscriminator(gen)), Namespace: p.ns, Labels: p.lbl},
+		ObjectMeta: metav1.ObjectMeta{Name: p.child(korc.CredentialDiscriminator(gen)), Namespace: p.ns, Labels: p.lbl,
+			Annotations: map[string]string{applicationcredential.AnnotationMintPasswordGeneration: strconv.FormatInt(p.passwordGen, 10)}},
 		Spec: orcv1alpha1.ApplicationCredentialSpec{
 			ManagementPolicy: orcv1alpha1.ManagementPolicyManaged,
 			CloudCredentialsRef: orcv1alpha1.CloudCredentialsReference{SecretName: p.child(korc.DiscMintCloud),
@@ -133,12 +149,29 @@ func (p *pass) createGeneration(ctx context.Context, gen int64) error {
 	}
 	if err := p.r.local.Create(ctx, cred, client.FieldOwner(orders.FieldOwner)); err != nil {
 		if apierrors.IsAlreadyExists(err) {
-			return nil
+			return p.adoptable(ctx, &orcv1alpha1.ApplicationCredential{}, cred.Name)
 		}
 		return fmt.Errorf("create the K-ORC ApplicationCredential of generation %d: %w", gen, err)
 	}
 	p.creds = append(p.creds, applicationcredential.Credential{Generation: gen, State: korc.State{Phase: korc.PhasePending}})
 	return nil
+}
+
+// adoptable reads the child name of obj's kind that a create found existing
+// and checks it may stand for the one being created
+// (applicationcredential.AdoptableChild). A child the cache does not show
+// yet was created by an earlier pass of this order (every other writer's
+// object would be cached as well): it is kept.
+func (p *pass) adoptable(ctx context.Context, obj client.Object, name string) error {
+	err := p.r.local.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: name}, obj)
+	if apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("read the existing %T %s/%s: %w", obj, p.ns, name, err)
+	}
+	return applicationcredential.AdoptableChild(fmt.Sprintf("%T", obj), p.ns+"/"+name, obj.GetLabels(), p.lbl,
+		!obj.GetDeletionTimestamp().IsZero())
 }
 
 // deleteGeneration deletes credential-v<gen> (K-ORC deletes the Keystone

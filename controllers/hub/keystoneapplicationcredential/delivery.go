@@ -76,6 +76,12 @@ func (p *pass) readDelivered(ctx context.Context) (s *corev1.Secret, foreign boo
 	return &sec, true, nil
 }
 
+// carriesID reports whether the delivered Secret s carries the credential
+// id (its application_credential_id key); false for an empty id.
+func carriesID(s *corev1.Secret, id string) bool {
+	return s != nil && id != "" && string(s.Data[openbao.PropertyApplicationCredentialID]) == id
+}
+
 // carries reports whether the delivered Secret s holds every key of data
 // byte for byte.
 func carries(s *corev1.Secret, data map[string][]byte) bool {
@@ -138,6 +144,8 @@ func (p *pass) deliver(ctx context.Context, cur *corev1.Secret) {
 			orders.SecretName(p.ac.Name), p.st.CredentialGeneration)
 	}
 	p.obs.Delivered = true
-	p.st.SecretName = orders.SecretName(p.ac.Name)
-	p.st.SecretKeys = append([]string(nil), applicationcredential.DeliveredKeys...)
+	// The first pass that sees the Secret carry the generation starts the
+	// superseded generation's grace period over (seed 004: it "stays valid
+	// for the grace period after the switch" of the delivered Secret).
+	p.st = applicationcredential.MarkDelivered(p.st, p.schedule, p.now, orders.SecretName(p.ac.Name))
 }

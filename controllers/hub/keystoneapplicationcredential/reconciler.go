@@ -38,6 +38,10 @@ const (
 	// EventFailedDeleted (Normal): a failed successor was deleted because
 	// spec.credentialGeneration was raised above it.
 	EventFailedDeleted = "FailedCredentialDeleted"
+	// EventFailedReplaced (Warning): a failed successor was deleted without
+	// a raised spec.credentialGeneration, so that the live credential does
+	// not die without a successor (applicationcredential.ActionReplaceFailed).
+	EventFailedReplaced = "FailedCredentialReplaced"
 	// EventDelivered (Normal): the delivered Secret was (re)written.
 	EventDelivered = "CredentialDelivered"
 	// EventTransportErrorCleared (Warning): a latched transport error was
@@ -62,6 +66,11 @@ type Reconciler struct {
 	local    client.Client
 	recorder recorder.EventRecorder
 	now      func() time.Time
+	// resync is Options.ReadyResync, prober Options.Prober; probes the
+	// last verification of each order's delivered credential.
+	resync time.Duration
+	prober Prober
+	probes probes
 }
 
 // pass carries one reconcile pass of one order.
@@ -80,6 +89,9 @@ type pass struct {
 	obs      applicationcredential.Observation
 	creds    []applicationcredential.Credential
 	credObjs map[int64]*orcv1alpha1.ApplicationCredential
+	// passwordGen is the user's status.passwordGeneration the mint-cloud
+	// document was built from on this pass (0 when not written).
+	passwordGen int64
 }
 
 func (p *pass) event(typ, reason, action, format string, args ...any) {
@@ -128,6 +140,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (ct
 		if err := p.run(ctx); err != nil {
 			errs = append(errs, err)
 		}
+		// status.nextRotation follows the schedule on every pass, not only
+		// at a switch: a changed or turned-off schedule is reported at once
+		// (seed 004 "Status": "Absent with the schedule off").
+		p.st = applicationcredential.WithNextRotation(p.st, p.schedule)
 	}
 	p.obs.Current = p.st.CredentialGeneration
 	p.obs.Credentials = p.creds
@@ -149,6 +165,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (ct
 	if gate.Passed() && conds[2].Status != metav1.ConditionTrue && (wait == 0 || wait > NotReadyRequeue) {
 		wait = NotReadyRequeue
 	}
+	if gate.Passed() && conds[2].Status == metav1.ConditionTrue && (wait == 0 || wait > r.resync) {
+		// A converged order verifies its delivered credential every
+		// resync (probe): an out-of-band deletion is not watched.
+		wait = r.resync
+	}
 	return ctrl.Result{RequeueAfter: orders.CapTarget(wait, ord.OnTargetCluster())}, nil
 }
 
@@ -168,14 +189,18 @@ func (p *pass) run(ctx context.Context) error {
 			p.obs.CredentialError = err
 			return err
 		}
+		p.passwordGen = refs.User.Status.PasswordGeneration
+		in.PasswordGeneration = p.passwordGen
 	}
 	if err := p.listCredentials(ctx); err != nil {
 		p.obs.CredentialError = err
 		return err
 	}
 	in.Credentials = p.creds
+	var secret []byte
 	if cur := p.st.CredentialGeneration; cur > 0 {
-		_, ok, err := p.secretValue(ctx, cur)
+		v, ok, err := p.secretValue(ctx, cur)
+		secret = v
 		if err != nil {
 			p.obs.CredentialError = err
 			return err
@@ -186,6 +211,9 @@ func (p *pass) run(ctx context.Context) error {
 		// backup, and a deleted delivered Secret is "written again" (seed 004
 		// "Delivered Secret contract"), not rotated.
 		in.SecretLost = !ok
+		if !ok {
+			p.obs.LostSecret = p.ns + "/" + p.child(korc.SecretDiscriminator(cur))
+		}
 	}
 	delivered, foreign, err := p.readDelivered(ctx)
 	if err != nil {
@@ -198,6 +226,14 @@ func (p *pass) run(ctx context.Context) error {
 		return err
 	} else if ok && !foreign {
 		in.Delivered = carries(delivered, data)
+	}
+	// Whether the consumer holds the current generation is judged by the
+	// id the delivered Secret carries, for deleting the previous one: a lost
+	// secret-v<N> makes the document (data) unbuildable but does not take
+	// the delivered credential from the consumer.
+	in.DeliveredID = !foreign && carriesID(delivered, p.st.CredentialID)
+	if in.Refusal.Passed() {
+		p.probe(ctx, &in, secret, refs.ca)
 	}
 	d := applicationcredential.Decide(in)
 	if err := p.act(ctx, d); err != nil {
@@ -215,6 +251,7 @@ func (p *pass) run(ctx context.Context) error {
 			}
 		}
 	}
+	p.obs.Previous = p.st.PreviousCredentialGeneration
 	p.deliver(ctx, delivered)
 	if p.obs.DeliveryError != nil {
 		return p.obs.DeliveryError
@@ -241,6 +278,7 @@ func (p *pass) act(ctx context.Context, d applicationcredential.Decision) error 
 			return nil // Available without an id: wait for K-ORC's status
 		}
 		prev := p.st.CredentialGeneration
+		p.obs.Rejected = false // a probe judged the superseded credential
 		p.st = applicationcredential.Switch(p.st, p.schedule, p.now, d.Generation, id, expiresAtOf(o))
 		if prev > 0 {
 			p.event(corev1.EventTypeNormal, EventRotationSwitched, "Rotate",
@@ -253,6 +291,19 @@ func (p *pass) act(ctx context.Context, d applicationcredential.Decision) error 
 		}
 		p.event(corev1.EventTypeNormal, EventFailedDeleted, "Rotate",
 			"deleting failed generation %d: spec.credentialGeneration was raised above it", d.Generation)
+	case applicationcredential.ActionReplaceFailed:
+		// Deviation from seed 004 "Rotation" (a CredentialFailed successor
+		// "is continued as well until spec.credentialGeneration is raised
+		// above it"): see applicationcredential.Input.replaceFailed.
+		if err := p.deleteGeneration(ctx, d.Generation); err != nil {
+			return err
+		}
+		msg := "the live generation %d is due for rotation, expiring or gone"
+		if d.Replace == applicationcredential.ReplacePasswordRotated {
+			msg = "K-ORC could not authenticate (401) and the user's password has since rotated; live generation %d stays delivered"
+		}
+		p.event(corev1.EventTypeWarning, EventFailedReplaced, "Rotate",
+			"deleting failed generation %d to create it anew: "+msg, d.Generation, p.st.CredentialGeneration)
 	case applicationcredential.ActionDeletePrevious:
 		return p.deletePrevious(ctx, d.Generation)
 	}

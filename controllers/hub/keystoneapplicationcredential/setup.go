@@ -15,6 +15,7 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/clusters"
 	"github.com/c5c3/orderhub/delivery/eso"
@@ -39,6 +40,13 @@ const ControllerName = "orderhub-keystoneapplicationcredential"
 type Options struct {
 	// Now is the clock; default time.Now. Tests may move it.
 	Now func() time.Time
+	// ReadyResync is how often a converged order verifies that Keystone
+	// still accepts its delivered credential (a token request with it); a
+	// 401/404 rotates it like an expired one. Default
+	// applicationcredential.DefaultReadyResync (10m).
+	ReadyResync time.Duration
+	// Prober makes that token request; default KeystoneProbe.
+	Prober Prober
 }
 
 // SetupWithManager registers the KeystoneApplicationCredential reconciler
@@ -54,8 +62,15 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	if opts.ReadyResync <= 0 {
+		opts.ReadyResync = applicationcredential.DefaultReadyResync
+	}
+	if opts.Prober == nil {
+		opts.Prober = KeystoneProbe
+	}
 	local := hub.Manager.GetLocalManager()
-	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName), now: opts.Now}
+	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName), now: opts.Now,
+		resync: opts.ReadyResync, prober: opts.Prober}
 	kind := orders.KindKeystoneApplicationCredential
 	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
 	everywhere := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(true)}

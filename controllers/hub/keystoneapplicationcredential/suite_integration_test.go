@@ -33,6 +33,8 @@ import (
 const (
 	planeNS     = "openstack"
 	waitTimeout = 3 * time.Minute
+	// readyResync is the suite's Options.ReadyResync.
+	readyResync = 20 * time.Second
 )
 
 var (
@@ -60,7 +62,9 @@ func setup(ctx context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := SetupWithManager(h, Options{}); err != nil {
+	// A short ReadyResync lets the out-of-band deletion test see its
+	// verification within seconds (default 10m).
+	if err := SetupWithManager(h, Options{ReadyResync: readyResync}); err != nil {
 		return nil, err
 	}
 	return h.Manager, nil

@@ -37,6 +37,7 @@ const TeardownRequeue = 10 * time.Second
 // user password rotated during the teardown strands the finalizer until
 // the credentials are removed by hand, as the seed documents.
 func (p *pass) teardown(ctx context.Context) (ctrl.Result, error) {
+	p.r.probes.forget(p.prefix)
 	if !controllerutil.ContainsFinalizer(p.ac, c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown) {
 		return ctrl.Result{}, nil
 	}

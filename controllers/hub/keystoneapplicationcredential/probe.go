@@ -1,0 +1,131 @@
+package keystoneapplicationcredential
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	corev1 "k8s.io/api/core/v1"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+)
+
+// EventCredentialRejected (Warning): Keystone rejected a token request with
+// the delivered credential (401/404): it was deleted out of band and is
+// replaced like an expired one.
+const EventCredentialRejected = "CredentialRejected"
+
+// ProbeRequest is what a Prober authenticates with: the delivered
+// generation's application credential against the Keystone the hub reaches
+// (controlplane.AuthURL), verified with the plane's CA bundle when it has
+// one.
+type ProbeRequest struct {
+	AuthURL    string
+	ID, Secret string
+	CABundle   []byte
+}
+
+// Prober requests a token with an application credential; nil when
+// Keystone issued one, else the failure (applicationcredential.
+// RejectedByKeystone tells an answer that the credential is gone).
+type Prober func(ctx context.Context, r ProbeRequest) error
+
+// probeTimeout bounds one token request of KeystoneProbe.
+const probeTimeout = 20 * time.Second
+
+// KeystoneProbe is the default Prober: a real gophercloud
+// application-credential token request (v3applicationcredential).
+func KeystoneProbe(ctx context.Context, r ProbeRequest) error {
+	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	defer cancel()
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	defer tr.CloseIdleConnections()
+	if len(r.CABundle) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(r.CABundle) {
+			return errors.New("x509: the CA bundle holds no PEM certificate")
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	pc, err := openstack.NewClient(r.AuthURL)
+	if err != nil {
+		return err
+	}
+	pc.HTTPClient = http.Client{Transport: tr, Timeout: probeTimeout}
+	return openstack.Authenticate(ctx, pc, gophercloud.AuthOptions{IdentityEndpoint: r.AuthURL,
+		ApplicationCredentialID: r.ID, ApplicationCredentialSecret: r.Secret})
+}
+
+// probeRecord is the last verification of one order's delivered credential.
+type probeRecord struct {
+	id       string    // the credential id verified
+	at       time.Time // when the clock started or the last probe ran
+	rejected bool      // Keystone rejected it (401/404)
+}
+
+// probes holds the probe records of every order, in memory: a restarted
+// hub verifies each converged order once a resync after it first sees it.
+type probes struct {
+	mu sync.Mutex
+	m  map[string]probeRecord
+}
+
+func (s *probes) get(key string) probeRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[key]
+}
+
+func (s *probes) set(key string, r probeRecord) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]probeRecord{}
+	}
+	s.m[key] = r
+}
+
+func (s *probes) forget(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.m, key)
+}
+
+// probe verifies the delivered credential when applicationcredential.
+// ProbeDue says so (a converged order, every Options.ReadyResync) and sets
+// in.Rejected and p.obs.Rejected from the record of the current credential
+// id. secret is secret-v<Current>'s value, ca the plane's CA bundle. A
+// failure other than a rejection is logged and retried a resync later.
+func (p *pass) probe(ctx context.Context, in *applicationcredential.Input, secret, ca []byte) {
+	key := p.prefix
+	id := p.st.CredentialID
+	rec := p.r.probes.get(key)
+	if rec.id != id || id == "" {
+		rec = probeRecord{id: id, at: p.now} // a new credential: start the clock
+		p.r.probes.set(key, rec)
+	}
+	if len(secret) > 0 && applicationcredential.ProbeDue(*in, rec.at, p.r.resync) {
+		err := p.r.prober(ctx, ProbeRequest{AuthURL: controlplane.AuthURL(p.cp), ID: id, Secret: string(secret), CABundle: ca})
+		rec.at = p.now
+		switch {
+		case applicationcredential.RejectedByKeystone(err):
+			rec.rejected = true
+			p.event(corev1.EventTypeWarning, EventCredentialRejected, "Verify",
+				"Keystone rejects delivered generation %d (%s): deleted out of band? A new generation replaces it",
+				p.st.CredentialGeneration, id)
+		case err != nil:
+			logf.FromContext(ctx).Info("verifying the delivered credential failed; retried a resync later",
+				"generation", p.st.CredentialGeneration, "error", err.Error())
+		}
+		p.r.probes.set(key, rec)
+	}
+	in.Rejected, p.obs.Rejected = rec.rejected, rec.rejected
+}
