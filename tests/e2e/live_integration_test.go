@@ -5,9 +5,11 @@
 package e2e
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,15 +28,20 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/credentialrotation"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneapplicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneproject"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneroleassignment"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneuser"
+	"github.com/c5c3/orderhub/delivery/clusters"
 	"github.com/c5c3/orderhub/internal/testenv"
 	"github.com/c5c3/orderhub/webhooks"
 )
 
 // liveSuites are the chainsaw suites that drive the hub against a live
-// identity plane (seed 001, "Chainsaw E2E Tests"). They share one stack, so
-// each uses Keystone names of its own.
-var liveSuites = []string{"keystone-service", "keystone-service-foreign-namespace"}
+// identity plane (seed 001 and seed 004, "Chainsaw E2E Tests"). They share
+// one stack, so each uses Keystone names of its own.
+var liveSuites = []string{"keystone-service", "keystone-service-foreign-namespace", "keystone-user"}
 
 const (
 	hubNS       = "orderhub-system"
@@ -44,12 +51,16 @@ const (
 // TestIntegration_ChainsawLiveSuites starts the full stack (Kubernetes with
 // the garbage collector and namespace controllers, Keystone, OpenBao, K-ORC,
 // ESO), runs the hub as `orderhub hub` would (webhooks, ControlPlane,
-// KeystoneService and CredentialRotation reconcilers with OpenBao) in-process,
-// and runs each live suite with chainsaw v0.2.12 ($ORDERHUB_CHAINSAW).
+// KeystoneService and CredentialRotation reconcilers with OpenBao, and the
+// order reconcilers KeystoneUser, KeystoneProject, KeystoneRoleAssignment and
+// KeystoneApplicationCredential on the multicluster manager) in-process, and
+// runs each live suite with chainsaw v0.2.12 ($ORDERHUB_CHAINSAW).
 //
 // The suites read the stack through the environment: KEYSTONE_URL,
 // KEYSTONE_ADMIN_PASSWORD, ADMIN_CLOUDS_YAML (a clouds.yaml whose cloud
-// "admin" is the Keystone admin) and E2E_TMP (a scratch folder).
+// "admin" is the Keystone admin), OPENBAO_ADDR, OPENBAO_TOKEN and
+// OPENBAO_MOUNT (the stack's OpenBao, its root token and its KV v2 mount, so
+// a suite can read a backing path over HTTP) and E2E_TMP (a scratch folder).
 func TestIntegration_ChainsawLiveSuites(t *testing.T) {
 	bin := os.Getenv("ORDERHUB_CHAINSAW")
 	if bin == "" {
@@ -58,7 +69,7 @@ func TestIntegration_ChainsawLiveSuites(t *testing.T) {
 	if _, err := os.Stat(bin); err != nil {
 		t.Skipf("chainsaw is not built (hack/tools.sh chainsaw): %v", err)
 	}
-	for _, tool := range []string{"openstack", "kubectl", "base64"} {
+	for _, tool := range []string{"openstack", "kubectl", "base64", "curl"} {
 		if _, err := lookPath(tool); err != nil {
 			t.Skipf("the suites' scripts need %s: %v", tool, err)
 		}
@@ -84,9 +95,25 @@ func TestIntegration_ChainsawLiveSuites(t *testing.T) {
 				"KEYSTONE_URL="+st.Keystone.URL,
 				"KEYSTONE_ADMIN_PASSWORD="+st.Keystone.AdminPassword,
 				"ADMIN_CLOUDS_YAML="+st.Keystone.CloudsYAML,
+				"OPENBAO_ADDR="+st.OpenBao.Addr,
+				"OPENBAO_TOKEN="+st.OpenBao.Token,
+				"OPENBAO_MOUNT="+st.OpenBao.KVMount,
 				"E2E_TMP="+t.TempDir(),
 			)
-			out, err := cmd.CombinedOutput()
+			// The output is also written as it comes to a file that outlives
+			// the test, so a long suite can be followed (tail -f) and read
+			// after a time-out.
+			var buf bytes.Buffer
+			live, err := os.CreateTemp("", "chainsaw-"+suite+"-*.log")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer live.Close()
+			t.Logf("chainsaw %s output: %s", suite, live.Name())
+			cmd.Stdout = io.MultiWriter(&buf, live)
+			cmd.Stderr = cmd.Stdout
+			err = cmd.Run()
+			out := buf.Bytes()
 			if err != nil {
 				t.Fatalf("chainsaw %s after %s: %v\n%s", suite, time.Since(begin).Round(time.Second), err, out)
 			}
@@ -96,7 +123,10 @@ func TestIntegration_ChainsawLiveSuites(t *testing.T) {
 }
 
 // startHub runs the hub's webhooks and reconcilers against st until the test
-// ends, wired as cmd/orderhub's runHubContext wires them.
+// ends, wired as cmd/orderhub's runHubContext wires them: the webhooks and the
+// ControlPlane, KeystoneService and CredentialRotation reconcilers on the
+// management cluster's manager, the order reconcilers on the multicluster
+// manager wrapping it (no target clusters), which is the one started.
 func startHub(t *testing.T, st *testenv.Stack) {
 	t.Helper()
 	// The hub logs to a file (from its own goroutines, also after the test
@@ -143,6 +173,10 @@ func startHub(t *testing.T, st *testenv.Stack) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	hub, err := clusters.Wrap(ctx, mgr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	steps := []error{
 		webhooks.SetupWithManager(mgr),
 		mgr.Add(webhooks.Registrar{Client: direct, Server: mgr.GetWebhookServer(), URLBase: urlBase, CABundle: bundle.CACert}),
@@ -151,13 +185,17 @@ func startHub(t *testing.T, st *testenv.Stack) {
 				TokenSecret: token}}),
 		keystoneservice.SetupWithManager(mgr),
 		credentialrotation.SetupWithManager(mgr),
+		keystoneuser.SetupWithManager(hub, keystoneuser.Options{}),
+		keystoneproject.SetupWithManager(hub, keystoneproject.Options{}),
+		keystoneroleassignment.SetupWithManager(hub, keystoneroleassignment.Options{}),
+		keystoneapplicationcredential.SetupWithManager(hub, keystoneapplicationcredential.Options{}),
 	}
 	if err := errors.Join(steps...); err != nil {
 		t.Fatal(err)
 	}
 	mctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- mgr.Start(mctx) }()
+	go func() { done <- hub.Manager.Start(mctx) }()
 	// Registered before testenv's Stop cleanup runs (cleanups run last in,
 	// first out), so the manager stops while the API server still answers.
 	t.Cleanup(func() {
