@@ -36,7 +36,7 @@ func TestIntegration_Hub_SelfRegistersWebhooks(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- runHubContext(ctx, []string{
-			"--leader-elect=false", "--health-probe-bind-address=0", "--metrics-bind-address=0", "--controlplane-reconciler=false", "--keystoneservice-reconciler=false",
+			"--leader-elect=false", "--health-probe-bind-address=0", "--metrics-bind-address=0", "--controlplane-reconciler=false", "--keystoneservice-reconciler=false", "--order-reconcilers=false",
 			fmt.Sprintf("--webhook-url-base=https://127.0.0.1:%d", port),
 			"--webhook-cert-dir=" + t.TempDir(),
 		})

@@ -173,6 +173,12 @@ type Input struct {
 	// consumer holds generation Current, even when its secret-v<N> is lost
 	// and Delivered can no longer be judged byte for byte.
 	DeliveredID bool
+	// DeliveryRecorded is true when status.secretName is set: the status
+	// records that the delivered Secret carries generation Current, so
+	// PreviousDeleteAt already counts the grace period from that switch
+	// (MarkDelivered). Until then the superseded generation is not
+	// deleted: the pass that first sees the switch moves PreviousDeleteAt.
+	DeliveryRecorded bool
 	// PasswordGeneration is the user's status.passwordGeneration the
 	// mint-cloud document was rebuilt from on this pass.
 	PasswordGeneration int64
@@ -311,7 +317,8 @@ func Decide(in Input) Decision {
 		d.Action = ActionHold
 		return d
 	}
-	if in.Previous > 0 && in.PreviousDeleteAt != nil && !in.Now.Before(*in.PreviousDeleteAt) && (in.Delivered || in.DeliveredID) {
+	if in.Previous > 0 && in.PreviousDeleteAt != nil && !in.Now.Before(*in.PreviousDeleteAt) && (in.Delivered || in.DeliveredID) &&
+		in.DeliveryRecorded {
 		d.Action, d.Generation = ActionDeletePrevious, in.Previous
 		return d
 	}
@@ -457,6 +464,7 @@ func InputFrom(o *c5c3v1alpha1.KeystoneApplicationCredential, now time.Time) Inp
 		LastRotation:     timeOf(st.LastRotation),
 		Previous:         st.PreviousCredentialGeneration,
 		PreviousDeleteAt: timeOf(st.PreviousCredentialDeleteAt),
+		DeliveryRecorded: st.SecretName != "",
 	}
 }
 

@@ -43,6 +43,7 @@ func inGrace(now time.Time) Input {
 	in.Current, in.ExpiresAt, in.LastRotation = 2, at(1440*time.Hour), at(720*time.Hour)
 	in.Previous, in.PreviousDeleteAt = 1, at(744*time.Hour)
 	in.Credentials = []Credential{cred(1, korc.PhaseAvailable), cred(2, korc.PhaseAvailable)}
+	in.DeliveryRecorded = true
 	return in
 }
 
@@ -133,6 +134,11 @@ func TestDecide_ClocksAndSpecs(t *testing.T) {
 			in.Delivered = false
 			return in
 		}, Decision{Action: ActionNone, Redeliver: true}},
+		{"grace elapsed, the Secret carries the successor but the status has not recorded the switch: previous kept (its grace restarts from the switch)", func() Input {
+			in := inGrace(t0.Add(744 * time.Hour))
+			in.DeliveryRecorded = false
+			return in
+		}, Decision{Action: ActionNone}},
 		{"two credentials exist: raised generation waits, no third", func() Input {
 			in := inGrace(t0.Add(730 * time.Hour))
 			in.Desired = 5

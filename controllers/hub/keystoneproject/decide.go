@@ -149,7 +149,7 @@ func ProjectCondition(o Observation, gen int64) metav1.Condition {
 	if o.ClaimHolder != "" {
 		return set(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
 			"another order, %s, holds this project name in domain %s; two orders never share a Keystone project and nothing was touched: "+
-				"choose another projectName, or delete the other order first", o.ClaimHolder, o.DomainName))
+				"delete this order and re-create it with spec.projectName set to a free name (the field is immutable), or delete the other order first", o.ClaimHolder, o.DomainName))
 	}
 	if d := o.Domain; d != nil && d.Phase == korc.PhaseFailed {
 		return set(c5c3v1alpha1.ReasonProjectFailed, fmt.Sprintf("the import of domain %s: %s: %s", o.DomainName, d.Reason, d.Message))
@@ -159,7 +159,7 @@ func ProjectCondition(o Observation, gen int64) metav1.Condition {
 		case keystoneservice.ProbeCollide:
 			return set(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
 				"a project of this name already exists in domain %s (id %s) that this order does not own; nothing was touched: "+
-					"a KeystoneProject never adopts, choose another projectName", o.DomainName, o.Probe.ID))
+					"a KeystoneProject never adopts: delete this order and re-create it with spec.projectName set to a free name (the field is immutable)", o.DomainName, o.Probe.ID))
 		case keystoneservice.ProbeFail:
 			return set(c5c3v1alpha1.ReasonProjectFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
 		case keystoneservice.ProbeWait:

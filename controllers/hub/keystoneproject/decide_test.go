@@ -104,10 +104,10 @@ func TestProjectCondition(t *testing.T) {
 		{"admin not owned", Observation{Admin: AdminProjectNotOwned, Plane: "openstack/cp"}, c5c3v1alpha1.ReasonProjectCollision, false, "never orderable"},
 		{"admin owned", Observation{Admin: AdminProjectOwned, ProjectExists: true}, c5c3v1alpha1.ReasonProjectCollision, false, "do NOT delete"},
 		// Breaker H3: a claim held by another order is a collision naming it.
-		{"name claimed by another order", Observation{DomainName: "Default", ClaimHolder: "KeystoneProject//tenant-b/twin"},
-			c5c3v1alpha1.ReasonProjectCollision, false, "KeystoneProject//tenant-b/twin"},
+		{"name claimed by another order", Observation{DomainName: "Default", ClaimHolder: "KeystoneProject tenant-b/twin (management cluster)"},
+			c5c3v1alpha1.ReasonProjectCollision, false, "KeystoneProject tenant-b/twin (management cluster)"},
 		{"name claimed by another order, sharing a project from before claims", Observation{DomainName: "Default",
-			ClaimHolder: "KeystoneProject//tenant-b/twin", ProjectExists: true}, c5c3v1alpha1.ReasonProjectCollision, false, "do NOT delete"},
+			ClaimHolder: "KeystoneProject tenant-b/twin (management cluster)", ProjectExists: true}, c5c3v1alpha1.ReasonProjectCollision, false, "do NOT delete"},
 		{"kubernetes error", Observation{Error: errString("boom")}, c5c3v1alpha1.ReasonProjectError, false, "boom"},
 		{"domain import failed", Observation{Domain: &failed, DomainName: "tenants"}, c5c3v1alpha1.ReasonProjectFailed, false, "domain tenants"},
 		{"probe pending", Observation{Probe: korc.ProbeResult{Outcome: korc.ProbePending, Message: "authenticating"}}, c5c3v1alpha1.ReasonProbingForCollision, false, "authenticating"},

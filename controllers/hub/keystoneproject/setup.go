@@ -42,7 +42,7 @@ type Options struct{}
 func SetupWithManager(hub *clusters.Hub, _ Options) error {
 	local := hub.Manager.GetLocalManager()
 	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName), now: metav1.Now,
-		claims: claimClient{Client: local.GetClient(), reader: local.GetAPIReader()}}
+		claims: orders.ClaimClient{Client: local.GetClient(), Reader: local.GetAPIReader()}}
 	kind := orders.KindKeystoneProject
 	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
 	return mcbuilder.ControllerManagedBy(hub.Manager).

@@ -81,7 +81,7 @@ func AssignmentCondition(o Observation, gen int64) metav1.Condition {
 	switch o.RoleImport.Outcome {
 	case korc.ProbeAbsent:
 		return set(c5c3v1alpha1.ReasonRoleNotFound, fmt.Sprintf(
-			"Keystone has no role %q; roles are global and never created by an order: ask the plane's operator to create it", o.Role))
+			"Keystone has no role %q (the import matches the name exactly: check its letter case against openstack role list); roles are global and never created by an order: correct spec.role by re-creating the order, or ask the plane's operator to create the role", o.Role))
 	case korc.ProbeError:
 		return set(c5c3v1alpha1.ReasonAssignmentFailed, fmt.Sprintf("the import of role %s: %s: %s", o.Role, o.RoleImport.Reason, o.RoleImport.Message))
 	case korc.ProbePending:

@@ -34,7 +34,18 @@ func TestRoleNotAllowed(t *testing.T) {
 	if granted(t, ids.userID, ids.projectID)[reader] {
 		t.Fatal("a refused role was granted")
 	}
+	// A credential order of the same user and project does not hold an
+	// assignment that never granted its role: the mistaken order can be
+	// deleted without deleting the credential (newcomer report: it was
+	// stuck at ReferencedByApplicationCredentials).
+	ac := &c5c3v1alpha1.KeystoneApplicationCredential{ObjectMeta: metav1.ObjectMeta{Name: "refused-role-bystander", Namespace: tenantNS},
+		Spec: c5c3v1alpha1.KeystoneApplicationCredentialSpec{ControlPlaneRef: cpRef,
+			UserRef: c5c3v1alpha1.OrderRef{Name: "workflow"}, ProjectRef: c5c3v1alpha1.OrderRef{Name: "workflow-project"}}}
+	create(t, ac)
 	deleteAndWaitGone(t, ra)
+	if err := kube.Delete(context.Background(), ac); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // TestRoleNotFound: an allowed role Keystone does not have reads

@@ -36,9 +36,17 @@ func (r *Reconciler) teardown(ctx context.Context, oc client.Client, ra *c5c3v1a
 	if !has {
 		return reconcile.Result{}, nil
 	}
-	held, err := orders.HeldBy(ctx, oc, ra.Namespace, orders.CredentialRefs{User: ra.Spec.UserRef.Name, Project: ra.Spec.ProjectRef.Name})
-	if err != nil {
-		return reconcile.Result{}, err
+	// Only an assignment that granted its role holds: one that never did
+	// (RoleNotAllowed, RoleNotFound, a reference still waiting; no
+	// status.roleID) gives a credential nothing to lose, and holding it
+	// would leave a mistaken order undeletable until the credential goes.
+	var held orders.Held
+	if ra.Status.RoleID != "" {
+		var err error
+		held, err = orders.HeldBy(ctx, oc, ra.Namespace, orders.CredentialRefs{User: ra.Spec.UserRef.Name, Project: ra.Spec.ProjectRef.Name})
+		if err != nil {
+			return reconcile.Result{}, err
+		}
 	}
 	if held.Holding() {
 		// KeystoneApplicationCredential events bring the order back.

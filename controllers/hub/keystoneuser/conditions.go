@@ -118,7 +118,7 @@ func UserCondition(o Observation, gen int64) metav1.Condition {
 	if o.ClaimHolder != "" {
 		return set(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
 			"another order, %s, holds this user name in the domain; two orders never share a Keystone user and nothing was touched: "+
-				"choose another userName, or delete the other order first", o.ClaimHolder))
+				"delete this order and re-create it with spec.userName set to a free name (the field is immutable), or delete the other order first", o.ClaimHolder))
 	}
 	if !o.Project.Passed() {
 		return set(o.Project.Reason, o.Project.Message)
@@ -128,7 +128,7 @@ func UserCondition(o Observation, gen int64) metav1.Condition {
 		case keystoneservice.ProbeCollide:
 			return set(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
 				"a user of this name already exists in the domain (id %s) and this order does not own it; nothing was touched: "+
-					"a KeystoneUser never adopts, choose another userName", o.Probe.ID))
+					"a KeystoneUser never adopts: delete this order and re-create it with spec.userName set to a free name (the field is immutable)", o.Probe.ID))
 		case keystoneservice.ProbeFail:
 			return set(c5c3v1alpha1.ReasonUserFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
 		case keystoneservice.ProbeWait:

@@ -31,9 +31,9 @@ func TestConditions(t *testing.T) {
 	}{
 		{"converged", ready(), c5c3v1alpha1.ReasonUserProvisioned, c5c3v1alpha1.ReasonDelivered, "generation 1"},
 		// Breaker H2: a claim held by another order is a collision naming it.
-		{"name claimed by another order", Observation{ClaimHolder: "KeystoneUser//tenant-b/twin"},
-			c5c3v1alpha1.ReasonUserCollision, c5c3v1alpha1.ReasonWaitingForPassword, "KeystoneUser//tenant-b/twin"},
-		{"name claimed by another order, sharing a user from before claims", Observation{ClaimHolder: "KeystoneUser//tenant-b/twin", UserExists: true},
+		{"name claimed by another order", Observation{ClaimHolder: "KeystoneUser tenant-b/twin (management cluster)"},
+			c5c3v1alpha1.ReasonUserCollision, c5c3v1alpha1.ReasonWaitingForPassword, "KeystoneUser tenant-b/twin (management cluster)"},
+		{"name claimed by another order, sharing a user from before claims", Observation{ClaimHolder: "KeystoneUser tenant-b/twin (management cluster)", UserExists: true},
 			c5c3v1alpha1.ReasonUserCollision, c5c3v1alpha1.ReasonWaitingForPassword, "do NOT delete"},
 		// Breaker H4: the store withholds the first generation, or keeps the applied one.
 		{"store withholds the first generation", Observation{StoreHeld: true, StoreNotReady: true, StoreMessage: "bao down",

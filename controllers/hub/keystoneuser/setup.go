@@ -71,7 +71,7 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	local := hub.Manager.GetLocalManager()
 	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName),
 		verifier: opts.Verifier, now: opts.Now, verifyInterval: opts.VerifyInterval,
-		claims: claimClient{Client: local.GetClient(), reader: local.GetAPIReader()}}
+		claims: orders.ClaimClient{Client: local.GetClient(), Reader: local.GetAPIReader()}}
 	child := orders.EnqueueOrderOfChild(orders.KindKeystoneUser)
 	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
 	planes := orders.EnqueueOrdersOfPlane(hub, orders.KindKeystoneUser,

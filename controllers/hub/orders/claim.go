@@ -3,6 +3,7 @@ package orders
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -49,8 +50,8 @@ func holderIdentity(o Order) string {
 
 // Acquire takes claim for order o in planeNamespace through c (the
 // management cluster), or confirms o already holds it. It returns the
-// empty string when o holds the claim, else the holder's identity
-// ("<Kind>/<cluster>/<namespace>/<name>") for the collision message.
+// empty string when o holds the claim, else the holder for the collision
+// message (DescribeHolder).
 // c's reads should bypass the cache (e.g. the manager's APIReader wrapped
 // into a client): the hub's RBAC on leases is get, create and delete, so a
 // cached Get would start an informer that needs list and watch. Errors: a
@@ -76,9 +77,26 @@ func Acquire(ctx context.Context, c client.Client, planeNamespace string, claim 
 		return "", nil
 	}
 	if cur.Spec.HolderIdentity == nil {
-		return "unknown", nil
+		return "an unknown order", nil
 	}
-	return *cur.Spec.HolderIdentity, nil
+	return DescribeHolder(*cur.Spec.HolderIdentity), nil
+}
+
+// DescribeHolder renders a claim's holder identity
+// ("<Kind>/<cluster>/<namespace>/<name>") for a condition message:
+// "KeystoneUser tenant-a/reports (management cluster)" or
+// "KeystoneUser tenant-a/reports (cluster edge-1)". An identity of another
+// shape is returned as it is.
+func DescribeHolder(id string) string {
+	parts := strings.SplitN(id, "/", 4)
+	if len(parts) != 4 {
+		return id
+	}
+	where := "management cluster"
+	if parts[1] != ManagementCluster {
+		where = "cluster " + parts[1]
+	}
+	return fmt.Sprintf("%s %s/%s (%s)", parts[0], parts[2], parts[3], where)
 }
 
 // Release deletes claim when order o holds it; another holder's claim, or
@@ -104,4 +122,18 @@ func Release(ctx context.Context, c client.Client, planeNamespace string, claim 
 		return fmt.Errorf("release the claim of %s %q: %w", claim.Kind, claim.Name, err)
 	}
 	return nil
+}
+
+// ClaimClient is the management cluster's client for claims: writes go
+// through Client, reads straight to the API server through Reader (a
+// claim must be read as it is, and the hub's RBAC on leases is get, create
+// and delete: no list or watch for an informer).
+type ClaimClient struct {
+	client.Client
+	Reader client.Reader
+}
+
+// Get reads obj through Reader, bypassing the cache.
+func (c ClaimClient) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
+	return c.Reader.Get(ctx, key, obj, opts...)
 }

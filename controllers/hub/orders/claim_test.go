@@ -33,7 +33,7 @@ func TestClaim(t *testing.T) {
 	// Keystone folds case and accents: "Reports" in "default" is the same row.
 	folded := Claim{Kind: "user", Domain: "default", Name: "Repörts"}
 	for _, o := range []Order{b, edge} {
-		if h, err := Acquire(ctx, c, "openstack", folded, o); err != nil || h != "KeystoneUser//tenant-a/reports" {
+		if h, err := Acquire(ctx, c, "openstack", folded, o); err != nil || h != "KeystoneUser tenant-a/reports (management cluster)" {
 			t.Fatalf("%v must read the holder, got %q, %v", o, h, err)
 		}
 	}
@@ -55,6 +55,9 @@ func TestClaim(t *testing.T) {
 	}
 	if h, err := Acquire(ctx, c, "openstack", user, b); err != nil || h != "" {
 		t.Fatalf("a released name must be claimable: %q, %v", h, err)
+	}
+	if got := DescribeHolder("KeystoneProject/edge-1/tenant-b/p"); got != "KeystoneProject tenant-b/p (cluster edge-1)" {
+		t.Errorf("DescribeHolder = %q", got)
 	}
 	if err := Release(ctx, c, "openstack", Claim{Kind: "user", Domain: "x", Name: "never-claimed"}, a); err != nil {
 		t.Fatalf("releasing an absent claim is not an error: %v", err)

@@ -131,13 +131,16 @@ func GateOf(o Order, ref c5c3v1alpha1.ControlPlaneRefSpec, cp *c5c3v1alpha1.Cont
 			"ControlPlane %s/%s does not exist: create it or correct spec.controlPlaneRef", ns, name)}
 	}
 	if _, ok := Assigned(cp, o.Cluster, o.Namespace); !ok {
-		where := "the management cluster"
+		// On a target cluster the plane's existence is not disclosed (see
+		// above), so the message covers both causes there.
+		where, orMissing := "the management cluster", ""
 		if o.OnTargetCluster() {
-			where = fmt.Sprintf("cluster %q", o.Cluster)
+			where, orMissing = fmt.Sprintf("cluster %q", o.Cluster), ", or does not exist"
 		}
 		return Gate{c5c3v1alpha1.ReasonNamespaceNotAssigned, fmt.Sprintf(
-			"ControlPlane %s/%s does not assign namespace %s on %s, or does not exist; the order is frozen: ask the plane's operator to add {cluster: %q, namespace: %q} to its spec.namespaceAssignments",
-			ns, name, o.Namespace, where, o.Cluster, o.Namespace)}
+			"ControlPlane %s/%s does not assign namespace %s on %s%s; the order is frozen: ask the plane's operator to add "+
+				"{cluster: %q, namespace: %q, allowedRoles: [...]} to its spec.namespaceAssignments (allowedRoles lists the roles a KeystoneRoleAssignment there may assign)",
+			ns, name, o.Namespace, where, orMissing, o.Cluster, o.Namespace)}
 	}
 	if !meta.IsStatusConditionTrue(cp.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady) {
 		msg := fmt.Sprintf("ControlPlane %s/%s is not AdminCredentialReady", cp.Namespace, cp.Name)
