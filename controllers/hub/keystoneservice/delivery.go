@@ -9,11 +9,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/apply"
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 	"github.com/c5c3/orderhub/delivery/eso"
@@ -54,8 +54,8 @@ func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, doma
 		return fmt.Errorf("password generation %d: the Secret %s/%s has no %s key", gen, pwSecret.Namespace, pwSecret.Name, korc.PasswordKey)
 	}
 	ns := p.ks.Namespace
-	store, storeKind, ok := storeOf(p.cp)
-	p.o.StoreReady, p.o.StoreMessage = p.storeReady(ctx, ns, store, storeKind, ok)
+	store, storeKind := orders.StoreOf(p.cp)
+	p.o.StoreReady, p.o.StoreMessage = orders.StoreReadyIn(ctx, p.r.client, p.cp, ns)
 	doc, err := cloudsyaml.Render(p.ks.Name, ConsumerCloud(p.ks, p.cp, domain, pw))
 	if err != nil {
 		return err
@@ -115,7 +115,7 @@ func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, doma
 		eso.IsPushed(push, storeKind, store, path, openbao.PropertyPassword) &&
 		eso.IsPushed(push, storeKind, store, path, openbao.PropertyCloudsYAML)
 	if !p.o.Pushed {
-		p.o.PushMessage = esoMessage(push)
+		p.o.PushMessage = orders.ESOMessage(push)
 		return nil
 	}
 
@@ -139,44 +139,16 @@ func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, doma
 	err = c.Get(ctx, types.NamespacedName{Namespace: ns, Name: ConsumerSecretName(p.ks)}, &consumer)
 	switch {
 	case apierrors.IsNotFound(err):
-		p.o.DeliveryMessage = "ESO has not created " + ConsumerSecretName(p.ks) + " yet: " + esoMessage(es)
+		p.o.DeliveryMessage = "ESO has not created " + ConsumerSecretName(p.ks) + " yet: " + orders.ESOMessage(es)
 	case err != nil:
 		return err
 	case !bytes.Equal(consumer.Data[openbao.PropertyPassword], pw) || !bytes.Equal(consumer.Data[openbao.PropertyCloudsYAML], doc):
-		p.o.DeliveryMessage = "ESO has not synced it yet: " + esoMessage(es)
+		p.o.DeliveryMessage = "ESO has not synced it yet: " + orders.ESOMessage(es)
 	default:
 		p.o.Delivered = true
 		p.recordDelivered(gen)
 	}
 	return nil
-}
-
-// storeOf is the plane's store as seen from a delivery namespace: the
-// namespaced SecretStore it provisions there, or its ClusterSecretStore.
-func storeOf(cp *c5c3v1alpha1.ControlPlane) (name, kind string, namespaced bool) {
-	if n, ok := controlplane.StoreName(cp); ok {
-		return n, eso.KindSecretStore, true
-	}
-	return cp.Spec.SecretStoreRef.Name, eso.KindClusterSecretStore, false
-}
-
-// storeReady reports whether the store is Ready, with a message naming the
-// cause otherwise.
-func (p *accountPass) storeReady(ctx context.Context, ns, name, kind string, namespaced bool) (bool, string) {
-	u := eso.New(eso.SecretStoreGVK)
-	key := types.NamespacedName{Namespace: ns, Name: name}
-	if !namespaced {
-		u = eso.New(eso.ClusterSecretStoreGVK)
-		key = types.NamespacedName{Name: name}
-	}
-	if err := p.r.client.Get(ctx, key, u); err != nil {
-		return false, fmt.Sprintf("%s %s is not readable in namespace %s: %v", kind, name, ns, err)
-	}
-	if c := eso.ReadyCondition(u); !c.True() {
-		return false, fmt.Sprintf("%s %s in namespace %s is not Ready (%s: %s): the secret backend is unreachable or refuses the store",
-			kind, name, ns, c.Reason, c.Message)
-	}
-	return true, ""
 }
 
 // caBundle is the plane's CA bundle for the Keystone check (External mode).
@@ -190,17 +162,6 @@ func (p *accountPass) caBundle(ctx context.Context) []byte {
 		return nil
 	}
 	return s.Data[key]
-}
-
-func esoMessage(u *unstructured.Unstructured) string {
-	c := eso.ReadyCondition(u)
-	if !c.Found {
-		return "no Ready condition yet"
-	}
-	if c.True() && !eso.IsSyncedCurrent(u) {
-		return "the forced sync has not run yet"
-	}
-	return c.Reason + ": " + c.Message
 }
 
 func ownerRef(ks *c5c3v1alpha1.KeystoneService) metav1.OwnerReference {

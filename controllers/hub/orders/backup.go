@@ -114,22 +114,29 @@ func StoreOf(cp *c5c3v1alpha1.ControlPlane) (name, kind string) {
 	return cp.Spec.SecretStoreRef.Name, eso.KindClusterSecretStore
 }
 
-// StoreReady reports whether the plane's store (StoreOf) is Ready, with a
-// message naming the cause otherwise.
+// StoreReady reports whether the plane's store (StoreOf) is Ready in the
+// plane's own namespace, with a message naming the cause otherwise.
 func StoreReady(ctx context.Context, hub client.Reader, cp *c5c3v1alpha1.ControlPlane) (bool, string) {
+	return StoreReadyIn(ctx, hub, cp, cp.Namespace)
+}
+
+// StoreReadyIn is StoreReady as seen from namespace: the SecretStore the
+// plane provisions there (a KeystoneService delivers from its own
+// namespace), or the plane's ClusterSecretStore.
+func StoreReadyIn(ctx context.Context, hub client.Reader, cp *c5c3v1alpha1.ControlPlane, namespace string) (bool, string) {
 	name, kind := StoreOf(cp)
 	u := eso.New(eso.SecretStoreGVK)
-	key := types.NamespacedName{Namespace: cp.Namespace, Name: name}
+	key := types.NamespacedName{Namespace: namespace, Name: name}
 	if kind == eso.KindClusterSecretStore {
 		u = eso.New(eso.ClusterSecretStoreGVK)
 		key = types.NamespacedName{Name: name}
 	}
 	if err := hub.Get(ctx, key, u); err != nil {
-		return false, fmt.Sprintf("%s %s is not readable in namespace %s: %v", kind, name, cp.Namespace, err)
+		return false, fmt.Sprintf("%s %s is not readable in namespace %s: %v", kind, name, namespace, err)
 	}
 	if c := eso.ReadyCondition(u); !c.True() {
 		return false, fmt.Sprintf("%s %s in namespace %s is not Ready (%s: %s): the secret backend is unreachable or refuses the store",
-			kind, name, cp.Namespace, c.Reason, c.Message)
+			kind, name, namespace, c.Reason, c.Message)
 	}
 	return true, ""
 }
