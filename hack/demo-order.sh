@@ -59,7 +59,7 @@ mkdir -p "$dir/pids" "$dir/logs"
 # The SecretStores authenticate with this token; the hub copies it into every
 # namespace a ControlPlane consents to.
 $k create namespace orderhub-system --dry-run=client -o yaml | $k apply -f - >/dev/null
-$k -n orderhub-system create secret generic openbao-token --from-literal=token="$BAO_TOKEN" \
+$k -n orderhub-system create secret generic openbao-token --from-file=token=<(printf %s "$BAO_TOKEN") \
 	--dry-run=client -o yaml | $k apply -f - >/dev/null
 webhook_port=$(free_port)
 probe_port=$(free_port)
@@ -99,7 +99,7 @@ echo "   SecretStores -> $BAO_ADDR (KV v2 mount secret), token from Secret order
 
 step "ControlPlane cp (External Keystone $ORDERHUB_KEYSTONE_URL)"
 $k create namespace "$ns" --dry-run=client -o yaml | $k apply -f - >/dev/null
-$k -n "$ns" create secret generic keystone-admin --from-literal=password="$admin_password" \
+$k -n "$ns" create secret generic keystone-admin --from-file=password=<(printf %s "$admin_password") \
 	--dry-run=client -o yaml | $k apply -f - >/dev/null
 echo "   Secret $ns/keystone-admin holds the stack's Keystone admin password"
 # The sample names a placeholder Keystone; point it at the stack's.
@@ -144,7 +144,7 @@ $k -n "$ns" get secret workflow-credentials -o jsonpath='{.data.clouds\.yaml}' |
 	OS_CLIENT_CONFIG_FILE=$tmp/clouds.yaml openstack --os-cloud workflow token issue -f value -c expires -c project_id -c user_id
 ) | paste -sd' ' | awk '{print "   token issued: expires " $1 ", project " $2 ", user " $3}'
 echo "-- OpenBao backup secret/openstack/keystone/$ns/workflow/service-accounts/credentials (keys only):"
-curl -fsS -H "X-Vault-Token: $BAO_TOKEN" "$BAO_ADDR/v1/secret/data/openstack/keystone/$ns/workflow/service-accounts/credentials" |
+printf 'X-Vault-Token: %s\n' "$BAO_TOKEN" | curl -fsS -H @- "$BAO_ADDR/v1/secret/data/openstack/keystone/$ns/workflow/service-accounts/credentials" |
 	python3 -c 'import json,sys; d=json.load(sys.stdin)["data"]; print("   keys:", ", ".join(sorted(d["data"])), "(version", str(d["metadata"]["version"]) + ")")'
 
 step "Keystone orders in namespace tenant-a: KeystoneUser reports, KeystoneProject reports-project, KeystoneRoleAssignment reports-member, KeystoneApplicationCredential reports-appcred"

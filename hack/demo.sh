@@ -17,8 +17,8 @@ echo "-- kube-apiserver: CRDs installed, by API group:"
 echo "-- Keystone: a token for the admin (openstack CLI, cloud 'admin'):"
 OS_CLOUD=admin openstack token issue -f value -c expires | sed 's/^/   expires /'
 echo "-- OpenBao-compatible server: KV v2 write and read:"
-curl -fsS -H "X-Vault-Token: $BAO_TOKEN" -X POST -d '{"data":{"hello":"world"}}' "$BAO_ADDR/v1/secret/data/demo/hello" >/dev/null
-curl -fsS -H "X-Vault-Token: $BAO_TOKEN" "$BAO_ADDR/v1/secret/data/demo/hello" | python3 -c 'import json,sys; print("   secret/demo/hello =", json.load(sys.stdin)["data"]["data"])'
+printf 'X-Vault-Token: %s\n' "$BAO_TOKEN" | curl -fsS -H @- -X POST -d '{"data":{"hello":"world"}}' "$BAO_ADDR/v1/secret/data/demo/hello" >/dev/null
+printf 'X-Vault-Token: %s\n' "$BAO_TOKEN" | curl -fsS -H @- "$BAO_ADDR/v1/secret/data/demo/hello" | python3 -c 'import json,sys; print("   secret/demo/hello =", json.load(sys.stdin)["data"]["data"])'
 echo "-- RabbitMQ management API:"
 curl -fsS -u "$RABBITMQ_USERNAME:$RABBITMQ_PASSWORD" "$RABBITMQ_URL/api/overview" | python3 -c 'import json,sys; d=json.load(sys.stdin); print("   RabbitMQ", d["rabbitmq_version"], "node", d["node"])'
 if [ -x hack/demo-order.sh ]; then

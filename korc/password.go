@@ -1,9 +1,6 @@
 package korc
 
 import (
-	"crypto/rand"
-	"encoding/base64"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -15,26 +12,9 @@ import (
 // spec.resource.passwordRef (K-ORC internal/controllers/user: secret.Data["password"]).
 const PasswordKey = "password"
 
-// PasswordBytes is the entropy of a generated password: 32 random bytes,
-// rendered as 43 characters of unpadded base64url (upstream c5c3's
-// service-account passwords, c5c3-brief §2).
-const PasswordBytes = 32
-
 // LabelPasswordGeneration carries the generation N of a generation-scoped
 // password Secret (...-password-v<N>), so the current one is found by listing.
 const LabelPasswordGeneration = "c5c3.io/password-generation"
-
-// NewPassword returns a fresh random password (see PasswordBytes). It fails
-// only when the system's random source does.
-func NewPassword() ([]byte, error) {
-	b := make([]byte, PasswordBytes)
-	if _, err := rand.Read(b); err != nil {
-		return nil, fmt.Errorf("generate password: %w", err)
-	}
-	out := make([]byte, base64.RawURLEncoding.EncodedLen(len(b)))
-	base64.RawURLEncoding.Encode(out, b)
-	return out, nil
-}
 
 // PasswordSecret is the generation-scoped password Secret c.Name (usually
 // ...-password-v<generation>) holding password under PasswordKey, labelled

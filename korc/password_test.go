@@ -1,25 +1,6 @@
 package korc
 
-import (
-	"encoding/base64"
-	"testing"
-)
-
-func TestNewPassword(t *testing.T) {
-	t.Parallel()
-	a, err := NewPassword()
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, _ := NewPassword()
-	raw, err := base64.RawURLEncoding.DecodeString(string(a))
-	if err != nil || len(raw) != PasswordBytes || len(a) != 43 {
-		t.Fatalf("password %q: %d random bytes, %d characters (%v), want %d and 43", a, len(raw), len(a), err, PasswordBytes)
-	}
-	if string(a) == string(b) {
-		t.Fatal("two passwords are equal")
-	}
-}
+import "testing"
 
 func TestPasswordGenerations(t *testing.T) {
 	t.Parallel()

@@ -2,8 +2,6 @@ package topology
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"fmt"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
@@ -15,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+	"github.com/c5c3/orderhub/internal/password"
 	"github.com/c5c3/orderhub/internal/rabbitmq"
 )
 
@@ -117,20 +116,16 @@ func userFromSecret(o *rmqv1.User, data map[string][]byte) (userDesired, error) 
 }
 
 // generate writes <name>-user-credentials with the resource name as username
-// and a random 32-character password, owned by the User so it is collected
+// and a generated password (internal/password: 52 characters, A–Z and 2–7), owned by the User so it is collected
 // with it.
 func (a userActuator) generate(ctx context.Context, o *rmqv1.User, name string) (corev1.Secret, error) {
-	buf := make([]byte, 24)
-	if _, err := rand.Read(buf); err != nil {
-		return corev1.Secret{}, err
-	}
 	s := corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: name,
 			Labels: map[string]string{labelTopologyOperator: "true"}},
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{
 			SecretKeyUsername: []byte(o.Name),
-			SecretKeyPassword: []byte(base64.RawURLEncoding.EncodeToString(buf)),
+			SecretKeyPassword: password.New(),
 		},
 	}
 	if err := controllerutil.SetControllerReference(o, &s, a.scheme); err != nil {

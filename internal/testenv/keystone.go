@@ -89,7 +89,7 @@ func (s *Stack) keystoneTemplate(ctx context.Context) (string, error) {
 		{"sqlite3", filepath.Join(work, "keystone.db"), "PRAGMA journal_mode=WAL;"},
 		{"keystone-manage", "--config-file", conf, "fernet_setup", "--keystone-user", "root", "--keystone-group", "root"},
 		{"keystone-manage", "--config-file", conf, "credential_setup", "--keystone-user", "root", "--keystone-group", "root"},
-		{"keystone-manage", "--config-file", conf, "bootstrap", "--bootstrap-password", keystoneAdminPassword,
+		{"keystone-manage", "--config-file", conf, "bootstrap",
 			"--bootstrap-username", "admin", "--bootstrap-project-name", "admin", "--bootstrap-role-name", "admin",
 			"--bootstrap-service-name", "keystone", "--bootstrap-region-id", keystoneRegion,
 			"--bootstrap-admin-url", url, "--bootstrap-internal-url", url, "--bootstrap-public-url", url},
@@ -98,7 +98,9 @@ func (s *Stack) keystoneTemplate(ctx context.Context) (string, error) {
 	}
 	for _, st := range steps {
 		cmd := exec.CommandContext(ctx, st[0], st[1:]...)
-		cmd.Env = baseEnv()
+		// The admin password goes through the environment keystone-manage
+		// reads it from, not the command line other users can see in ps.
+		cmd.Env = append(baseEnv(), "OS_BOOTSTRAP_PASSWORD="+keystoneAdminPassword)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return "", fmt.Errorf("%s: %v\n%s", strings.Join(st[:min(len(st), 4)], " "), err, out)
 		}

@@ -8,6 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -59,6 +60,10 @@ type Options struct {
 	// RecheckInterval re-verifies a ready credential (default 5 min), so a
 	// password changed in Keystone behind the plane's back is noticed.
 	RecheckInterval time.Duration
+	// FailureConfirmation is how long a transient failure of a Ready plane
+	// must persist before it is reported (HoldTransient; default
+	// DefaultFailureConfirmation).
+	FailureConfirmation time.Duration
 }
 
 // Reconciler reconciles ControlPlanes. Its only status writer is
@@ -68,6 +73,21 @@ type Reconciler struct {
 	recorder recorder.EventRecorder
 	opts     Options
 	now      func() time.Time
+	failing  failureClock
+}
+
+// holdTransient applies HoldTransient to the AdminCredentialReady that one
+// pass computed, against the condition the plane reports now, and logs a
+// held failure so it is visible without flipping Ready.
+func (r *Reconciler) holdTransient(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, want metav1.Condition) (metav1.Condition, bool) {
+	prev := meta.FindStatusCondition(cp.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady)
+	got, since, held := HoldTransient(prev, want, r.failing.get(cp.UID), r.now(), r.opts.FailureConfirmation)
+	r.failing.set(cp.UID, since)
+	if held {
+		log.FromContext(ctx).Info("admin credential check failed; AdminCredentialReady stays True unless the failure persists",
+			"reason", want.Reason, "message", want.Message, "failingSince", since, "confirmAfter", r.opts.FailureConfirmation)
+	}
+	return got, held
 }
 
 // Reconcile fulfils the plane contract for one ControlPlane.
@@ -111,12 +131,16 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			}
 		}
 	}
-	ready, err := r.writeStatus(ctx, &cp, Conditions(o, cp.Generation))
+	admin, held := r.holdTransient(ctx, &cp, AdminCredentialCondition(o, cp.Generation))
+	ready, err := r.writeStatus(ctx, &cp, Conditions(admin, cp.Generation))
 	if err != nil {
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return ctrl.Result{}, err
+	}
+	if held {
+		return ctrl.Result{RequeueAfter: r.opts.FailureConfirmation}, nil
 	}
 	if !ready {
 		return ctrl.Result{RequeueAfter: r.opts.RetryInterval}, nil

@@ -52,6 +52,9 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.RecheckInterval == 0 {
 		opts.RecheckInterval = DefaultRecheckInterval
 	}
+	if opts.FailureConfirmation == 0 {
+		opts.FailureConfirmation = DefaultFailureConfirmation
+	}
 	if ob := opts.OpenBao; ob != nil {
 		if ob.Address == "" || ob.TokenSecret.Name == "" || ob.TokenSecret.Namespace == "" {
 			return errors.New("controlplane: OpenBao needs an address and a token Secret namespace/name")

@@ -73,11 +73,11 @@ func ReadyCondition(subs []metav1.Condition, generation int64) metav1.Condition 
 		Reason: c5c3v1alpha1.ReasonAllReady, ObservedGeneration: generation, Message: "all conditions are True"}
 }
 
-// Conditions returns the plane's conditions for o: AdminCredentialReady and
-// Ready.
-func Conditions(o Observation, generation int64) []metav1.Condition {
-	a := AdminCredentialCondition(o, generation)
-	return []metav1.Condition{a, ReadyCondition([]metav1.Condition{a}, generation)}
+// Conditions returns the plane's conditions for the AdminCredentialReady
+// condition admin (AdminCredentialCondition, after HoldTransient):
+// admin, then Ready.
+func Conditions(admin metav1.Condition, generation int64) []metav1.Condition {
+	return []metav1.Condition{admin, ReadyCondition([]metav1.Condition{admin}, generation)}
 }
 
 // SetConditions sets want on *conds, keeping LastTransitionTime where the

@@ -34,7 +34,7 @@ func TestConditions(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got := Conditions(tc.o, 7)
+			got := Conditions(AdminCredentialCondition(tc.o, 7), 7)
 			if len(got) != 2 {
 				t.Fatalf("got %d conditions", len(got))
 			}
@@ -53,16 +53,16 @@ func TestSetConditionsKeepsTransitionTime(t *testing.T) {
 	t.Parallel()
 	t0, t1 := metav1.NewTime(time.Unix(100, 0)), metav1.NewTime(time.Unix(200, 0))
 	var conds []metav1.Condition
-	if ch := SetConditions(&conds, Conditions(Observation{}, 1), t0); len(ch) != 2 {
+	if ch := SetConditions(&conds, Conditions(AdminCredentialCondition(Observation{}, 1), 1), t0); len(ch) != 2 {
 		t.Fatalf("first set: %d changed, want 2", len(ch))
 	}
-	if ch := SetConditions(&conds, Conditions(Observation{}, 2), t1); len(ch) != 0 {
+	if ch := SetConditions(&conds, Conditions(AdminCredentialCondition(Observation{}, 2), 2), t1); len(ch) != 0 {
 		t.Fatalf("same conditions again: %d changed, want 0", len(ch))
 	}
 	if !conds[0].LastTransitionTime.Equal(&t0) || conds[0].ObservedGeneration != 2 {
 		t.Errorf("unchanged condition: time %v gen %d, want %v gen 2", conds[0].LastTransitionTime, conds[0].ObservedGeneration, t0)
 	}
-	ch := SetConditions(&conds, Conditions(Observation{StoreNotReady: "s"}, 2), t1)
+	ch := SetConditions(&conds, Conditions(AdminCredentialCondition(Observation{StoreNotReady: "s"}, 2), 2), t1)
 	if len(ch) != 2 || !conds[0].LastTransitionTime.Equal(&t1) {
 		t.Errorf("flip: %d changed, time %v", len(ch), conds[0].LastTransitionTime)
 	}

@@ -62,6 +62,10 @@ func (v KeystoneVerifier) Verify(ctx context.Context, r TokenRequest) error {
 		return err
 	}
 	pc.HTTPClient = http.Client{Transport: tr, Timeout: timeout}
+	// Keystone's access log (and a proxy in front of it) can tell the
+	// plane's credential checks from K-ORC's requests, which share the
+	// admin credential.
+	pc.UserAgent.Prepend(ControllerName)
 	ao := gophercloud.AuthOptions{
 		IdentityEndpoint: r.AuthURL, Username: r.User, Password: r.Password, DomainName: r.Domain,
 	}

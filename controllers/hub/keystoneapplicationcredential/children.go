@@ -19,6 +19,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/apply"
+	"github.com/c5c3/orderhub/internal/password"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -106,10 +107,7 @@ func (p *pass) createGeneration(ctx context.Context, gen int64) error {
 	if _, ok, err := p.secretValue(ctx, gen); err != nil {
 		return err
 	} else if !ok {
-		v, err := korc.NewPassword()
-		if err != nil {
-			return err
-		}
+		v := password.New()
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: secretName, Namespace: p.ns, Labels: p.lbl},
 			Type: corev1.SecretTypeOpaque, Data: map[string][]byte{applicationcredential.SecretValueKey: v}}
 		if err := p.r.local.Create(ctx, s, client.FieldOwner(orders.FieldOwner)); apierrors.IsAlreadyExists(err) {

@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
 	"github.com/c5c3/orderhub/internal/keystone"
+	"github.com/c5c3/orderhub/internal/password"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -244,10 +245,7 @@ func (p *accountPass) passwords(ctx context.Context, user *orcv1alpha1.User, ado
 	if plan.Create == 0 {
 		return secrets, plan, nil
 	}
-	pw, err := korc.NewPassword()
-	if err != nil {
-		return nil, PasswordPlan{}, err
-	}
+	pw := password.New()
 	ann := map[string]string{annotationAnswers: plan.CreateAnswers}
 	if plan.CreateAdopted {
 		ann[annotationAdopted] = "true"

@@ -17,6 +17,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/internal/password"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -310,10 +311,7 @@ func (p *pass) plan(ctx context.Context, secrets map[int64]*corev1.Secret, appli
 // createPassword creates the generation plan.Create asks for and adds it to
 // secrets.
 func (p *pass) createPassword(ctx context.Context, secrets map[int64]*corev1.Secret, plan RotationPlan) error {
-	pw, err := korc.NewPassword()
-	if err != nil {
-		return err
-	}
+	pw := password.New()
 	s := korc.PasswordSecret(korc.Child{Name: p.name(korc.PasswordDiscriminator(plan.Create)), Namespace: p.cp.Namespace, Labels: p.lbl},
 		plan.Create, pw, nil)
 	if err := p.r.local.Create(ctx, s, client.FieldOwner(ControllerName)); err != nil && !apierrors.IsAlreadyExists(err) {
