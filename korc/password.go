@@ -17,7 +17,8 @@ const PasswordKey = "password"
 
 // PasswordBytes is the entropy of a generated password: 32 random bytes,
 // rendered as 43 characters of unpadded base64url (upstream c5c3's
-// service-account passwords, c5c3-brief §2).
+// service-account passwords, github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/reconcile_serviceaccounts.go).
 const PasswordBytes = 32
 
 // LabelPasswordGeneration carries the generation N of a generation-scoped
