@@ -67,8 +67,8 @@ type PasswordPlan struct {
 //   - a rotation request value the newest generation does not answer:
 //     create newest+1 — a rotation;
 //   - the newest generation is applied but marked adopted: create newest+1,
-//     which K-ORC writes to Keystone (closes the gap of K-ORC issue #920 on the first pass instead of
-//     waiting for a manual rotation);
+//     which K-ORC writes to Keystone (closes the gap of K-ORC issue #920
+//     on the first pass instead of waiting for a manual rotation);
 //   - Deliverable is Applied unless that generation is marked adopted or
 //     missing; generations older than Applied are deleted.
 func PlanPassword(in PasswordInputs) PasswordPlan {
