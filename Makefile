@@ -30,8 +30,9 @@ build: ## Build bin/orderhub.
 	go build -o bin/orderhub ./cmd/orderhub
 
 .PHONY: vet
-vet: ## gofmt check and go vet (with and without the integration tag).
+vet: ## gofmt check, citation check (hack/check-citations.sh) and go vet (with and without the integration tag).
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt'd: $$unformatted"; exit 1; fi
+	hack/check-citations.sh
 	go vet ./...
 	go vet -tags integration ./...
 

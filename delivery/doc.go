@@ -5,7 +5,7 @@
 //   - cloudsyaml renders and parses the clouds.yaml documents delivered to
 //     consumers and handed to K-ORC (password and v3applicationcredential auth).
 //   - openbao is the OpenBao api/v2 client factory, the backup paths of the
-//     seeds, and the read/verify/teardown helpers on them.
+//     reference pages (docs/reference), and the read/verify/teardown helpers on them.
 //   - eso builds and reads the External Secrets Operator objects (SecretStore,
 //     PushSecret, ExternalSecret) over unstructured.Unstructured, and stamps
 //     the force-sync and content-hash annotations.

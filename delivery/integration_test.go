@@ -203,8 +203,9 @@ func repush(t *testing.T, c client.Client, ns, src string, ps *unstructured.Unst
 }
 
 // A SecretStore and PushSecret built by package eso become Ready, the pushed
-// values are in OpenBao at the seed-001 backup path (read with package
-// openbao), a changed source is pushed again when the content hash is
+// values are in OpenBao at the KeystoneService backup path
+// (docs/reference/keystoneservice.md, "Consumer Secret contract") (read with
+// package openbao), a changed source is pushed again when the content hash is
 // re-stamped, and deleting the PushSecret (deletionPolicy Delete) removes the
 // values; DeleteMetadata then removes the path.
 func TestIntegration_PushSecretToOpenBao(t *testing.T) {
@@ -364,11 +365,11 @@ func keys(m map[string][]byte) []string {
 	return out
 }
 
-// Server-side-apply delivery (seed 004 "Delivered Secret contract"): a
-// delivered Secret is created with a controller reference, an edited key is
-// rewritten, a key somebody else added stays, a deleted Secret is written
-// again, and a same-named Secret not owned by the deliverer is refused and
-// left as it was.
+// Server-side-apply delivery (docs/reference/keystoneapplicationcredential.md,
+// "Delivered Secret contract"): a delivered Secret is created with a controller
+// reference, an edited key is rewritten, a key somebody else added stays, a
+// deleted Secret is written again, and a same-named Secret not owned by the
+// deliverer is refused and left as it was.
 func TestIntegration_SSADelivery(t *testing.T) {
 	ctx := context.Background()
 	c := kubeClient(t)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Runs unit and integration tests (tag integration) against the real local
-# stack, then the chainsaw e2e suites, printing a compact log (package results,
-# test results, failures) and a closing summary line. The full log is in
+# stack, printing a compact log (package results, test results, failures) and a
+# closing summary line. The chainsaw e2e suites run inside that go test run:
+# TestIntegration_ChainsawCorpora (tests/e2e/corpus) and
+# TestIntegration_ChainsawLiveSuites (tests/e2e). The full log is in
 # .test-output.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -10,8 +12,5 @@ out=.test-output.txt
 go test -v -tags integration -p "$TEST_P" -timeout "$TEST_TIMEOUT" -count=1 ./... 2>&1 | tee "$out" |
 	grep --line-buffered -E '^(ok|FAIL|panic:)|^\s*--- (PASS|FAIL|SKIP)|_test\.go:[0-9]+:|^testenv:' || true
 rc=${PIPESTATUS[0]}
-if [ -x hack/e2e.sh ]; then
-	hack/e2e.sh 2>&1 | tee -a "$out" || rc=1
-fi
 hack/test-summary.sh "$out" || rc=1
 exit "$rc"

@@ -15,7 +15,8 @@ type Child struct {
 	Labels map[string]string
 	// Credentials names the clouds.yaml Secret and cloud: the plane's admin
 	// application-credential cloud for imports and probes, the admin password
-	// cloud for managed children (ARCHITECTURE.md, "Plane contract").
+	// cloud for managed children (docs/reference/controlplane.md, "Plane
+	// contract").
 	Credentials orcv1alpha1.CloudCredentialsReference
 	// OnDelete applies to managed children: empty keeps K-ORC's default
 	// (delete the OpenStack resource with the object), OnDeleteDetach keeps
@@ -54,8 +55,9 @@ func ImportService(c Child, f orcv1alpha1.ServiceFilter) *orcv1alpha1.Service {
 }
 
 // ServiceProbe is the collision probe of a catalog entry: an import of the
-// service of serviceType and name (seed 001 "Collision and adoption": the
-// catalog probe matches on service type and effective name).
+// service of serviceType and name (docs/reference/keystoneservice.md,
+// "Collision and adoption": the catalog probe matches on service type and
+// effective name).
 func ServiceProbe(c Child, serviceType, name string) *orcv1alpha1.Service {
 	n := orcv1alpha1.OpenStackName(name)
 	return ImportService(c, orcv1alpha1.ServiceFilter{Name: &n, Type: &serviceType})
@@ -97,8 +99,9 @@ func ImportUser(c Child, f orcv1alpha1.UserFilter) *orcv1alpha1.User {
 }
 
 // UserProbe is the collision probe of a service account's user: an import of
-// the user name in the domain imported by the Domain object domainRef (seed
-// 001: the user probe matches on user name in the effective domain).
+// the user name in the domain imported by the Domain object domainRef
+// (docs/reference/keystoneservice.md, "Collision and adoption": the user probe
+// matches on user name in the effective domain).
 func UserProbe(c Child, name, domainRef string) *orcv1alpha1.User {
 	n := orcv1alpha1.OpenStackName(name)
 	f := orcv1alpha1.UserFilter{Name: &n}
@@ -139,7 +142,9 @@ func ProjectProbe(c Child, name, domainRef string) *orcv1alpha1.Project {
 }
 
 // ManagedRole is a managed K-ORC Role. orderhub only imports roles (Keystone
-// roles are global; seed 001 "roles"), but tests create them.
+// roles are global; docs/reference/keystoneservice.md,
+// "KeystoneServiceAccountSpec", roles), but tests
+// create them.
 func ManagedRole(c Child, r orcv1alpha1.RoleResourceSpec) *orcv1alpha1.Role {
 	tm, om := c.meta("Role")
 	return &orcv1alpha1.Role{TypeMeta: tm, ObjectMeta: om, Spec: orcv1alpha1.RoleSpec{
@@ -156,7 +161,9 @@ func ImportRole(c Child, f orcv1alpha1.RoleFilter) *orcv1alpha1.Role {
 }
 
 // RoleImportByName imports a role by name only, without a domain (roles
-// are global; upstream imports them this way, brief §3.2).
+// are global; upstream c5c3 imports them this way,
+// github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/reconcile_serviceaccounts.go).
 func RoleImportByName(c Child, name string) *orcv1alpha1.Role {
 	n := orcv1alpha1.KeystoneName(name)
 	return ImportRole(c, orcv1alpha1.RoleFilter{Name: &n})

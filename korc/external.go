@@ -15,7 +15,9 @@ type externalRule struct {
 }
 
 // externalRules are ClassifyExternal's rules, most specific first
-// (c5c3-brief §1.3, upstream external_mode.go; seed 001 "Conditions"). When
+// (upstream c5c3, github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/external_mode.go;
+// docs/reference/keystoneservice.md, "Conditions"). When
 // a message matches several rules (K-ORC joins the errors of several calls,
 // and a wrapped error keeps its inner text), the first rule wins.
 var externalRules = []externalRule{
@@ -30,11 +32,12 @@ var externalRules = []externalRule{
 // External-mode ControlPlane into one of the External-mode reasons of
 // api/c5c3/v1alpha1 (CatalogEndpointMismatch, CredentialDrift,
 // TLSVerificationFailed, AuthenticationFailed, EndpointUnreachable), which
-// replace a bounded wait on any sub-condition (seed 001 "Conditions").
+// replace a bounded wait on any sub-condition
+// (docs/reference/keystoneservice.md, "Conditions").
 //
 // K-ORC collapses these failures into the non-terminal TransientError, so
 // they are told apart by substring of s.Message, case-sensitively as
-// upstream does, first match winning in this order (c5c3-brief §1.3):
+// upstream does, first match winning in this order:
 //
 //   - "No suitable endpoint could be found in the service catalog" →
 //     CatalogEndpointMismatch;
@@ -49,7 +52,7 @@ var externalRules = []externalRule{
 // Only PhaseProgressing, PhaseFailed and PhasePending states are classified.
 // A PhaseAvailable state is never reclassified, because K-ORC leaves the
 // last transient message on Progressing after the object became Available
-// (c5c3-brief §1.3). ok is false, and reason "", when the phase is
+// (upstream external_mode.go does the same). ok is false, and reason "", when the phase is
 // Available or unknown, or the message matches no rule; the caller then
 // keeps its own (bounded-wait or terminal) reason. The caller decides
 // whether the plane is External; this function does not know.

@@ -23,11 +23,13 @@ const HashLength = 8
 // `kubectl get users -n <controlplane-namespace>` reads as the owner each
 // child belongs to.
 const (
-	// InfixRegistration marks children of a KeystoneService (seed 001
-	// "Projected child names").
+	// InfixRegistration marks children of a KeystoneService
+	// (docs/reference/keystoneservice.md, "Projected child names").
 	InfixRegistration = "registration"
 	// InfixApplicationCredential marks children of a
-	// KeystoneApplicationCredential (seed 004 "Projected child names").
+	// KeystoneApplicationCredential
+	// (docs/reference/keystoneapplicationcredential.md, "Projected child
+	// names").
 	InfixApplicationCredential = "applicationcredential"
 	// InfixUser marks children of a KeystoneUser order.
 	InfixUser = "user"
@@ -37,13 +39,13 @@ const (
 	InfixRoleAssignment = "roleassignment"
 )
 
-// Fixed discriminators of KeystoneService children (seed 001 "Projected child
-// names"). Together with EndpointDiscriminator, RoleDiscriminator,
-// AssignDiscriminator and PasswordDiscriminator they are the complete
-// inventory: RegistrationDiscriminators enumerates it for one CR, and the
-// validating webhook bounds metadata.name by it. A reconciler that projects a
-// child under any other discriminator must add it here first, or the bound
-// no longer holds.
+// Fixed discriminators of KeystoneService children
+// (docs/reference/keystoneservice.md, "Projected child names"). Together with
+// EndpointDiscriminator, RoleDiscriminator, AssignDiscriminator and
+// PasswordDiscriminator they are the complete inventory:
+// RegistrationDiscriminators enumerates it for one CR, and the validating
+// webhook bounds metadata.name by it. A reconciler that projects a child under
+// any other discriminator must add it here first, or the bound no longer holds.
 const (
 	// DiscDomain is the import of the account's domain when it is not the
 	// plane's admin domain (whose import the ControlPlane owns).
@@ -62,9 +64,9 @@ const (
 	DiscDelivery = "delivery"
 )
 
-// Fixed discriminators of KeystoneApplicationCredential children (seed 004
-// "Projected child names"), besides SecretDiscriminator and
-// CredentialDiscriminator.
+// Fixed discriminators of KeystoneApplicationCredential children
+// (docs/reference/keystoneapplicationcredential.md, "Projected child names"),
+// besides SecretDiscriminator and CredentialDiscriminator.
 const (
 	// DiscMintCloud is the user's password clouds.yaml K-ORC mints with.
 	DiscMintCloud = "mint-cloud"
@@ -82,14 +84,14 @@ func ShortHash(key string) string {
 
 // RegistrationKey is the stable key a KeystoneService's child names hash:
 // "<namespace>/<name>", so two same-named registrations in different
-// namespaces never share a child name (seed 001).
+// namespaces never share a child name (docs/reference/keystoneservice.md).
 func RegistrationKey(namespace, name string) string {
 	return namespace + "/" + name
 }
 
 // OrderKey is the stable key an order's child names hash:
 // "<cluster>/<namespace>/<name>", cluster empty for the management cluster
-// (seed 004).
+// (docs/reference/keystoneapplicationcredential.md).
 func OrderKey(cluster, namespace, name string) string {
 	return cluster + "/" + namespace + "/" + name
 }
@@ -237,15 +239,15 @@ func MaxRegistrationNameLength(ks *c5c3v1alpha1.KeystoneService) int {
 
 // AdminPasswordCloudSecretName is "<cp>-admin-password-cloud", the plane's
 // admin password clouds.yaml Secret every managed child authenticates with
-// (ARCHITECTURE.md "Plane contract", c5c3-brief §1.5).
+// (docs/reference/controlplane.md, "Plane contract").
 func AdminPasswordCloudSecretName(controlPlane string) string {
 	return controlPlane + "-admin-password-cloud"
 }
 
 // AdminDomainImportName is "<cp>-domain-<RoleSlug(lowercased domain)>", the
-// plane's admin Domain import (c5c3-brief §1.6: <cp>-domain-default for the
-// domain Default). A plane has one admin domain, so case is not
-// distinguished.
+// plane's admin Domain import (docs/reference/controlplane.md, "Plane
+// contract": <cp>-domain-default for the domain Default). A plane has one admin
+// domain, so case is not distinguished.
 func AdminDomainImportName(controlPlane, domain string) string {
 	return controlPlane + "-domain-" + RoleSlug(strings.ToLower(domain))
 }

@@ -13,8 +13,8 @@ import (
 const ImportPendingExternalMessage = "Waiting for OpenStack resource to be created externally"
 
 // ProbeOutcome is the verdict of a collision probe: a short-lived unmanaged
-// import run before every managed create (ARCHITECTURE.md "Collision probe";
-// seed 001 "Collision and adoption").
+// import run before every managed create (docs/reference/keystoneservice.md,
+// "Collision and adoption").
 type ProbeOutcome string
 
 const (

@@ -102,7 +102,8 @@ func IDOf(obj orcv1alpha1.ObjectWithConditions) string {
 
 // AppliedPasswordRef returns the User's status.resource.appliedPasswordRef:
 // the name of the password Secret K-ORC last applied to Keystone ("" when
-// none, e.g. an adopted user before its first rotation, seed 001 #920).
+// none, e.g. an adopted user before its first rotation,
+// github.com/k-orc/openstack-resource-controller issue #920).
 func AppliedPasswordRef(u *orcv1alpha1.User) string {
 	if u.Status.Resource == nil {
 		return ""

@@ -14,7 +14,9 @@ import (
 const MsgControlPlaneExists = "at most one ControlPlane per namespace: namespace %q already holds ControlPlane %q"
 
 // ControlPlaneValidator enforces one ControlPlane per namespace on create
-// (c5c3-brief §1). It lists through an uncached reader, so a ControlPlane
+// (docs/reference/controlplane.md, "Plane contract"; upstream c5c3 does the
+// same in validateUniqueInNamespace, github.com/blut/c5c3-forge
+// operators/c5c3/api/v1alpha1/controlplane_webhook.go). It lists through an uncached reader, so a ControlPlane
 // created a moment ago is seen. Two creates racing each other can both pass;
 // the reconciler parks the newer one with Ready=False/DuplicateControlPlane.
 type ControlPlaneValidator struct {

@@ -1,8 +1,9 @@
 // Package webhooks holds the hub's admission webhooks: the KeystoneService
 // defaulter and validator, and the ControlPlane one-per-namespace validator.
-// They hold only what the CRD schema cannot express (seed 001 "Defaulting and
-// Validation Summary"); every other rule is a CRD rule that binds even with
-// the webhook down. The order kinds have no webhook: target clusters run none.
+// They hold only what the CRD schema cannot express
+// (docs/reference/keystoneservice.md, "Defaulting and Validation Summary");
+// every other rule is a CRD rule that binds even with the webhook down. The
+// order kinds have no webhook: target clusters run none.
 package webhooks
 
 import (
@@ -35,9 +36,9 @@ const (
 
 // KeystoneServiceDefaulter is the KeystoneService defaulting webhook. It sets
 // exactly one field: spec.account.userName from metadata.name when empty
-// (seed 001 "Defaulting webhook"). rotation.mode carries a schema default;
-// domainName and catalog.serviceName resolve against values admission cannot
-// see and stay reconciler-side.
+// (docs/reference/keystoneservice.md, "Defaulting and Validation Summary").
+// rotation.mode carries a schema default; domainName and catalog.serviceName
+// resolve against values admission cannot see and stay reconciler-side.
 type KeystoneServiceDefaulter struct{}
 
 var _ admission.Defaulter[*c5c3v1alpha1.KeystoneService] = KeystoneServiceDefaulter{}

@@ -161,7 +161,7 @@ func TestKeystoneServiceValidator_Create(t *testing.T) {
 	t.Parallel()
 	ok := ksFixture("workflow")
 	if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), ok); err != nil {
-		t.Fatalf("seed example rejected: %v", err)
+		t.Fatalf("reference example rejected: %v", err)
 	}
 
 	atBound := ksFixture("x")

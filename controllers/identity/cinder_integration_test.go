@@ -46,7 +46,7 @@ func loadSamples(t testing.TB) []client.Object {
 	return out
 }
 
-// The Cinder set of the seed becomes Ready, and once Ready stays without
+// The Cinder set (config/samples/identity/cinder.yaml) becomes Ready, and once Ready stays without
 // writes or failed logins over several forced resyncs.
 func TestCinderSetReadyAndSteady(t *testing.T) {
 	objs := loadSamples(t)

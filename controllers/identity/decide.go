@@ -17,7 +17,7 @@ import (
 // Pure decisions of the shared loop. None of these functions does I/O.
 
 // owned reports whether this controller serves a resource: keystoneRef unset,
-// empty, or naming refName (seed §"Keystone chart: custom resource definitions").
+// empty, or naming refName (docs/identity.md, "Common fields").
 func owned(ref *kv1.KeystoneRef, refName string) bool {
 	return ref == nil || ref.Name == "" || ref.Name == refName
 }

@@ -8,12 +8,13 @@
 // Keystone calls. Dependencies between kinds (a Project needs its Domain, an
 // Endpoint its Service) are never read from other resources' status: a
 // missing dependency is a ReconcileError that names it, retried until it
-// exists in Keystone (seed §"Ordering and readiness" of the controller).
+// exists in Keystone (docs/identity.md, "Ordering").
 package identity
 
 // RBAC of the identity controller: the eight kinds (no create, no delete: it
 // only acts on resources something else created), their status, the password
-// Secrets it reads, and events. Seed §"Who may create a RoleAssignment".
+// Secrets it reads, and events (docs/identity.md, "Running it": who may create
+// a RoleAssignment).
 //
 // +kubebuilder:rbac:groups=keystone.osh.openstack.org,resources=domains;projects;roles;groups;users;roleassignments;services;endpoints,verbs=get;list;watch;update;patch
 // +kubebuilder:rbac:groups=keystone.osh.openstack.org,resources=domains/status;projects/status;roles/status;groups/status;users/status;roleassignments/status;services/status;endpoints/status,verbs=get;update;patch

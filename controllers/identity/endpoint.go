@@ -69,7 +69,9 @@ func planEndpoint(found []endpoints.Endpoint, url string, wantEnabled bool) endp
 }
 
 // endpointCreate sends region_id: gophercloud's CreateOpts only sends the
-// deprecated region field (osh-brief §0.9).
+// deprecated region field
+// (github.com/gophercloud/gophercloud/v2 openstack/identity/v3/endpoints),
+// and Keystone auto-creates a missing region only for region.
 type endpointCreate struct {
 	Interface, URL, ServiceID, RegionID string
 	Enabled                             bool

@@ -88,7 +88,8 @@ const (
 )
 
 // decidePassword maps a probe outcome to an action: write only on 401
-// (seed §"User and its password"; never after a network error or a non-401).
+// (docs/identity.md, "Users and passwords"; never after a network error or a
+// non-401).
 func decidePassword(res keystone.ProbeResult, err error) passwordAction {
 	switch {
 	case err != nil:

@@ -12,7 +12,8 @@ import (
 // bindingActuator declares a Binding. The management API gives a binding no
 // name, so it lists the bindings between source and destination and POSTs
 // only when none has the routing key and arguments; deletion uses the
-// properties_key of the matching listed bindings (seed 002, "the reconciler").
+// properties_key of the matching listed bindings (docs/topology.md,
+// "Reconciliation").
 type bindingActuator struct{ broker *rabbithole.Client }
 
 var _ actuator[*rmqv1.Binding] = bindingActuator{}

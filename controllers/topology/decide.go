@@ -18,7 +18,7 @@ import (
 // take everything they need as arguments and are table-tested.
 
 // ownership answers "is this resource mine?" from its rabbitmqClusterReference
-// (seed 002, "spec.rabbitmqClusterReference and coexistence"). It returns ""
+// (docs/topology.md, "Which resources are served"). It returns ""
 // when the resource is served here and otherwise why it is not.
 //
 // clusterName is the served cluster's name; ownNamespace is the controller's

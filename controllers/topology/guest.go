@@ -12,7 +12,8 @@ import (
 )
 
 // GuestUser is the default account RabbitMQ's definitions import recreates
-// on every node boot (seed 002, "Problem Description").
+// on every node boot (docs/topology.md, "Configuration", --delete-guest-user;
+// OpenStack-Helm commit a480a58d).
 const GuestUser = "guest"
 
 // guestReaper deletes the guest user every interval while this replica

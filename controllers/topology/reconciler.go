@@ -39,9 +39,9 @@ type actuator[T object] interface {
 	// call the broker. An error (usually a missing dependency) is reported in
 	// Ready and retried with backoff.
 	Resolve(ctx context.Context, obj T) (any, error)
-	// Declare sends the idempotent request(s) of the seed's table for desired.
-	// A broker refusal MUST be returned as the rabbit-hole error so its text
-	// reaches Ready.
+	// Declare sends the idempotent request(s) of the table in docs/topology.md
+	// for desired. A broker refusal MUST be returned as the rabbit-hole error
+	// so its text reaches Ready.
 	Declare(ctx context.Context, obj T, desired any) error
 	// Delete removes obj's broker object. A missing object (HTTP 404, or a
 	// dependency already gone) MUST count as success.
@@ -115,7 +115,8 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return r.finalize(ctx, obj)
 	}
 
-	// Only deletionPolicy delete holds a finalizer (seed 002, "Deletion").
+	// Only deletionPolicy delete holds a finalizer (docs/topology.md,
+	// "Compatibility with the upstream operator").
 	wantFinalizer := obj.EffectiveDeletionPolicy() == rmqv1.DeletionPolicyDelete
 	if controllerutil.ContainsFinalizer(obj, rmqv1.Finalizer) != wantFinalizer {
 		if err := r.setFinalizer(ctx, obj, wantFinalizer); err != nil {

@@ -1,7 +1,7 @@
 // Package topology is the controller of the rabbitmq.osh.openstack.org kinds
-// (seed 002): one generic reconcile loop (reconciler.go) and one small
-// actuator per kind that sends the seed's idempotent request to the RabbitMQ
-// management API through rabbit-hole.
+// (docs/topology.md): one generic reconcile loop (reconciler.go) and one small
+// actuator per kind that sends the idempotent request of docs/topology.md to
+// the RabbitMQ management API through rabbit-hole.
 package topology
 
 import (
@@ -55,7 +55,7 @@ type Options struct {
 	// MaxConcurrentReconciles per kind; default 4.
 	MaxConcurrentReconciles int
 	// DeleteGuestUser deletes the user "guest" every GuestInterval (default
-	// 30 s) while this replica leads (seed 002, "the reconciler").
+	// 30 s) while this replica leads (docs/topology.md, "Configuration").
 	DeleteGuestUser bool
 	GuestInterval   time.Duration
 }

@@ -312,8 +312,8 @@ func TestIntegration_Topology_RootVhostEverywhere(t *testing.T) {
 	}
 }
 
-// Seed 002 and OpenStack-Helm commit a480a58d: the guest user re-created
-// behind the controller's back is deleted again.
+// docs/topology.md, "Configuration", and OpenStack-Helm commit a480a58d: the
+// guest user re-created behind the controller's back is deleted again.
 func TestIntegration_Topology_GuestUserDeletedAgain(t *testing.T) {
 	for round := 1; round <= 2; round++ {
 		if _, err := admin.PutUser(GuestUser, rabbitholeUser("guest")); err != nil {
@@ -326,7 +326,8 @@ func TestIntegration_Topology_GuestUserDeletedAgain(t *testing.T) {
 	}
 }
 
-// Seed 002 "Immutability": a queue redeclared with another type reports the
+// docs/topology.md, "Compatibility with the upstream operator" (no
+// immutability webhook): a queue redeclared with another type reports the
 // broker's own refusal in Ready=False.
 func TestIntegration_Topology_QueueTypeChangeReportsBrokerMessage(t *testing.T) {
 	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Name: uniq("typed-q"), Type: "classic", RabbitmqClusterReference: ref()}}
@@ -355,9 +356,10 @@ func TestIntegration_Topology_QueueTypeChangeReportsBrokerMessage(t *testing.T) 
 	waitReady(t, q)
 }
 
-// Seed 002 "coexistence": a resource with connectionSecret, another cluster
-// name or another namespace gets no status and nothing in the broker; a
-// served resource repointed elsewhere loses only our finalizer.
+// docs/topology.md, "Which resources are served": a resource with
+// connectionSecret, another cluster name or another namespace gets no status
+// and nothing in the broker; a served resource repointed elsewhere loses only
+// our finalizer.
 func TestIntegration_Topology_ForeignResourcesAreLeftAlone(t *testing.T) {
 	foreign := map[string]rmqv1.RabbitmqClusterReference{
 		"connectionSecret":  {ConnectionSecret: &corev1.LocalObjectReference{Name: "upstream-conn"}},

@@ -1,6 +1,6 @@
 // Package apply delivers a Secret with server-side apply under one field
-// owner, with the rules of seed 004 (KeystoneApplicationCredential CRD
-// reference, "Delivered Secret contract"):
+// owner, with the rules of docs/reference/keystoneapplicationcredential.md,
+// "Delivered Secret contract":
 //
 //   - "The operator applies the Secret with Server-Side Apply and owns its
 //     three keys. An edited key is rewritten and a deleted Secret is written

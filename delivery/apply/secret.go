@@ -22,7 +22,8 @@ const DefaultFieldOwner = "orderhub-hub"
 var ErrNotOwned = errors.New("apply: secret exists and is not owned")
 
 // NotOwnedError refuses a delivery because a Secret of the delivered name
-// exists that the deliverer does not own (seed 004: DeliveryRefused). Its
+// exists that the deliverer does not own (DeliveryRefused,
+// docs/reference/keystoneapplicationcredential.md, "Conditions"). Its
 // message names the Secret and why, never its data.
 type NotOwnedError struct {
 	Namespace, Name string

@@ -13,7 +13,10 @@ import (
 
 // Key is the data key under which a clouds.yaml document is stored in a
 // Secret, by K-ORC (CloudCredentialsReference: "must contain a key named
-// clouds.yaml") and in the delivered Secrets of seeds 001 and 004.
+// clouds.yaml") and in the delivered Secrets
+// (docs/reference/keystoneservice.md, "Consumer Secret contract";
+// docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+// contract").
 const Key = "clouds.yaml"
 
 // Auth types written to auth_type.

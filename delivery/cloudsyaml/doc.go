@@ -6,21 +6,23 @@
 //
 //   - password auth (Password): auth_url, username, password, user and project
 //     domain names, project name. This is the consumer document of a
-//     KeystoneService account (seed 001 "Consumer Secret contract": the
-//     <name>-credentials Secret, key clouds.yaml, "naming the auth URL, the
-//     user, the project, and both domain names") and the password cloud a
-//     managed K-ORC child authenticates with.
+//     KeystoneService account (docs/reference/keystoneservice.md, "Consumer
+//     Secret contract": the <name>-credentials Secret, key clouds.yaml, "naming
+//     the auth URL, the user, the project, and both domain names") and the
+//     password cloud a managed K-ORC child authenticates with.
 //   - application-credential auth (ApplicationCredential): auth_type
 //     v3applicationcredential with application_credential_id and
-//     application_credential_secret (seed 004 "Delivered Secret contract":
-//     "clouds.yaml is a v3applicationcredential document with the auth URL,
-//     the credential id and its secret").
+//     application_credential_secret
+//     (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+//     contract": "clouds.yaml is a v3applicationcredential document with the
+//     auth URL, the credential id and its secret").
 //
 // Every document carries identity_api_version 3. The endpoint interface is
 // written under both interface (what openstacksdk and the openstack CLI read)
 // and endpoint_type (what K-ORC reads; it ignores interface). A CA bundle is
 // referenced by file path (cacert); the delivered consumer documents carry
-// none (seed 004: "The document carries no CA bundle").
+// none (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+// contract": the document "carries no CA bundle").
 //
 // Documents are YAML produced through sigs.k8s.io/yaml (JSON field names), so
 // a rendered document parses back into the same value.

@@ -22,11 +22,13 @@ import (
 const (
 	// DefaultSecretLabel is the label key a registration Secret carries with
 	// the value "true": the kubeconfig provider's default
-	// (kubeconfigprovider.DefaultKubeconfigSecretLabel, c5c3-brief §7).
+	// (kubeconfigprovider.DefaultKubeconfigSecretLabel,
+	// sigs.k8s.io/multicluster-runtime/providers/kubeconfig).
 	DefaultSecretLabel = kubeconfigprovider.DefaultKubeconfigSecretLabel
 	// DefaultSecretKey is the data key of the kubeconfig in a registration
 	// Secret: the kubeconfig provider's default
-	// (kubeconfigprovider.DefaultKubeconfigSecretKey, c5c3-brief §7).
+	// (kubeconfigprovider.DefaultKubeconfigSecretKey,
+	// sigs.k8s.io/multicluster-runtime/providers/kubeconfig).
 	DefaultSecretKey = kubeconfigprovider.DefaultKubeconfigSecretKey
 	// LocalCluster is the name of the management (hub) cluster in a
 	// multicluster request: the empty name (mcmanager.LocalCluster).
@@ -34,16 +36,17 @@ const (
 	// MaxClusterNameLength is the longest cluster name an order on a target
 	// cluster can carry: children record the cluster in a label value, which
 	// holds at most 63 characters (validation.LabelValueMaxLength;
-	// ARCHITECTURE.md "Multi-cluster": "the cluster name (≤ 63) is the Secret
-	// name").
+	// docs/hub.md, "Target clusters": the cluster name is the registration
+	// Secret's name and at most 63 characters).
 	MaxClusterNameLength = validation.LabelValueMaxLength
 )
 
 // ErrClusterNameTooLong is wrapped by ValidateClusterName's error when a
 // cluster name is longer than MaxClusterNameLength. A reconciler reports it as
-// the condition reason c5c3v1alpha1.ReasonClusterNameTooLong (seed 004
-// "Conditions": "The order lives on a target cluster whose name is longer than
-// the 63 characters a label value carries").
+// the condition reason c5c3v1alpha1.ReasonClusterNameTooLong
+// (docs/reference/keystoneapplicationcredential.md, "Conditions": "The order
+// lives on a target cluster whose name is longer than the 63 characters a label
+// value carries").
 var ErrClusterNameTooLong = errors.New("cluster name is longer than the 63 characters a label value carries")
 
 // ReasonClusterNameTooLong is the condition reason for ErrClusterNameTooLong
@@ -91,7 +94,7 @@ func (o Options) withDefaults() (Options, error) {
 // mcbuilder.ControllerManagedBy(Manager) and must pass
 // mcbuilder.WithEngageWithLocalCluster(true) to For/Owns/Watches to see the
 // management cluster too (it defaults to false when a provider is set,
-// c5c3-brief §7).
+// sigs.k8s.io/multicluster-runtime/pkg/builder).
 type Hub struct {
 	// Manager is the multicluster manager; start it (not the local manager)
 	// with Manager.Start.
@@ -203,11 +206,12 @@ func (h *Hub) TargetClusters() []multicluster.ClusterName {
 }
 
 // ValidateClusterName checks that name can be written into a label value, the
-// way every child records its order's cluster (ARCHITECTURE.md "Children").
+// way every child records its order's cluster
+// (docs/reference/keystoneapplicationcredential.md, "Projected child names").
 // LocalCluster ("") is valid. Errors: longer than MaxClusterNameLength, an
 // error wrapping ErrClusterNameTooLong (report ReasonClusterNameTooLong);
-// otherwise not a label value, a plain error (cannot happen for a Secret
-// name, which is a DNS subdomain).
+// otherwise not a label value, a plain error (cannot happen for a Secret name,
+// which is a DNS subdomain).
 func ValidateClusterName(name multicluster.ClusterName) error {
 	if len(name) > MaxClusterNameLength {
 		return fmt.Errorf("cluster %q (%d characters): %w; re-register it under a shorter name", name, len(name), ErrClusterNameTooLong)

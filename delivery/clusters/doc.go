@@ -1,8 +1,7 @@
 // Package clusters is the hub's view of target clusters: the multicluster
 // manager (sigs.k8s.io/multicluster-runtime) with its kubeconfig provider
 // (sigs.k8s.io/multicluster-runtime/providers/kubeconfig), a client per
-// cluster name, and the cluster-name rule (ARCHITECTURE.md "Multi-cluster",
-// c5c3-brief §7).
+// cluster name, and the cluster-name rule (docs/hub.md, "Target clusters").
 //
 // # Model
 //
@@ -21,7 +20,7 @@
 // target cluster; Hub.Client turns it into a client.
 //
 // The cluster name is written into the children's c5c3.io/owner-cluster
-// label (ARCHITECTURE.md "Children": children are labelled with the parent's
+// label (docs/hub.md, "Children": children are labelled with the parent's
 // kind, namespace, name and cluster; keystoneservice.LabelOwnerCluster), so
 // it must fit a label value: ValidateClusterName rejects names over 63
 // characters, and the order then reports

@@ -1,10 +1,12 @@
 // Package eso builds and reads the External Secrets Operator objects of the
 // hub's delivery path over unstructured.Unstructured: ESO v0.16.2's Go API
-// packages do not compile with the controller-runtime orderhub uses
-// (STACK.md, "External Secrets Operator controller"), so only the fields
+// packages (github.com/external-secrets/external-secrets/apis) do not compile
+// with the controller-runtime orderhub uses, so only the fields
 // orderhub sets and reads are modelled here, typed, and nothing else.
 //
-// The path (seed 001 "Consumer Secret contract"; brief §2):
+// The path (docs/reference/keystoneservice.md, "Consumer Secret contract";
+// upstream github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/reconcile_serviceaccounts.go):
 //
 //		source Secret --PushSecret--> OpenBao KV v2 --ExternalSecret--> consumer Secret
 //

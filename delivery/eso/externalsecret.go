@@ -8,8 +8,9 @@ import (
 )
 
 // CreationPolicyOwner makes the ExternalSecret the controller owner of the
-// Secret it creates, so the Secret is garbage-collected with it (seed 001
-// "Consumer Secret contract": "Ownership: ESO, with CreationPolicy: Owner").
+// Secret it creates, so the Secret is garbage-collected with it
+// (docs/reference/keystoneservice.md, "Consumer Secret contract": "Ownership:
+// ESO, with CreationPolicy: Owner").
 const CreationPolicyOwner = "Owner"
 
 // ExternalData fetches one property of a KV v2 path into one key of the

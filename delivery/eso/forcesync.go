@@ -33,7 +33,9 @@ const AnnotationForceSync = "external-secrets.io/force-sync"
 // AnnotationContentHash records on a PushSecret the ContentHash of the source
 // Secret data it must push. The source Secret is not watched by ESO, so
 // changing this annotation whenever the source changes is what makes ESO push
-// the new content (brief §2, upstream's c5c3.io/service-account-push-hash).
+// the new content (upstream c5c3's c5c3.io/service-account-push-hash,
+// github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/reconcile_serviceaccounts.go).
 const AnnotationContentHash = "c5c3.io/content-hash"
 
 // ContentHash is a stable digest of Secret data: "sha256:" and the hex

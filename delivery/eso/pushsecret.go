@@ -10,8 +10,9 @@ import (
 // PushSecret deletion and update policies orderhub sets.
 const (
 	// DeletionPolicyDelete removes the pushed properties from the provider
-	// when the PushSecret is deleted (seed 001 Deletion Semantics: "OpenBao
-	// credential path: Deleted with the PushSecret that owns it").
+	// when the PushSecret is deleted (docs/reference/keystoneservice.md,
+	// "Deletion Semantics": "OpenBao credential path: Deleted with the
+	// PushSecret that owns it").
 	DeletionPolicyDelete = "Delete"
 	// UpdatePolicyReplace overwrites the provider's value on every push.
 	UpdatePolicyReplace = "Replace"

@@ -1,6 +1,6 @@
 // Package openbao holds the hub's side of the OpenBao backup path: a client
 // factory over github.com/openbao/openbao/api/v2 (NewClient), the KV v2 paths
-// the seeds fix for each delivered credential (paths.go), and the helpers that
+// the reference pages fix for each delivered credential (paths.go), and the helpers that
 // read, verify and tear down what ESO pushed there (kv.go).
 //
 // The hub never writes credentials to OpenBao itself: ESO's PushSecret does

@@ -18,7 +18,8 @@ var ErrPropertyNotFound = errors.New("openbao: property not found")
 
 // ManagedByKey and ManagedByESO are the custom_metadata ESO's Vault provider
 // stamps on a leaf it created (managed-by=external-secrets); ESO refuses to
-// push to a pre-existing leaf without it (brief §1.4, STACK.md ESO section).
+// push to a pre-existing leaf without it (ESO's Vault provider,
+// github.com/external-secrets/external-secrets v0.16.2).
 const (
 	ManagedByKey = "managed-by"
 	ManagedByESO = "external-secrets"

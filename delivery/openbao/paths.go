@@ -6,25 +6,30 @@ import (
 )
 
 // DefaultKVMount is the KV v2 mount of the c5c3 deployment (upstream's tenant
-// SecretStore uses path kv-v2; brief §1.4). The test server mounts KV v2 at
+// SecretStore uses path kv-v2: github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/reconcile_esotenant.go). The test server mounts KV v2 at
 // "secret" instead, so the mount is always a parameter.
 const DefaultKVMount = "kv-v2"
 
 // Properties (KV v2 data keys) of the documents pushed to the backup paths.
 // They equal the data keys of the delivered Secrets.
 const (
-	// PropertyCloudsYAML holds the rendered clouds.yaml (seeds 001 and 004).
+	// PropertyCloudsYAML holds the rendered clouds.yaml (both delivered Secrets).
 	PropertyCloudsYAML = "clouds.yaml"
-	// PropertyPassword holds a service account's password (seed 001).
+	// PropertyPassword holds a service account's password
+	// (docs/reference/keystoneservice.md).
 	PropertyPassword = "password"
-	// PropertyApplicationCredentialID holds the credential id (seed 004).
+	// PropertyApplicationCredentialID holds the credential id
+	// (docs/reference/keystoneapplicationcredential.md).
 	PropertyApplicationCredentialID = "application_credential_id"
-	// PropertyApplicationCredentialSecret holds the credential secret (seed 004).
+	// PropertyApplicationCredentialSecret holds the credential secret
+	// (docs/reference/keystoneapplicationcredential.md).
 	PropertyApplicationCredentialSecret = "application_credential_secret"
 )
 
 // keystoneRoot is the common root of every Keystone backup path; the OpenBao
-// policy of the tenant stores grants on openstack/keystone/<ns>/... (brief §1.4).
+// policy of the tenant stores grants on openstack/keystone/<ns>/...
+// (github.com/blut/c5c3-forge deploy/openbao/policies/eso-tenant.hcl).
 const keystoneRoot = "openstack/keystone"
 
 // ApplicationCredentialInfixSuffix ends the child prefix of a
@@ -36,7 +41,7 @@ const ApplicationCredentialInfixSuffix = "-applicationcredential"
 //
 //	openstack/keystone/<namespace>/<name>/service-accounts/credentials
 //
-// Source: seed 001 (KeystoneService CRD reference), "Consumer Secret
+// Source: docs/reference/keystoneservice.md, "Consumer Secret
 // contract", row "Backing path". namespace and name are the KeystoneService's
 // own. It fails when a segment is empty or not a path-safe Kubernetes name.
 func ServiceAccountCredentialsPath(namespace, name string) (string, error) {
@@ -51,7 +56,7 @@ func ServiceAccountCredentialsPath(namespace, name string) (string, error) {
 //
 //	openstack/keystone/<controlplane namespace>/<name>-<hash>-applicationcredential/service-accounts/application-credential
 //
-// Source: seed 004 (KeystoneApplicationCredential CRD reference), "Delivered
+// Source: docs/reference/keystoneapplicationcredential.md, "Delivered
 // Secret contract", row "Backing path". childPrefix is the order's child
 // prefix <name>-<8hex>-applicationcredential (korc.ChildPrefix with the
 // applicationcredential infix); the push runs from the ControlPlane's
@@ -94,8 +99,9 @@ func orderPath(controlPlaneNamespace, childPrefix, suffix, leaf string) (string,
 //
 //	openstack/keystone/<namespace>/<controlplane>/admin/app-credential
 //
-// Source: not a seed; upstream c5c3-forge's ControlPlane reconciler and its
-// eso-tenant policy (research brief §1.4, "Existing upstream paths").
+// Source: upstream c5c3, not a reference page: github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller (the ControlPlane reconciler) and
+// deploy/openbao/policies/eso-tenant.hcl.
 func AdminApplicationCredentialPath(namespace, controlPlane string) (string, error) {
 	if err := segments(namespace, controlPlane); err != nil {
 		return "", err

@@ -10,7 +10,8 @@ func TestServiceAccountCredentialsPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Seed 001, "Consumer Secret contract", Backing path.
+	// docs/reference/keystoneservice.md, "Consumer Secret contract", Backing
+	// path.
 	if want := "openstack/keystone/openstack/workflow/service-accounts/credentials"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
@@ -21,7 +22,8 @@ func TestApplicationCredentialPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Seed 004, "Delivered Secret contract", Backing path.
+	// docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+	// contract", Backing path.
 	if want := "openstack/keystone/openstack/workflow-appcred-1a2b3c4d-applicationcredential/service-accounts/application-credential"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}
@@ -37,7 +39,8 @@ func TestUserPasswordPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// docs/reference/keystoneuser.md, "Delivered Secret contract", Backing path.
+	// docs/reference/keystoneuser.md, "Delivered Secret contract", Backing
+	// path.
 	if want := "openstack/keystone/openstack/workflow-1a2b3c4d-user/service-accounts/password"; got != want {
 		t.Fatalf("got %q, want %q", got, want)
 	}

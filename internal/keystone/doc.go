@@ -11,6 +11,7 @@
 //     case) and exact-then-case-folded picking of list results.
 //   - Error classification: not found, conflict, unauthorized, network.
 //
-// Sources: seed "Declarative Keystone Identity Management (CRD)" and
-// shared/research/osh-brief.md §3.3–4.
+// Sources: docs/identity.md, OpenStack-Helm's helm-toolkit ks-user, ks-service
+// and ks-endpoints jobs (github.com/openstack/openstack-helm), and the
+// Keystone Identity v3 API (https://docs.openstack.org/api-ref/identity/v3/).
 package keystone

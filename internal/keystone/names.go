@@ -72,14 +72,14 @@ func nameFolder() transform.Transformer {
 // two names equal, so that SameIdentityName(a, b) is FoldName(a) ==
 // FoldName(b).
 //
-// Rule (seed 001 "The admin identity is never registrable"): names are
-// compared the way Keystone compares them. Keystone creates its identity
-// tables with mysql_charset='utf8' (keystone/common/sql/migrations), whose
-// default collation is utf8mb3_general_ci; a utf8mb4 database defaults to
-// utf8mb4_general_ci. Both fold case and accents, so Admin, ADMIN and admín
-// resolve to the same user as admin. FoldName approximates general_ci (MySQL
-// 8.0 Reference Manual, "Unicode Character Sets" and "Collation
-// Implementation Types"):
+// Rule (docs/reference/keystoneservice.md, "The admin identity is never
+// registrable"): names are compared the way Keystone compares them. Keystone
+// creates its identity tables with mysql_charset='utf8'
+// (keystone/common/sql/migrations), whose default collation is
+// utf8mb3_general_ci; a utf8mb4 database defaults to utf8mb4_general_ci. Both
+// fold case and accents, so Admin, ADMIN and admín resolve to the same user as
+// admin. FoldName approximates general_ci (MySQL 8.0 Reference Manual, "Unicode
+// Character Sets" and "Collation Implementation Types"):
 //
 //   - accents: a character with a canonical decomposition weighs as its
 //     base letter ('á', 'À' and 'A' share the weight of 'A'); a letter

@@ -12,8 +12,8 @@ func TestSameIdentityName(t *testing.T) {
 		a, b string
 		same bool
 	}{
-		// Case and accents fold (seed 001 "The admin identity is never
-		// registrable").
+		// Case and accents fold (docs/reference/keystoneservice.md, "The admin
+		// identity is never registrable").
 		{"identical", "admin", "admin", true},
 		{"capitalised", "Admin", "admin", true},
 		{"upper case", "ADMIN", "admin", true},

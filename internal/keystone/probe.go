@@ -21,12 +21,13 @@ const (
 )
 
 // ProbePassword asks Keystone for an unscoped token as userID with password,
-// as OpenStack-Helm's ks-user.sh does (seed §"User and its password"). It uses
-// its own provider client without re-authentication, so a 401 is neither
-// retried (which would count twice against lockout_failure_attempts) nor
-// masked. It returns ProbeAccepted or ProbeRejected, or an error for every
-// other outcome (network failure, 5xx, any other status): the caller must not
-// write the password then. The token is discarded.
+// as OpenStack-Helm's ks-user.sh does (docs/identity.md, "Users and
+// passwords"). It uses its own provider client without re-authentication, so a
+// 401 is neither retried (which would count twice against
+// lockout_failure_attempts) nor masked. It returns ProbeAccepted or
+// ProbeRejected, or an error for every other outcome (network failure, 5xx, any
+// other status): the caller must not write the password then. The token is
+// discarded.
 func (s *Session) ProbePassword(ctx context.Context, userID, password string) (ProbeResult, error) {
 	pc, err := openstack.NewClient(s.authURL)
 	if err != nil {

@@ -3,7 +3,7 @@
 //
 // The controller resolves nothing from rabbitmqClusterReference: it serves
 // one broker, whose address and administrative credentials come from its own
-// environment (seed 002, "spec.rabbitmqClusterReference and coexistence").
+// environment (docs/topology.md, "Which resources are served").
 package rabbitmq
 
 import (

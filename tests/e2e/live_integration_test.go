@@ -39,8 +39,9 @@ import (
 )
 
 // liveSuites are the chainsaw suites that drive the hub against a live
-// identity plane (seed 001 and seed 004, "Chainsaw E2E Tests"). They share
-// one stack, so each uses Keystone names of its own.
+// identity plane (docs/reference/keystoneservice.md and
+// docs/reference/keystoneapplicationcredential.md, "Chainsaw E2E Tests"). They
+// share one stack, so each uses Keystone names of its own.
 var liveSuites = []string{"keystone-service", "keystone-service-foreign-namespace", "keystone-user"}
 
 const (

@@ -12,8 +12,8 @@ type OpenStackName string
 // KeystoneName is a Keystone project, role or domain name: 1 to 64 characters
 // without a comma. It mirrors K-ORC v2.6.0's KeystoneName (MaxLength=64), which
 // is stricter than Keystone's own 255 for these kinds; the c5c3 upstream
-// allows 255 and so admits names its K-ORC children then reject
-// (c5c3-brief §8.1).
+// (github.com/blut/c5c3-forge operators/c5c3/api/v1alpha1) allows 255 and
+// so admits names its K-ORC children then reject.
 // +kubebuilder:validation:MinLength=1
 // +kubebuilder:validation:MaxLength=64
 // +kubebuilder:validation:Pattern=`^[^,]+$`
@@ -21,7 +21,9 @@ type KeystoneName string
 
 // ControlPlaneRefSpec names the ControlPlane an object registers against or
 // orders from. Each kind carries its own immutability rules on the field that
-// holds it (seed 001 "ControlPlaneRefSpec", seed 004 "controlPlaneRef").
+// holds it (docs/reference/keystoneservice.md, "ControlPlaneRefSpec",
+// docs/reference/keystoneapplicationcredential.md,
+// "KeystoneApplicationCredentialSpec", controlPlaneRef).
 type ControlPlaneRefSpec struct {
 	// Name of the ControlPlane CR. The ControlPlane does not have to exist at
 	// admission time: a dangling reference surfaces as a ControlPlaneNotFound
@@ -52,7 +54,8 @@ type OrderRef struct {
 // ServiceAccountProjectSpec is the project a service account is associated
 // with, referenced or created. It is shared by ControlPlane and
 // KeystoneService; it carries no freeze of its own, so each user of the type
-// adds its own transition rules (seed 001 "ServiceAccountProjectSpec").
+// adds its own transition rules (docs/reference/keystoneservice.md,
+// "ServiceAccountProjectSpec").
 type ServiceAccountProjectSpec struct {
 	// The OpenStack project name: 1 to 64 characters without a comma
 	// (K-ORC's KeystoneName).
@@ -81,8 +84,8 @@ const (
 )
 
 // ServiceAccountRotationSpec is how a service account's password is rotated.
-// Shared by ControlPlane and KeystoneService (seed 001
-// "ServiceAccountRotationSpec").
+// Shared by ControlPlane and KeystoneService
+// (docs/reference/keystoneservice.md, "ServiceAccountRotationSpec").
 type ServiceAccountRotationSpec struct {
 	// Manual (the default) rotates the password only when a CredentialRotation
 	// requests it. Scheduled is accepted but its scheduling is deferred: the

@@ -5,10 +5,11 @@ package v1alpha1
 //
 // Reasons are grouped per condition. A reason that several conditions share
 // is declared once, in the first group that uses it, and listed by name in
-// the others; the seeds share them verbatim across kinds so that a reader
-// comparing a registration to its plane learns one vocabulary (seed 001
-// "Conditions", seed 004 "Conditions"). Each reason's comment says when it
-// appears and, for False reasons, what to do about it.
+// the others; the reference pages share them verbatim across kinds so that a
+// reader comparing a registration to its plane learns one vocabulary
+// (docs/reference/keystoneservice.md, "Conditions",
+// docs/reference/keystoneapplicationcredential.md, "Conditions"). Each reason's
+// comment says when it appears and, for False reasons, what to do about it.
 
 // Aggregate condition, on every kind.
 const (
@@ -53,7 +54,9 @@ const (
 
 // Reasons K-ORC failures are classified into against an External-mode
 // ControlPlane, replacing a bounded wait on any sub-condition whenever the
-// failure can be classified (seed 001 "Conditions", c5c3-brief §1.3).
+// failure can be classified (docs/reference/keystoneservice.md, "Conditions";
+// upstream c5c3 github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/external_mode.go).
 const (
 	// ReasonAuthenticationFailed (False): Keystone answered 401.
 	ReasonAuthenticationFailed = "AuthenticationFailed"
@@ -72,7 +75,8 @@ const (
 	ReasonCatalogEndpointMismatch = "CatalogEndpointMismatch"
 )
 
-// KeystoneService: CatalogReady (seed 001 "Conditions").
+// KeystoneService: CatalogReady (docs/reference/keystoneservice.md,
+// "Conditions").
 const (
 	// ConditionCatalogReady reports the catalog block.
 	ConditionCatalogReady = "CatalogReady"
@@ -102,7 +106,8 @@ const (
 	// ReasonWaitingForAdminCredential and the External-mode reasons.
 )
 
-// KeystoneService: AccountReady (seed 001 "Conditions").
+// KeystoneService: AccountReady (docs/reference/keystoneservice.md,
+// "Conditions").
 const (
 	// ConditionAccountReady reports the account block.
 	ConditionAccountReady = "AccountReady"
@@ -139,7 +144,8 @@ const (
 	// External-mode reasons.
 )
 
-// KeystoneApplicationCredential: CredentialReady (seed 004 "Conditions").
+// KeystoneApplicationCredential: CredentialReady
+// (docs/reference/keystoneapplicationcredential.md, "Conditions").
 const (
 	// ConditionCredentialReady reports the Keystone side of a credential
 	// order.
@@ -192,8 +198,8 @@ const (
 	// External-mode reasons.
 )
 
-// KeystoneApplicationCredential and KeystoneUser: DeliveryReady (seed 004
-// "Conditions").
+// KeystoneApplicationCredential and KeystoneUser: DeliveryReady
+// (docs/reference/keystoneapplicationcredential.md, "Conditions").
 const (
 	// ConditionDeliveryReady reports the Secret delivered beside an order.
 	ConditionDeliveryReady = "DeliveryReady"
@@ -320,8 +326,10 @@ const (
 	// the shared gates.
 )
 
-// ControlPlane: AdminCredentialReady (c5c3-brief §1.2), the condition every
-// order and registration gates on.
+// ControlPlane: AdminCredentialReady, the condition every order and
+// registration gates on (docs/reference/controlplane.md, "Status"; upstream
+// github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/reconcile_admincredential.go).
 const (
 	// ConditionAdminCredentialReady reports whether K-ORC can authenticate
 	// with the plane's admin credential.
@@ -350,7 +358,9 @@ const (
 	// Also: ReasonCredentialDrift, ReasonSecretStoreNotReady.
 )
 
-// CredentialRotation: Ready (c5c3-brief §2).
+// CredentialRotation: Ready (docs/reference/credentialrotation.md, "Status";
+// upstream github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/reconcile_credentialrotation.go).
 const (
 	// ReasonUnsupportedTarget (False): spec.target is not handled.
 	ReasonUnsupportedTarget = "UnsupportedTarget"

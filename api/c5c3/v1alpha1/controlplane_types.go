@@ -31,7 +31,9 @@ const (
 )
 
 // ControlPlaneSpec is the identity-plane subset of the upstream c5c3
-// ControlPlane (c5c3-brief §1.6), with upstream field names so manifests port,
+// ControlPlane (github.com/blut/c5c3-forge
+// operators/c5c3/api/v1alpha1/controlplane_types.go;
+// docs/reference/controlplane.md), with upstream field names so manifests port,
 // plus the two consent lists the order kinds read.
 type ControlPlaneSpec struct {
 	// The OpenStack release, e.g. 2025.2. Carried for manifest portability
@@ -269,8 +271,8 @@ type PasswordSecretRefSpec struct {
 	Key string `json:"key,omitempty"`
 }
 
-// ServiceRegistrationsSpec is consent layer 3 for KeystoneServices (seed 001
-// "Namespace consent").
+// ServiceRegistrationsSpec is consent layer 3 for KeystoneServices
+// (docs/reference/keystoneservice.md, "Namespace consent").
 type ServiceRegistrationsSpec struct {
 	// Namespaces, besides the plane's own and its dedicated service
 	// namespaces, whose KeystoneServices the plane admits. An admission gate,

@@ -123,7 +123,8 @@ func TestCRDs_EveryFieldDescribed(t *testing.T) {
 	}
 }
 
-// TestCRDs_PrinterColumns pins the seeds' kubectl get columns.
+// TestCRDs_PrinterColumns pins the kubectl get columns of the reference pages
+// (docs/reference/*.md, "API Group and Version").
 func TestCRDs_PrinterColumns(t *testing.T) {
 	t.Parallel()
 	crds := loadCRDs(t)

@@ -18,7 +18,9 @@ const (
 )
 
 // CredentialRotationSpec requests one rotation. Upstream c5c3 field names
-// (c5c3-brief §2) plus keystoneService.
+// (github.com/blut/c5c3-forge
+// operators/c5c3/api/v1alpha1/credentialrotation_types.go) plus
+// keystoneService (docs/reference/credentialrotation.md).
 // +kubebuilder:validation:XValidation:rule="self.target == 'serviceAccountPassword' ? (has(self.serviceAccount) != has(self.keystoneService)) : (!has(self.serviceAccount) && !has(self.keystoneService))",message="exactly one of serviceAccount or keystoneService is required when target is serviceAccountPassword, and neither is allowed otherwise"
 type CredentialRotationSpec struct {
 	// What to rotate: adminApplicationCredential or serviceAccountPassword.

@@ -5,7 +5,8 @@ package v1alpha1
 const (
 	// EventScheduledRotationDeferred (Normal): a registration was created
 	// with account.rotation.mode Scheduled, which the schema accepts but
-	// whose scheduling is deferred (seed 001 "ServiceAccountRotationSpec"),
-	// or a CredentialRotation set a deferred scheduling field.
+	// whose scheduling is deferred (docs/reference/keystoneservice.md,
+	// "ServiceAccountRotationSpec"), or a CredentialRotation set a deferred
+	// scheduling field.
 	EventScheduledRotationDeferred = "ScheduledRotationDeferred"
 )

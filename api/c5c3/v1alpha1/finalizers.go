@@ -1,7 +1,8 @@
 package v1alpha1
 
-// Finalizers the hub installs (seed 001 "Deletion Semantics", seed 004
-// "Deletion Semantics").
+// Finalizers the hub installs (docs/reference/keystoneservice.md, "Deletion
+// Semantics", docs/reference/keystoneapplicationcredential.md, "Deletion
+// Semantics").
 const (
 	// FinalizerKeystoneServiceTeardown holds a KeystoneService until every
 	// child it projected is gone.

@@ -8,10 +8,13 @@
 // webhook. The KeystoneService and ControlPlane webhooks in package webhooks
 // hold only what CEL cannot express.
 //
-// Sources: KeystoneService follows seed 001 (keystoneservice-crd-reference),
-// KeystoneApplicationCredential seed 004
-// (keystoneapplicationcredential-crd-reference); ControlPlane and
-// CredentialRotation keep upstream c5c3 field names (c5c3-brief §1.6, §2).
+// Sources: KeystoneService follows docs/reference/keystoneservice.md,
+// KeystoneApplicationCredential follows
+// docs/reference/keystoneapplicationcredential.md; ControlPlane and
+// CredentialRotation keep the field names of upstream c5c3
+// (github.com/blut/c5c3-forge operators/c5c3/api/v1alpha1,
+// controlplane_types.go and credentialrotation_types.go), see
+// docs/reference/controlplane.md and docs/reference/credentialrotation.md.
 //
 // +kubebuilder:object:generate=true
 // +groupName=c5c3.io

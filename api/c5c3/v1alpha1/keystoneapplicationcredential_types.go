@@ -5,9 +5,10 @@ import (
 )
 
 // KeystoneApplicationCredentialSpec orders one rotating Keystone application
-// credential for an ordered KeystoneUser on an ordered KeystoneProject (seed
-// 004 "KeystoneApplicationCredentialSpec"). Every rule is a CRD rule: the
-// kind has no webhook, because a target cluster runs none.
+// credential for an ordered KeystoneUser on an ordered KeystoneProject
+// (docs/reference/keystoneapplicationcredential.md,
+// "KeystoneApplicationCredentialSpec"). Every rule is a CRD rule: the kind has
+// no webhook, because a target cluster runs none.
 type KeystoneApplicationCredentialSpec struct {
 	// The ControlPlane the credential is created in. Both halves are
 	// immutable.
@@ -47,7 +48,9 @@ type KeystoneApplicationCredentialSpec struct {
 }
 
 // ApplicationCredentialRotationSpec is the rotation schedule of an
-// application credential (seed 004 "rotation.interval", "rotation.gracePeriod").
+// application credential (docs/reference/keystoneapplicationcredential.md,
+// "KeystoneApplicationCredentialSpec", rotation.interval and
+// rotation.gracePeriod).
 // +kubebuilder:validation:XValidation:rule="!has(self.interval) || !has(self.gracePeriod) || duration(self.interval) == duration('0s') || duration(self.gracePeriod) < duration(self.interval)",message="rotation.gracePeriod must be shorter than rotation.interval"
 type ApplicationCredentialRotationSpec struct {
 	// Time between two scheduled rotations, a Go duration (default 720h).
@@ -75,7 +78,7 @@ type ApplicationCredentialRotationSpec struct {
 }
 
 // KeystoneApplicationCredentialStatus is the observed state of the order
-// (seed 004 "Status").
+// (docs/reference/keystoneapplicationcredential.md, "Status").
 type KeystoneApplicationCredentialStatus struct {
 	// CredentialReady, DeliveryReady and the aggregate Ready.
 	// +optional

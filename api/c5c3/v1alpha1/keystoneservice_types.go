@@ -5,8 +5,9 @@ import (
 )
 
 // KeystoneServiceSpec registers one service against the identity plane of a
-// ControlPlane: a catalog entry, a service account, or both (seed 001
-// "KeystoneServiceSpec"). A spec with neither block is rejected by the schema.
+// ControlPlane: a catalog entry, a service account, or both
+// (docs/reference/keystoneservice.md, "KeystoneServiceSpec"). A spec with
+// neither block is rejected by the schema.
 // +kubebuilder:validation:XValidation:rule="has(self.catalog) || has(self.account)",message="at least one of spec.catalog or spec.account must be set"
 type KeystoneServiceSpec struct {
 	// The ControlPlane whose identity plane this service registers against.
@@ -30,8 +31,8 @@ type KeystoneServiceSpec struct {
 	Account *KeystoneServiceAccountSpec `json:"account,omitempty"`
 }
 
-// KeystoneServiceCatalogSpec is the service's catalog entry (seed 001
-// "KeystoneServiceCatalogSpec").
+// KeystoneServiceCatalogSpec is the service's catalog entry
+// (docs/reference/keystoneservice.md, "KeystoneServiceCatalogSpec").
 type KeystoneServiceCatalogSpec struct {
 	// The OpenStack service type, e.g. image or compute: a lowercase DNS-1123
 	// label of at most 63 characters, because it is embedded in child K-ORC
@@ -82,8 +83,8 @@ type KeystoneServiceEndpointSpec struct {
 	URL string `json:"url,omitempty"`
 }
 
-// KeystoneServiceAccountSpec is the service's Keystone account (seed 001
-// "KeystoneServiceAccountSpec").
+// KeystoneServiceAccountSpec is the service's Keystone account
+// (docs/reference/keystoneservice.md, "KeystoneServiceAccountSpec").
 type KeystoneServiceAccountSpec struct {
 	// The Keystone user name (1 to 255 characters, no comma). The defaulting
 	// webhook materializes metadata.name when unset. Immutable, compared by
@@ -125,8 +126,8 @@ type KeystoneServiceAccountSpec struct {
 	Rotation *ServiceAccountRotationSpec `json:"rotation,omitempty"`
 }
 
-// KeystoneServiceStatus is the observed state of a registration (seed 001
-// "KeystoneServiceStatus").
+// KeystoneServiceStatus is the observed state of a registration
+// (docs/reference/keystoneservice.md, "KeystoneServiceStatus").
 type KeystoneServiceStatus struct {
 	// CatalogReady, AccountReady and the aggregate Ready. Both sub-conditions
 	// are always present; an undeclared block reads True/*NotDeclared.

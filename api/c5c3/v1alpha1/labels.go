@@ -1,7 +1,7 @@
 package v1alpha1
 
 // Ownership labels of every child the hub projects for a registration or an
-// order (ARCHITECTURE.md "Children": the parent's kind, namespace, name and
+// order (docs/hub.md, "Children": the parent's kind, namespace, name and
 // cluster). Children live in the ControlPlane's namespace, where owner
 // references to the parent are impossible, so these labels are the link back:
 // watches map child events to the parent by them, and sweeps select by them.

@@ -6,7 +6,8 @@ package v1alpha1
 // every constant to the generated CRDs; the rejection corpora and the
 // KeystoneService webhook's defense-in-depth mirror use these constants.
 const (
-	// KeystoneService (seed 001 "Defaulting and Validation Summary").
+	// KeystoneService (docs/reference/keystoneservice.md, "Defaulting and
+	// Validation Summary").
 
 	MsgKeystoneServiceNoBlock            = "at least one of spec.catalog or spec.account must be set"
 	MsgControlPlaneRefNameImmutable      = "controlPlaneRef.name is immutable"
@@ -19,8 +20,10 @@ const (
 	MsgProjectCreateImmutable            = "account.project.create is immutable"
 	MsgControlPlaneRefNamespaceImmutable = "controlPlaneRef.namespace is immutable"
 
-	// KeystoneApplicationCredential (seed 004 "Defaulting and Validation
-	// Summary", quoted verbatim), also used by the other order kinds.
+	// KeystoneApplicationCredential
+	// (docs/reference/keystoneapplicationcredential.md, "Defaulting and
+	// Validation Summary", quoted verbatim), also used by the other order
+	// kinds.
 
 	MsgUserRefImmutable               = "userRef is immutable"
 	MsgProjectRefImmutable            = "projectRef is immutable"

@@ -5,7 +5,8 @@ import (
 )
 
 // SecretAggregateSpec names the Secret an aggregate is assembled into. Types
-// only: no controller reads it (c5c3-brief §2).
+// only: no controller reads it, as upstream (github.com/blut/c5c3-forge
+// operators/c5c3/api/v1alpha1/secretaggregate_types.go).
 type SecretAggregateSpec struct {
 	// The name of the assembled Secret in this namespace.
 	// +required

@@ -5,7 +5,7 @@ import (
 )
 
 // DeletionPolicy says what happens to the Keystone object when the resource is
-// deleted. Seed §"Keystone chart: custom resource definitions".
+// deleted (docs/identity.md, "Common fields").
 // +kubebuilder:validation:Enum=retain;delete
 type DeletionPolicy string
 

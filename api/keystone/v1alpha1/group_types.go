@@ -3,8 +3,8 @@ package v1alpha1
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // GroupSpec declares a Keystone group. Membership is not declared here: in a
-// federated deployment a Keystone mapping decides it (seed §"Group and the
-// group subject").
+// federated deployment a Keystone mapping decides it (docs/identity.md, "Common
+// fields").
 type GroupSpec struct {
 	CommonSpec `json:",inline"`
 

@@ -2,7 +2,7 @@
 // namespaced kinds (Domain, Project, Role, Group, User, RoleAssignment, Service,
 // Endpoint) that declare Keystone identity objects by name. The identity
 // controller (`orderhub identity`) reconciles them against one Keystone.
-// Source: seed "Declarative Keystone Identity Management (CRD)".
+// Documentation: docs/identity.md.
 //
 // +kubebuilder:object:generate=true
 // +groupName=keystone.osh.openstack.org

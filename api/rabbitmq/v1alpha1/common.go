@@ -6,7 +6,8 @@ import (
 )
 
 // Finalizer is the one finalizer the topology controller puts on a resource,
-// and only when its deletionPolicy is delete (seed 002, "Deletion").
+// and only when its deletionPolicy is delete (docs/topology.md, "Compatibility
+// with the upstream operator").
 const Finalizer = "rabbitmq.osh.openstack.org/finalizer"
 
 // ConditionReady is the only condition type the topology controller writes.
@@ -14,7 +15,7 @@ const Finalizer = "rabbitmq.osh.openstack.org/finalizer"
 const ConditionReady = "Ready"
 
 // Reasons of the Ready condition. They are upstream's two reasons and nothing
-// else (seed 002, "spec.rabbitmqClusterReference and coexistence"): a resource
+// else (docs/topology.md, "Which resources are served"): a resource
 // this controller does not serve carries no condition at all.
 const (
 	// ReasonSuccessfulCreateOrUpdate: the broker accepted the declaration

@@ -4,10 +4,11 @@
 //
 // Spec field names, defaults and enums follow the upstream
 // messaging-topology-operator (rabbitmq.com/v1beta1), so an upstream manifest
-// applies with only its apiVersion changed (seed 002, "Proposed Change").
-// The differences are deliberate and documented on the fields: deletionPolicy
-// exists on all seven kinds, the exactly-one-of rules are CEL expressions
-// instead of webhooks, and status conditions are metav1.Condition.
+// applies with only its apiVersion changed (docs/topology.md, "Compatibility
+// with the upstream operator"). The differences are deliberate and documented
+// on the fields: deletionPolicy exists on all seven kinds, the exactly-one-of
+// rules are CEL expressions instead of webhooks, and status conditions are
+// metav1.Condition.
 //
 // +kubebuilder:object:generate=true
 // +groupName=rabbitmq.osh.openstack.org

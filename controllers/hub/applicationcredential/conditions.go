@@ -12,8 +12,9 @@ import (
 )
 
 // References is what one pass read about the three orders a credential
-// order references (seed 004 "Consent", the gate table). A read error must
-// be reported as Observation.CredentialError, never as a nil reference.
+// order references (docs/reference/keystoneapplicationcredential.md, "Consent",
+// the gate table). A read error must be reported as
+// Observation.CredentialError, never as a nil reference.
 type References struct {
 	// Namespace is the order's namespace.
 	Namespace string
@@ -37,10 +38,10 @@ type References struct {
 	CABundleMissing bool
 }
 
-// refusalOrder is the precedence of the reference refusals: seed 004's
-// "Conditions" table order, so a reference the user must create or correct
-// (…NotFound, ControlPlaneMismatch) is named before one that is only not
-// ready yet.
+// refusalOrder is the precedence of the reference refusals: the order of
+// the table in docs/reference/keystoneapplicationcredential.md, "Conditions",
+// so a reference the user must create or correct (…NotFound,
+// ControlPlaneMismatch) is named before one that is only not ready yet.
 var refusalOrder = []string{
 	c5c3v1alpha1.ReasonUserNotFound,
 	c5c3v1alpha1.ReasonProjectNotFound,
@@ -49,12 +50,12 @@ var refusalOrder = []string{
 	c5c3v1alpha1.ReasonWaitingForProject,
 }
 
-// RefusalOf is the first reference gate that refuses, in seed 004's
-// "Conditions" table order: UserNotFound, ProjectNotFound,
-// ControlPlaneMismatch (user before project), WaitingForUser (UserReady not
-// True, or the password of its current generation not available),
-// WaitingForProject, NoRoleOnProject, WaitingForCABundle. A referenced
-// order belongs to the same plane when its controlPlaneRef resolves
+// RefusalOf is the first reference gate that refuses, in the order of the
+// table in docs/reference/keystoneapplicationcredential.md, "Conditions":
+// UserNotFound, ProjectNotFound, ControlPlaneMismatch (user before project),
+// WaitingForUser (UserReady not True, or the password of its current generation
+// not available), WaitingForProject, NoRoleOnProject, WaitingForCABundle. A
+// referenced order belongs to the same plane when its controlPlaneRef resolves
 // (orders.PlaneKey) to the same namespace and name as r.Spec's. Passed when
 // nothing refuses.
 func RefusalOf(r References) orders.Gate {
@@ -138,8 +139,9 @@ type Observation struct {
 	Previous int64
 }
 
-// CredentialCondition derives CredentialReady (seed 004 "Conditions"), first
-// match wins:
+// CredentialCondition derives CredentialReady
+// (docs/reference/keystoneapplicationcredential.md, "Conditions"), first match
+// wins:
 //
 //  1. the shared gate (ClusterNameTooLong, ControlPlaneNotFound,
 //     NamespaceNotAssigned, WaitingForAdminCredential);
@@ -219,8 +221,9 @@ func CredentialCondition(o Observation, gen int64) metav1.Condition {
 	return set(c5c3v1alpha1.ReasonCredentialMinted, fmt.Sprintf("generation %d exists in Keystone and %s", o.Current, state))
 }
 
-// DeliveryCondition derives DeliveryReady (seed 004 "Conditions"), first
-// match wins:
+// DeliveryCondition derives DeliveryReady
+// (docs/reference/keystoneapplicationcredential.md, "Conditions"), first match
+// wins:
 //
 //  1. the shared gate (a frozen order repairs nothing);
 //  2. DeliveryError: a Kubernetes-level failure comes before everything it
@@ -274,7 +277,8 @@ func DeliveryCondition(o Observation, gen int64) metav1.Condition {
 
 // ReadyCondition is the aggregate Ready of the sub-conditions subs: True/
 // AllReady when every one is True, else False/NotAllReady with a message
-// naming each one that is not, with its reason (seed 004 "Conditions").
+// naming each one that is not, with its reason
+// (docs/reference/keystoneapplicationcredential.md, "Conditions").
 func ReadyCondition(subs []metav1.Condition, gen int64) metav1.Condition {
 	var notReady []string
 	for _, s := range subs {

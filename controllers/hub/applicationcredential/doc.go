@@ -1,6 +1,6 @@
 // Package applicationcredential holds the pure decisions of the
-// KeystoneApplicationCredential order (seed 004,
-// keystoneapplicationcredential-crd-reference): the rotation schedule
+// KeystoneApplicationCredential order
+// (docs/reference/keystoneapplicationcredential.md): the rotation schedule
 // (schedule.go), what the next pass does (triggers.go), and the
 // CredentialReady, DeliveryReady and Ready conditions (conditions.go), the
 // documents and child-name rules (documents.go), and when the delivered

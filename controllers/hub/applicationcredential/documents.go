@@ -18,20 +18,23 @@ const MintCloudName = "mint"
 
 // SecretValueKey is the key of a secret-v<N> Secret K-ORC reads the
 // credential's secret from (K-ORC internal/controllers/applicationcredential:
-// secret.Data["value"]; seed 004 "Projected child names": "key value").
+// secret.Data["value"]; docs/reference/keystoneapplicationcredential.md,
+// "Projected child names": "key value").
 const SecretValueKey = "value"
 
 // DeliveredKeys are the keys of the delivered Secret, also reported in
-// status.secretKeys (seed 004 "Delivered Secret contract", row "Data keys").
+// status.secretKeys (docs/reference/keystoneapplicationcredential.md,
+// "Delivered Secret contract", row "Data keys").
 var DeliveredKeys = []string{openbao.PropertyCloudsYAML, openbao.PropertyApplicationCredentialID,
 	openbao.PropertyApplicationCredentialSecret}
 
 // MintParams are the inputs of the mint-cloud document: the ordered user's
 // password clouds.yaml scoped to the ordered project, which K-ORC creates
-// and deletes every credential generation with (seed 004 "Projected child
-// names", discriminator mint-cloud). The user is named by UserID when set
-// (else UserName in UserDomain), the project by ProjectID when set (else
-// ProjectName in ProjectDomain): ids need no domain.
+// and deletes every credential generation with
+// (docs/reference/keystoneapplicationcredential.md, "Projected child names",
+// discriminator mint-cloud). The user is named by UserID when set (else
+// UserName in UserDomain), the project by ProjectID when set (else ProjectName
+// in ProjectDomain): ids need no domain.
 type MintParams struct {
 	AuthURL                      string
 	UserID, UserName, UserDomain string
@@ -85,8 +88,8 @@ type DeliveredParams struct {
 
 // DeliveredData is the delivered Secret's (and the backup's) data: a
 // v3applicationcredential clouds.yaml without CA bundle, and the id and
-// secret on their own (seed 004 "Delivered Secret contract"). Errors: the
-// cloud does not validate.
+// secret on their own (docs/reference/keystoneapplicationcredential.md,
+// "Delivered Secret contract"). Errors: the cloud does not validate.
 func DeliveredData(p DeliveredParams) (map[string][]byte, error) {
 	doc, err := cloudsyaml.Render(p.CloudName, cloudsyaml.ApplicationCredential(cloudsyaml.ApplicationCredentialParams{
 		AuthURL: p.AuthURL, ID: p.ID, Secret: p.Secret, Region: p.Region, Interface: p.Interface}))

@@ -8,9 +8,9 @@ import (
 )
 
 // Defaults the reconciler resolves itself: the kind has no webhook because a
-// target cluster runs none (seed 004 "Spec": "the reconciler resolves a zero
-// credentialGeneration and an absent duration to their defaults itself";
-// c5c3-brief §8.8). They equal the CRD schema defaults.
+// target cluster runs none (docs/reference/keystoneapplicationcredential.md,
+// "Spec": "the reconciler resolves a zero credentialGeneration and an absent
+// duration to their defaults itself"). They equal the CRD schema defaults.
 const (
 	// DefaultCredentialGeneration is spec.credentialGeneration when it is 0
 	// (absent).
@@ -68,11 +68,11 @@ func (s Schedule) On() bool { return s.Interval > 0 }
 
 // ExpiresAt is the Keystone expiry of a credential created at created:
 // created + Interval + GracePeriod while the schedule is on, nil with it
-// off (seed 004 "Rotation": "While the schedule is on, every credential
-// carries a Keystone expiry of its creation time plus the interval plus the
-// grace period"; "A credential created with interval: 0s carries no
-// expiry"). The CRD bounds (interval ≤ 87600h) keep the sum inside a Go
-// duration.
+// off (docs/reference/keystoneapplicationcredential.md, "Rotation": "While the
+// schedule is on, every credential carries a Keystone expiry of its creation
+// time plus the interval plus the grace period"; "A credential created with
+// interval: 0s carries no expiry"). The CRD bounds (interval ≤ 87600h) keep the
+// sum inside a Go duration.
 func (s Schedule) ExpiresAt(created time.Time) *time.Time {
 	if !s.On() {
 		return nil
@@ -84,11 +84,11 @@ func (s Schedule) ExpiresAt(created time.Time) *time.Time {
 // NextRotation is when the schedule rotates the delivered credential next:
 // the earlier of lastRotation + Interval and expiresAt − GracePeriod, or
 // lastRotation + Interval when the credential has no expiry; nil with the
-// schedule off (seed 004 "Rotation": "status.nextRotation is the earlier of
-// status.lastRotation plus the interval and status.credentialExpiresAt minus
-// the grace period: a lengthened interval never lets the delivered
-// credential run into its expiry"; status.nextRotation "Absent with the
-// schedule off").
+// schedule off (docs/reference/keystoneapplicationcredential.md, "Rotation":
+// "status.nextRotation is the earlier of status.lastRotation plus the interval
+// and status.credentialExpiresAt minus the grace period: a lengthened interval
+// never lets the delivered credential run into its expiry"; status.nextRotation
+// "Absent with the schedule off").
 func (s Schedule) NextRotation(lastRotation time.Time, expiresAt *time.Time) *time.Time {
 	if !s.On() {
 		return nil
@@ -103,9 +103,10 @@ func (s Schedule) NextRotation(lastRotation time.Time, expiresAt *time.Time) *ti
 }
 
 // DeleteAt is when a credential superseded at switchedAt is deleted:
-// switchedAt + GracePeriod (seed 004 "Spec", rotation.gracePeriod: "How long
-// the superseded credential stays in Keystone after the delivered Secret
-// switched"). It applies with the schedule off as well.
+// switchedAt + GracePeriod (docs/reference/keystoneapplicationcredential.md,
+// "Spec", rotation.gracePeriod: "How long the superseded credential stays in
+// Keystone after the delivered Secret switched"). It applies with the schedule
+// off as well.
 func (s Schedule) DeleteAt(switchedAt time.Time) time.Time {
 	return switchedAt.Add(s.GracePeriod)
 }
@@ -117,15 +118,16 @@ func Expired(expiresAt *time.Time, now time.Time) bool {
 }
 
 // Switch returns st after the order switched to the successor generation gen
-// with Keystone id id and Keystone expiry expiresAt (nil: none) at now (seed
-// 004 "Rotation", step 2): credentialID/credentialGeneration name the
-// successor, credentialExpiresAt is expiresAt, lastRotation is now,
-// nextRotation is s.NextRotation(now, expiresAt); the superseded generation
-// (if st held one) moves to previousCredentialID/Generation with
-// previousCredentialDeleteAt = s.DeleteAt(now); secretName and secretKeys
-// are cleared until the delivered Secret carries the successor. Conditions
-// and observedGeneration are kept. Decide never switches while a previous
-// generation is recorded, so none is overwritten.
+// with Keystone id id and Keystone expiry expiresAt (nil: none) at now
+// (docs/reference/keystoneapplicationcredential.md, "Rotation", step 2):
+// credentialID/credentialGeneration name the successor, credentialExpiresAt is
+// expiresAt, lastRotation is now, nextRotation is s.NextRotation(now,
+// expiresAt); the superseded generation (if st held one) moves to
+// previousCredentialID/Generation with previousCredentialDeleteAt =
+// s.DeleteAt(now); secretName and secretKeys are cleared until the delivered
+// Secret carries the successor. Conditions and observedGeneration are kept.
+// Decide never switches while a previous generation is recorded, so none is
+// overwritten.
 func Switch(st c5c3v1alpha1.KeystoneApplicationCredentialStatus, s Schedule, now time.Time, gen int64, id string,
 	expiresAt *time.Time,
 ) c5c3v1alpha1.KeystoneApplicationCredentialStatus {
@@ -145,12 +147,13 @@ func Switch(st c5c3v1alpha1.KeystoneApplicationCredentialStatus, s Schedule, now
 
 // WithNextRotation returns st with nextRotation recomputed from its
 // lastRotation and credentialExpiresAt under schedule s (Schedule.NextRotation):
-// nil with the schedule off or before the first credential (seed 004
-// "Status": nextRotation "When the schedule rotates next. Absent with the
-// schedule off."; "Rotation": the earlier of lastRotation plus the interval
-// and credentialExpiresAt minus the grace period). The reconciler applies it
-// on every pass behind an open shared gate, so a changed schedule is
-// reported at once rather than at the next switch. Nothing else changes.
+// nil with the schedule off or before the first credential
+// (docs/reference/keystoneapplicationcredential.md, "Status": nextRotation
+// "When the schedule rotates next. Absent with the schedule off."; "Rotation":
+// the earlier of lastRotation plus the interval and credentialExpiresAt minus
+// the grace period). The reconciler applies it on every pass behind an open
+// shared gate, so a changed schedule is reported at once rather than at the
+// next switch. Nothing else changes.
 func WithNextRotation(st c5c3v1alpha1.KeystoneApplicationCredentialStatus, s Schedule,
 ) c5c3v1alpha1.KeystoneApplicationCredentialStatus {
 	out := *st.DeepCopy()
@@ -163,17 +166,18 @@ func WithNextRotation(st c5c3v1alpha1.KeystoneApplicationCredentialStatus, s Sch
 
 // MarkDelivered returns st after the delivered Secret secretName was seen
 // carrying generation st.credentialGeneration at now: secretName and
-// secretKeys are set (seed 004 "Status": "once the Secret carries the
-// current credential"). When this is the first pass that sees it
-// (st.secretName was empty, as Switch leaves it) and a superseded
-// generation is recorded, previousCredentialDeleteAt becomes
+// secretKeys are set (docs/reference/keystoneapplicationcredential.md,
+// "Status": "once the Secret carries the current credential"). When this is the
+// first pass that sees it (st.secretName was empty, as Switch leaves it) and a
+// superseded generation is recorded, previousCredentialDeleteAt becomes
 // max(previousCredentialDeleteAt, now + GracePeriod): the grace period runs
 // from when the delivered Secret switched, not from the status switch
-// (seed 004 "Spec", rotation.gracePeriod: "How long the superseded
-// credential stays in Keystone after the delivered Secret switched";
-// "Delivered Secret contract": "the superseded credential stays valid for
-// the grace period after the switch"). A backup outage between the status
-// switch and the delivery therefore never eats into the consumer's grace.
+// (docs/reference/keystoneapplicationcredential.md, "Spec",
+// rotation.gracePeriod: "How long the superseded credential stays in Keystone
+// after the delivered Secret switched"; "Delivered Secret contract": "the
+// superseded credential stays valid for the grace period after the switch"). A
+// backup outage between the status switch and the delivery therefore never eats
+// into the consumer's grace.
 func MarkDelivered(st c5c3v1alpha1.KeystoneApplicationCredentialStatus, s Schedule, now time.Time, secretName string,
 ) c5c3v1alpha1.KeystoneApplicationCredentialStatus {
 	out := *st.DeepCopy()

@@ -19,7 +19,8 @@ const (
 	// ActionHold: a shared gate is closed (orders.Gate) or a reference gate
 	// refuses (UserNotFound … NoRoleOnProject, WaitingForCABundle). Nothing
 	// is created, rotated, switched or deleted, and the schedule pauses; the
-	// credentials and the delivered Secret stay (seed 004 "Consent").
+	// credentials and the delivered Secret stay
+	// (docs/reference/keystoneapplicationcredential.md, "Consent").
 	ActionHold Action = "Hold"
 	// ActionNone: converged; nothing to do before RequeueAfter.
 	ActionNone Action = "None"
@@ -28,16 +29,17 @@ const (
 	// the first credential or a rotation's successor.
 	ActionCreate Action = "Create"
 	// ActionContinue: a rotation is under way (a successor exists and is not
-	// Available yet); re-apply it unchanged and wait. Never restarted (seed
-	// 004 "Rotation": "A rotation already under way is continued, never
-	// restarted").
+	// Available yet); re-apply it unchanged and wait. Never restarted
+	// (docs/reference/keystoneapplicationcredential.md, "Rotation": "A rotation
+	// already under way is continued, never restarted").
 	ActionContinue Action = "Continue"
 	// ActionSwitch: the successor Decision.Generation is Available; switch
 	// the status to it (Switch) and deliver it once the backup holds it.
 	ActionSwitch Action = "Switch"
 	// ActionContinueFailed: K-ORC reported a terminal error on the successor
 	// Decision.Generation and spec.credentialGeneration is not above it; it
-	// stays, CredentialReady reads CredentialFailed (seed 004 "Rotation").
+	// stays, CredentialReady reads CredentialFailed
+	// (docs/reference/keystoneapplicationcredential.md, "Rotation").
 	ActionContinueFailed Action = "ContinueFailed"
 	// ActionDeleteFailed: spec.credentialGeneration was raised above the
 	// failed successor Decision.Generation; delete it. The raised generation
@@ -53,13 +55,15 @@ const (
 	// ActionDeletePrevious: status.previousCredentialDeleteAt has passed;
 	// delete generation Decision.Generation (status.previousCredentialGeneration)
 	// and, once it is no longer listed, clear the status.previousCredential*
-	// fields (seed 004 "Rotation", step 3).
+	// fields (docs/reference/keystoneapplicationcredential.md, "Rotation", step
+	// 3).
 	ActionDeletePrevious Action = "DeletePrevious"
 	// ActionDeferred: a rotation trigger holds (Decision.Trigger), but a
 	// second credential exists: the previous one's grace period runs, or a
-	// credential is still being deleted. No rotation starts (seed 004
-	// "Rotation": "No rotation starts while a grace period runs, whatever the
-	// trigger, so the order never holds more than two credentials").
+	// credential is still being deleted. No rotation starts
+	// (docs/reference/keystoneapplicationcredential.md, "Rotation": "No
+	// rotation starts while a grace period runs, whatever the trigger, so the
+	// order never holds more than two credentials").
 	ActionDeferred Action = "Deferred"
 )
 
@@ -77,8 +81,10 @@ const (
 	TriggerGeneration Trigger = "GenerationRaised"
 	// TriggerCredentialGone: the delivered generation's K-ORC
 	// ApplicationCredential is no longer listed, so the credential is gone
-	// from Keystone. Not in seed 004's list; it is the expiry trigger's case
-	// of a credential that no longer works for another cause.
+	// from Keystone. Not in the list of
+	// docs/reference/keystoneapplicationcredential.md, "Rotation"; it is the
+	// expiry trigger's case of a credential that no longer works for another
+	// cause.
 	TriggerCredentialGone Trigger = "CredentialGone"
 	// TriggerRejected: Keystone answered 401/404 to a token request with
 	// the delivered credential (ProbeDue): it was deleted out of band.
@@ -89,7 +95,8 @@ const (
 	TriggerExpired Trigger = "Expired"
 	// TriggerSecretLost: the secret-v<N> Secret of the delivered generation
 	// is gone from the cluster; Keystone cannot hand a secret back, so a new
-	// credential replaces it (seed 004 "Rotation").
+	// credential replaces it (docs/reference/keystoneapplicationcredential.md,
+	// "Rotation").
 	TriggerSecretLost Trigger = "SecretLost"
 	// TriggerSchedule: the schedule is due (now ≥ NextRotation).
 	TriggerSchedule Trigger = "Scheduled"
@@ -204,9 +211,10 @@ type Decision struct {
 	// Redeliver is true when the delivered Secret does not carry the
 	// current generation (missing, edited away or stale) and may be written
 	// again from the current generation's document, once the backup holds
-	// it. A lost delivered Secret is written again, not rotated (seed 004
-	// "Delivered Secret contract": "a deleted Secret is written again"; "A
-	// frozen order repairs nothing").
+	// it. A lost delivered Secret is written again, not rotated
+	// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+	// contract": "a deleted Secret is written again"; "A frozen order repairs
+	// nothing").
 	Redeliver bool
 }
 
@@ -247,13 +255,14 @@ func (in Input) NextRotation() *time.Time {
 	return in.Schedule.NextRotation(*in.LastRotation, in.ExpiresAt)
 }
 
-// trigger is the first rotation trigger that holds (seed 004 "Rotation":
-// "A rotation starts when one of these holds"), with the generation it
-// creates: Desired for the first credential, else max(Current+1, Desired).
-// The seed lists the schedule first; here the most specific cause is
-// reported first (Initial, GenerationRaised, CredentialGone,
-// CredentialRejected, Expired, SecretLost, Scheduled). Every trigger creates the same generation, so the
-// order only chooses which Trigger is reported.
+// trigger is the first rotation trigger that holds
+// (docs/reference/keystoneapplicationcredential.md, "Rotation": "A rotation
+// starts when one of these holds"), with the generation it creates: Desired for
+// the first credential, else max(Current+1, Desired). That page lists the
+// schedule first; here the most specific cause is reported first (Initial,
+// GenerationRaised, CredentialGone, CredentialRejected, Expired, SecretLost,
+// Scheduled). Every trigger creates the same generation, so the order only
+// chooses which Trigger is reported.
 func (in Input) trigger() (Trigger, int64) {
 	next := max(in.Current+1, in.Desired)
 	switch {
@@ -279,19 +288,21 @@ func (in Input) trigger() (Trigger, int64) {
 // Decide chooses the pass's action, first match wins:
 //
 //  1. ActionHold: the shared gate is closed or a reference gate refuses
-//     (seed 004 "Consent": a frozen order creates, rotates, delivers,
-//     repairs and sweeps nothing; "A refusal after the first credential
-//     pauses the schedule and keeps the delivered Secret"). Redeliver is
-//     false under a closed shared gate and may be true under a refusal.
+//     (docs/reference/keystoneapplicationcredential.md, "Consent": a frozen
+//     order creates, rotates, delivers, repairs and sweeps nothing; "A refusal
+//     after the first credential pauses the schedule and keeps the delivered
+//     Secret"). Redeliver is false under a closed shared gate and may be true
+//     under a refusal.
 //  2. ActionDeletePrevious: a previous generation is recorded,
 //     now ≥ PreviousDeleteAt, and the delivered Secret carries generation
 //     Current's id (DeliveredID; a lost secret-v<Current> does not keep the
 //     previous generation, and the SecretLost trigger fires once it is
 //     gone). The last condition keeps the superseded credential while a
 //     consumer may still read it (a backup push or delivery that has not
-//     completed yet): seed 004 "Delivered Secret contract", "the delivered
-//     credential is never invalid". A credential kept that way still
-//     expires in Keystone on its own while the schedule is on.
+//     completed yet): docs/reference/keystoneapplicationcredential.md,
+//     "Delivered Secret contract", "the delivered credential is never invalid".
+//     A credential kept that way still expires in Keystone on its own while the
+//     schedule is on.
 //  3. A successor exists (Successor): ActionSwitch when it is Available;
 //     when it failed, ActionDeleteFailed if Desired is above it, else
 //     ActionReplaceFailed when replaceFailed names a cause, else
@@ -357,16 +368,17 @@ func Decide(in Input) Decision {
 // replaceFailed is why the failed successor s is replaced, ReplaceNone
 // when it is continued.
 //
-// Deviation from seed 004 "Rotation": "A successor K-ORC reports a terminal
-// error on (CredentialFailed) is continued as well until
-// spec.credentialGeneration is raised above it". That stays the default,
-// but continuing it for ever lets the live credential expire in Keystone
-// with no successor, which breaks the rule the seed states for the
-// delivered Secret ("the superseded credential stays valid for the grace
-// period after the switch, so the delivered credential is never invalid";
-// no credential a consumer holds is ever invalidated before its successor
-// is delivered). So the failed successor is deleted, and the next
-// generation created once it is gone (never more than two credentials), when
+// Deviation from docs/reference/keystoneapplicationcredential.md, "Rotation":
+// "A successor K-ORC reports a terminal error on (CredentialFailed) is
+// continued as well until spec.credentialGeneration is raised above it". That
+// stays the default, but continuing it for ever lets the live credential expire
+// in Keystone with no successor, which breaks the rule that page states for the
+// delivered Secret ("Delivered Secret contract": ("the superseded credential
+// stays valid for the grace period after the switch, so the delivered
+// credential is never invalid"); no credential a consumer holds is ever
+// invalidated before its successor is delivered). So the failed successor is
+// deleted, and the next generation created once it is gone (never more than two
+// credentials), when
 //
 //   - ReplacePasswordRotated: K-ORC's failure is an authentication failure
 //     (AuthenticationFailure) and the mint-cloud document has since been
@@ -407,9 +419,9 @@ func others(creds []Credential, current int64) bool {
 }
 
 // TargetClusterResync is the longest an order on a target cluster waits
-// between two passes: its events are not watched from the hub (seed 004
-// "Conditions": "An order on a target cluster is reconciled again every 10
-// minutes at the latest").
+// between two passes: its events are not watched from the hub
+// (docs/reference/keystoneapplicationcredential.md, "Conditions": "An order on
+// a target cluster is reconciled again every 10 minutes at the latest").
 const TargetClusterResync = 10 * time.Minute
 
 // MinRequeue is the shortest requeue RequeueAfter returns for an instant
@@ -419,14 +431,15 @@ const MinRequeue = time.Second
 
 // RequeueAfter is how long a converged order waits before its next pass: the
 // time until the earliest of NextRotation, status.previousCredentialDeleteAt
-// and status.credentialExpiresAt (seed 004 "Conditions": "reconciled again
-// at status.nextRotation, at status.previousCredentialDeleteAt"; the expiry
-// is added for a schedule turned off, whose live credential is rotated when
-// it expires). An instant already passed gives MinRequeue. For an order on a
-// target cluster the result is at most TargetClusterResync, and
-// TargetClusterResync when no instant is set; on the management cluster 0
-// (no timed requeue; watches fire) when none is set. A frozen order (closed
-// gate) has no schedule: only the target-cluster resync applies.
+// and status.credentialExpiresAt
+// (docs/reference/keystoneapplicationcredential.md, "Conditions": "reconciled
+// again at status.nextRotation, at status.previousCredentialDeleteAt"; the
+// expiry is added for a schedule turned off, whose live credential is rotated
+// when it expires). An instant already passed gives MinRequeue. For an order on
+// a target cluster the result is at most TargetClusterResync, and
+// TargetClusterResync when no instant is set; on the management cluster 0 (no
+// timed requeue; watches fire) when none is set. A frozen order (closed gate)
+// has no schedule: only the target-cluster resync applies.
 func RequeueAfter(in Input, targetCluster bool) time.Duration {
 	var at []*time.Time
 	if in.Gate.Passed() {

@@ -14,7 +14,9 @@ import (
 )
 
 // Classify maps a failed admin token request to an AdminCredentialReady
-// reason (c5c3-brief §1.3, most specific first):
+// reason, most specific first, as upstream c5c3 classifies K-ORC
+// messages (github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/external_mode.go):
 //
 //   - no identity endpoint for the region and interface in the catalog:
 //     CatalogEndpointMismatch;

@@ -194,7 +194,9 @@ func writtenFor(t *testing.T, obj client.Object, name string, uid types.UID) {
 // namespace whose plane is Ready (the webhooks do not run in this suite, as
 // when concurrent creates slip past the webhook): the second is parked with
 // DuplicateControlPlane and projects nothing, the first keeps serving, and
-// deleting the first releases the second (c5c3-brief §1.2).
+// deleting the first releases the second (docs/reference/controlplane.md,
+// "Status"; upstream github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/controlplane_controller.go).
 func TestIntegration_DuplicateControlPlaneIsParked(t *testing.T) {
 	ks := stack.Keystone
 	ctx := context.Background()

@@ -11,7 +11,9 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// Defaults of the plane (c5c3-brief §1.4, §1.5), applied when the
+// Defaults of the plane (upstream c5c3, github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/reconcile_esotenant.go and
+// korc_cloudsyaml.go), applied when the
 // ControlPlane leaves the field empty (the CRD defaults them too).
 const (
 	DefaultRegion          = "RegionOne"
@@ -39,7 +41,9 @@ const (
 
 // AuthURL is the Keystone v3 URL K-ORC and the token check use: External
 // mode spec.services.keystone.external.authURL, Managed mode the in-cluster
-// http://<cp>-keystone.<keystone namespace>.svc:5000/v3 (c5c3-brief §1.5).
+// http://<cp>-keystone.<keystone namespace>.svc:5000/v3 (upstream korcAuthURL,
+// github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/korc_cloudsyaml.go).
 func AuthURL(cp *c5c3v1alpha1.ControlPlane) string {
 	if e := external(cp); e != nil {
 		return e.AuthURL
@@ -52,7 +56,9 @@ func AuthURL(cp *c5c3v1alpha1.ControlPlane) string {
 }
 
 // EndpointType is the catalog interface K-ORC uses: internal in Managed mode,
-// external.endpointType (default public) in External mode (c5c3-brief §1.5).
+// external.endpointType (default public) in External mode (upstream
+// korcEndpointType, github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/korc_cloudsyaml.go).
 func EndpointType(cp *c5c3v1alpha1.ControlPlane) string {
 	e := external(cp)
 	if e == nil {
@@ -128,7 +134,9 @@ func Credentials(cp *c5c3v1alpha1.ControlPlane) orcv1alpha1.CloudCredentialsRefe
 }
 
 // DomainImport is the admin Domain import (an unmanaged K-ORC Domain by
-// name, c5c3-brief §1.6).
+// name, docs/reference/controlplane.md, "Status"; upstream
+// github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/korc_imports.go).
 func DomainImport(cp *c5c3v1alpha1.ControlPlane) *orcv1alpha1.Domain {
 	a := AdminOf(cp)
 	return korc.DomainImportByName(korc.Child{
@@ -145,8 +153,8 @@ func Labels(cp *c5c3v1alpha1.ControlPlane) map[string]string {
 
 // ConsentedNamespaces are the namespaces the plane provisions a SecretStore
 // in, sorted and deduplicated: its own, the dedicated Keystone and Horizon
-// namespaces, and spec.korc.serviceRegistrations.allowedNamespaces (seed 001
-// "Namespace consent", c5c3-brief §1.4).
+// namespaces, and spec.korc.serviceRegistrations.allowedNamespaces
+// (docs/reference/keystoneservice.md, "Namespace consent").
 func ConsentedNamespaces(cp *c5c3v1alpha1.ControlPlane) []string {
 	ns := []string{cp.Namespace}
 	if k := cp.Spec.Services.Keystone; k != nil && k.Namespace != nil {

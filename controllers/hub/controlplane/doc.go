@@ -1,6 +1,6 @@
 // Package controlplane is the hub's ControlPlane reconciler: it fulfils the
 // plane contract the order and registration reconcilers depend on
-// (ARCHITECTURE.md "Plane contract", c5c3-brief §1.6):
+// (docs/reference/controlplane.md, "Plane contract"):
 //
 //   - the admin clouds.yaml Secrets in the plane namespace,
 //     spec.korc.adminCredential.cloudCredentialsRef.secretName (imports and
@@ -11,17 +11,21 @@
 //     token for that credential (a real token request), with failures
 //     classified into AuthenticationFailed, CredentialDrift,
 //     EndpointUnreachable, TLSVerificationFailed and CatalogEndpointMismatch
-//     (seed 001 "Conditions", c5c3-brief §1.3);
-//   - the admin Domain import <cp>-domain-<slug> (c5c3-brief §1.6);
+//     (docs/reference/keystoneservice.md, "Conditions"; upstream
+//     github.com/blut/c5c3-forge
+//     operators/c5c3/internal/controller/external_mode.go);
+//   - the admin Domain import <cp>-domain-<slug>;
 //   - a SecretStore against OpenBao in every namespace the plane consents to
 //     (its own, its dedicated service namespaces, and
-//     spec.korc.serviceRegistrations.allowedNamespaces; c5c3-brief §1.4),
-//     when the hub is given an OpenBao address.
+//     spec.korc.serviceRegistrations.allowedNamespaces;
+//     docs/reference/keystoneservice.md, "Namespace consent"), when the hub is
+//     given an OpenBao address.
 //
-// Before any of this, the duplicate guard (duplicate.go, c5c3-brief §1.2)
-// parks every ControlPlane that is not the oldest of its namespace with
-// Ready=False and AdminCredentialReady=False, reason DuplicateControlPlane;
-// a parked plane projects nothing.
+// Before any of this, the duplicate guard (duplicate.go;
+// docs/reference/controlplane.md, "Plane contract") parks every ControlPlane
+// that is not the oldest of its namespace with Ready=False and
+// AdminCredentialReady=False, reason DuplicateControlPlane; a parked plane
+// projects nothing.
 //
 // Decisions (desired objects, conditions, the duplicate guard, error
 // classification) are pure functions in desired.go, status.go, duplicate.go

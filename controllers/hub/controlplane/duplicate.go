@@ -15,10 +15,11 @@ import (
 const DuplicateRecheckInterval = 30 * time.Second
 
 // Duplicate is the one-ControlPlane-per-namespace guard of the reconciler
-// (c5c3-brief §1.2: upstream enforces the rule in ValidateCreate and also
-// parks newer duplicates in the reconciler with Ready=False/
-// DuplicateControlPlane, because concurrent creates can both pass the
-// webhook).
+// (docs/reference/controlplane.md, "Plane contract"; upstream c5c3,
+// github.com/blut/c5c3-forge operators/c5c3, enforces the rule in
+// ValidateCreate and also parks newer duplicates in the reconciler with
+// Ready=False/ DuplicateControlPlane, because concurrent creates can both pass
+// the webhook).
 //
 // It returns the oldest plane in others, other than cp itself, that is
 // older than cp, or nil when cp is the oldest plane of its namespace and may

@@ -29,7 +29,8 @@ type Observation struct {
 }
 
 // AdminCredentialCondition derives AdminCredentialReady from o
-// (c5c3-brief §1.2, §1.6; reasons from api/c5c3/v1alpha1):
+// (docs/reference/controlplane.md, "Status"; reasons from
+// api/c5c3/v1alpha1):
 //
 //   - admin password Secret or key missing: WaitingForCloudsYaml;
 //   - CA bundle missing: WaitingForCABundle;

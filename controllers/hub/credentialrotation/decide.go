@@ -40,11 +40,11 @@ func RequestValue(cr *c5c3v1alpha1.CredentialRotation) string {
 // Decide maps a CredentialRotation and the KeystoneService it names (nil
 // when absent) to an action. A rotation fires once per spec generation
 // (status.lastTriggeredGeneration latches it): creating the object is the
-// request (seed 001: "To rotate a password on demand, create a
-// CredentialRotation ..."). The hub supports target serviceAccountPassword
-// with spec.keystoneService; ControlPlane service accounts and the admin
-// application credential are not provisioned by this hub, so those targets
-// are refused with UnsupportedTarget.
+// request (docs/reference/keystoneservice.md, "ServiceAccountRotationSpec": "To
+// rotate a password on demand, create a CredentialRotation ..."). The hub
+// supports target serviceAccountPassword with spec.keystoneService;
+// ControlPlane service accounts and the admin application credential are not
+// provisioned by this hub, so those targets are refused with UnsupportedTarget.
 func Decide(cr *c5c3v1alpha1.CredentialRotation, ks *c5c3v1alpha1.KeystoneService) Decision {
 	c := metav1.Condition{Type: c5c3v1alpha1.ConditionReady, Status: metav1.ConditionFalse, ObservedGeneration: cr.Generation}
 	d := func(a Action, status metav1.ConditionStatus, reason, msg string) Decision {

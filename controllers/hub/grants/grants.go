@@ -1,11 +1,13 @@
 // Package grants assigns and revokes Keystone project roles for the hub.
 //
 // The K-ORC release served here (v2.6.0) has no RoleAssignment kind
-// (c5c3-brief §3: it merged after that tag), so the hub grants roles itself
+// (it merged to github.com/k-orc/openstack-resource-controller main in
+// PR #774, after that tag), so the hub grants roles itself
 // with gophercloud, authenticated with the plane's admin password cloud
-// (ARCHITECTURE.md "Role assignments"). Everything goes through the Granter
-// interface so that a K-ORC RoleAssignment projection can replace this
-// package once a release with that kind is available.
+// (docs/reference/keystoneroleassignment.md, "How roles are granted").
+// Everything goes through the Granter interface so that a K-ORC RoleAssignment
+// projection can replace this package once a release with that kind is
+// available.
 package grants
 
 import (

@@ -27,8 +27,9 @@ import (
 func (p *pass) child(disc string) string { return p.prefix + disc }
 
 // writeMintCloud applies the mint-cloud document, rebuilt on every pass from
-// the user's current password (seed 004 "Projected child names"). K-ORC
-// creates and deletes every credential generation through it.
+// the user's current password (docs/reference/keystoneapplicationcredential.md,
+// "Projected child names"). K-ORC creates and deletes every credential
+// generation through it.
 func (p *pass) writeMintCloud(ctx context.Context, r refsRead) error {
 	data, err := applicationcredential.MintCloudData(p.mintParams(r))
 	if err != nil {
@@ -90,14 +91,15 @@ func (p *pass) secretValue(ctx context.Context, gen int64) (value []byte, ok boo
 // secret, generated once) and its credential-v<gen>, an unrestricted: false
 // K-ORC ApplicationCredential of the user order's K-ORC User, authenticated
 // through mint-cloud, without roleRefs (it carries the roles of the
-// project-scoped token), expiring at Schedule.ExpiresAt(now) (seed 004
-// "Rotation"). Both are created, never updated: the secret must not change
-// and K-ORC's resource spec is immutable. The credential is annotated with
-// the password generation the mint-cloud document was built from
+// project-scoped token), expiring at Schedule.ExpiresAt(now)
+// (docs/reference/keystoneapplicationcredential.md, "Rotation"). Both are
+// created, never updated: the secret must not change and K-ORC's resource spec
+// is immutable. The credential is annotated with the password generation the
+// mint-cloud document was built from
 // (applicationcredential.AnnotationMintPasswordGeneration). gen must be new
-// (applicationcredential.CreatableGeneration); a child that exists under
-// its name is kept only when it is this order's and not being deleted (an
-// earlier pass created it and the cache lags), otherwise it is an error
+// (applicationcredential.CreatableGeneration); a child that exists under its
+// name is kept only when it is this order's and not being deleted (an earlier
+// pass created it and the cache lags), otherwise it is an error
 // (applicationcredential.AdoptableChild), never a silent success.
 func (p *pass) createGeneration(ctx context.Context, gen int64) error {
 	if err := applicationcredential.CreatableGeneration(gen, p.st.CredentialGeneration, p.st.PreviousCredentialGeneration); err != nil {

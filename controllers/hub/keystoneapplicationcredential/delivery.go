@@ -97,12 +97,12 @@ func carries(s *corev1.Secret, data map[string][]byte) bool {
 }
 
 // deliver moves the delivered generation to the order's cluster, backup
-// first (seed 004 "Delivered Secret contract"): the source Secret and the
-// PushSecret to the backing path, then, once ESO reports the push of this
-// document, <name>-credentials with Server-Side Apply. A Secret the order
-// does not own is never taken over (DeliveryRefused). It records what it
-// saw in p.obs and, once the Secret carries the generation, status.secretName
-// and status.secretKeys.
+// first (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+// contract"): the source Secret and the PushSecret to the backing path, then,
+// once ESO reports the push of this document, <name>-credentials with
+// Server-Side Apply. A Secret the order does not own is never taken over
+// (DeliveryRefused). It records what it saw in p.obs and, once the Secret
+// carries the generation, status.secretName and status.secretKeys.
 func (p *pass) deliver(ctx context.Context, cur *corev1.Secret) {
 	data, ok, err := p.currentData(ctx)
 	if err != nil {
@@ -145,7 +145,9 @@ func (p *pass) deliver(ctx context.Context, cur *corev1.Secret) {
 	}
 	p.obs.Delivered = true
 	// The first pass that sees the Secret carry the generation starts the
-	// superseded generation's grace period over (seed 004: it "stays valid
-	// for the grace period after the switch" of the delivered Secret).
+	// superseded generation's grace period over
+	// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+	// contract": it "stays valid for the grace period after the switch" of the
+	// delivered Secret).
 	p.st = applicationcredential.MarkDelivered(p.st, p.schedule, p.now, orders.SecretName(p.ac.Name))
 }

@@ -1,12 +1,12 @@
 // Package keystoneapplicationcredential reconciles KeystoneApplicationCredential
-// orders (seed 004, keystoneapplicationcredential-crd-reference): one Keystone
+// orders (docs/reference/keystoneapplicationcredential.md): one Keystone
 // application credential of an ordered KeystoneUser on an ordered
 // KeystoneProject, created through K-ORC authenticated as that user
 // (mint-cloud), backed up to OpenBao and delivered as <name>-credentials
-// beside the order, on the order's own cluster. It rotates on a schedule,
-// on a raised spec.credentialGeneration, on expiry, on a lost secret, and
-// when Keystone rejects the delivered credential (probe.go: a converged
-// order verifies it every Options.ReadyResync, 10m by default).
+// beside the order, on the order's own cluster. It rotates on a schedule, on
+// a raised spec.credentialGeneration, on expiry, on a lost secret, and when
+// Keystone rejects the delivered credential (probe.go: a converged order
+// verifies it every Options.ReadyResync, 10m by default).
 //
 // The decisions are pure and live in controllers/hub/applicationcredential
 // (schedule, Decide, conditions, documents); this package does the I/O:

@@ -36,16 +36,15 @@ func raise(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential, gen int
 }
 
 // TestIntegration_ApplicationCredential_Lifecycle walks one order through
-// seed 004: refused without a role on the project (NoRoleOnProject,
-// nothing created), generation 1 minted, backed up to OpenBao and delivered
-// (its clouds.yaml authenticates against Keystone, scoped to the project),
-// a raised credentialGeneration rotating to generation 2 with the
-// superseded credential valid inside the grace period and gone after it,
-// a deleted delivered Secret written again (not rotated), a lost
-// secret-v<N> rotated,
-// a frozen order changing nothing (no rotation, no repair of a deleted
-// Secret) until consent returns, and the two-phase teardown emptying
-// Keystone and the OpenBao path.
+// docs/reference/keystoneapplicationcredential.md: refused without a role on
+// the project (NoRoleOnProject, nothing created), generation 1 minted, backed
+// up to OpenBao and delivered (its clouds.yaml authenticates against Keystone,
+// scoped to the project), a raised credentialGeneration rotating to generation
+// 2 with the superseded credential valid inside the grace period and gone after
+// it, a deleted delivered Secret written again (not rotated), a lost
+// secret-v<N> rotated, a frozen order changing nothing (no rotation, no repair
+// of a deleted Secret) until consent returns, and the two-phase teardown
+// emptying Keystone and the OpenBao path.
 func TestIntegration_ApplicationCredential_Lifecycle(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()

@@ -99,10 +99,11 @@ func (p *pass) event(typ, reason, action, format string, args ...any) {
 }
 
 // Reconcile runs one pass for a KeystoneApplicationCredential on
-// req.ClusterName (seed 004): the shared gate, the reference gates, the
-// Keystone-side step applicationcredential.Decide chooses, the delivery,
-// and the status. A deregistered cluster's error is returned as is (the
-// builder drops the request).
+// req.ClusterName (docs/reference/keystoneapplicationcredential.md): the shared
+// gate, the reference gates, the Keystone-side step
+// applicationcredential.Decide chooses, the delivery, and the status. A
+// deregistered cluster's error is returned as is (the builder drops the
+// request).
 func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
 	oc, err := r.hub.Client(ctx, req.ClusterName)
 	if err != nil {
@@ -136,13 +137,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (ct
 	if gate.Passed() {
 		// A frozen (or otherwise gated) order changes nothing but its
 		// status: nothing is created, rotated, delivered, repaired or swept
-		// (seed 004 "Consent").
+		// (docs/reference/keystoneapplicationcredential.md, "Consent").
 		if err := p.run(ctx); err != nil {
 			errs = append(errs, err)
 		}
 		// status.nextRotation follows the schedule on every pass, not only
 		// at a switch: a changed or turned-off schedule is reported at once
-		// (seed 004 "Status": "Absent with the schedule off").
+		// (docs/reference/keystoneapplicationcredential.md, "Status": "Absent
+		// with the schedule off").
 		p.st = applicationcredential.WithNextRotation(p.st, p.schedule)
 	}
 	p.obs.Current = p.st.CredentialGeneration
@@ -206,10 +208,12 @@ func (p *pass) run(ctx context.Context) error {
 			return err
 		}
 		// "the Secret holding the live credential's secret is gone from the
-		// cluster" (seed 004 "Rotation") is read as secret-v<N> in the plane's
-		// namespace: it is the only place the secret lives besides the
-		// backup, and a deleted delivered Secret is "written again" (seed 004
-		// "Delivered Secret contract"), not rotated.
+		// cluster" (docs/reference/keystoneapplicationcredential.md,
+		// "Rotation") is read as secret-v<N> in the plane's namespace: it is
+		// the only place the secret lives besides the backup, and a deleted
+		// delivered Secret is "written again"
+		// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+		// contract"), not rotated.
 		in.SecretLost = !ok
 		if !ok {
 			p.obs.LostSecret = p.ns + "/" + p.child(korc.SecretDiscriminator(cur))
@@ -259,8 +263,8 @@ func (p *pass) run(ctx context.Context) error {
 	return nil
 }
 
-// act carries out d, the Keystone-side step of the pass (seed 004
-// "Rotation").
+// act carries out d, the Keystone-side step of the pass
+// (docs/reference/keystoneapplicationcredential.md, "Rotation").
 func (p *pass) act(ctx context.Context, d applicationcredential.Decision) error {
 	switch d.Action {
 	case applicationcredential.ActionCreate:
@@ -292,9 +296,10 @@ func (p *pass) act(ctx context.Context, d applicationcredential.Decision) error 
 		p.event(corev1.EventTypeNormal, EventFailedDeleted, "Rotate",
 			"deleting failed generation %d: spec.credentialGeneration was raised above it", d.Generation)
 	case applicationcredential.ActionReplaceFailed:
-		// Deviation from seed 004 "Rotation" (a CredentialFailed successor
-		// "is continued as well until spec.credentialGeneration is raised
-		// above it"): see applicationcredential.Input.replaceFailed.
+		// Deviation from docs/reference/keystoneapplicationcredential.md,
+		// "Rotation" (a CredentialFailed successor "is continued as well until
+		// spec.credentialGeneration is raised above it"): see
+		// applicationcredential.Input.replaceFailed.
 		if err := p.deleteGeneration(ctx, d.Generation); err != nil {
 			return err
 		}
@@ -312,7 +317,8 @@ func (p *pass) act(ctx context.Context, d applicationcredential.Decision) error 
 
 // deletePrevious deletes the superseded generation gen once its grace
 // period passed, and clears status.previousCredential* once K-ORC no longer
-// lists it (seed 004 "Rotation", step 3).
+// lists it (docs/reference/keystoneapplicationcredential.md, "Rotation", step
+// 3).
 func (p *pass) deletePrevious(ctx context.Context, gen int64) error {
 	if o, listed := p.credObjs[gen]; listed {
 		if o.DeletionTimestamp.IsZero() {

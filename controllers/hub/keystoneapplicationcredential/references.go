@@ -44,8 +44,8 @@ func UserChildName(cluster, namespace, user string) string {
 // references reads the KeystoneUser and KeystoneProject the order names and
 // the KeystoneRoleAssignments of its namespace on the order's cluster, the
 // user's current password Secret and the plane's CA bundle on the
-// management cluster (seed 004 "Consent", the gate table). Errors: a read
-// failure other than NotFound.
+// management cluster (docs/reference/keystoneapplicationcredential.md,
+// "Consent", the gate table). Errors: a read failure other than NotFound.
 func (p *pass) references(ctx context.Context) (refsRead, error) {
 	ac := p.ac
 	out := refsRead{References: applicationcredential.References{Namespace: ac.Namespace, Spec: ac.Spec}}
@@ -81,7 +81,8 @@ func (p *pass) references(ctx context.Context) (refsRead, error) {
 	for i := range assignments.Items {
 		a := &assignments.Items[i]
 		// The role gate reads status.roleID, not AssignmentReady: a frozen
-		// assignment keeps its role in Keystone (seed 004 "Consent").
+		// assignment keeps its role in Keystone
+		// (docs/reference/keystoneapplicationcredential.md, "Consent").
 		if a.Spec.UserRef.Name == ac.Spec.UserRef.Name && a.Spec.ProjectRef.Name == ac.Spec.ProjectRef.Name && a.Status.RoleID != "" {
 			out.RoleAssigned = true
 			break

@@ -341,8 +341,9 @@ func breakBackupToken(t *testing.T) (restore func()) {
 // switches while ESO cannot push, and the outage outlasts the grace period.
 // Generation 1 stays in Keystone and delivered during the outage, and after
 // the backup heals it stays for the grace period after the delivered Secret
-// switched to generation 2 (seed 004: "the superseded credential stays
-// valid for the grace period after the switch").
+// switched to generation 2 (docs/reference/keystoneapplicationcredential.md,
+// "Delivered Secret contract": "the superseded credential stays valid for the
+// grace period after the switch").
 func TestIntegration_ApplicationCredential_GraceRunsFromDelivery(t *testing.T) {
 	ctx := context.Background()
 	planeReady(t)

@@ -23,7 +23,8 @@ import (
 const TeardownRequeue = 10 * time.Second
 
 // teardown runs the c5c3.io/keystoneapplicationcredential-teardown
-// finalizer in two phases (seed 004 "Deletion Semantics"):
+// finalizer in two phases (docs/reference/keystoneapplicationcredential.md,
+// "Deletion Semantics"):
 //
 //   - while any K-ORC ApplicationCredential of the order is listed: delete
 //     the PushSecret (which removes the OpenBao path), every
@@ -35,7 +36,8 @@ const TeardownRequeue = 10 * time.Second
 // With the ControlPlane gone, one pass issues every delete and releases the
 // finalizer (fail-open). The mint-cloud document is not rebuilt here: a
 // user password rotated during the teardown strands the finalizer until
-// the credentials are removed by hand, as the seed documents.
+// the credentials are removed by hand
+// (docs/reference/keystoneapplicationcredential.md, "Deletion Semantics").
 func (p *pass) teardown(ctx context.Context) (ctrl.Result, error) {
 	p.r.probes.forget(p.prefix)
 	if !controllerutil.ContainsFinalizer(p.ac, c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown) {

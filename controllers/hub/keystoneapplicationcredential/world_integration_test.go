@@ -279,7 +279,9 @@ func baoKV(t *testing.T) *openbao.KV {
 	return kv
 }
 
-// backupPath is the order's OpenBao path (seed 004 "Backing path").
+// backupPath is the order's OpenBao path
+// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+// contract", Backing path).
 func backupPath(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential) string {
 	t.Helper()
 	prefix := korc.ChildPrefix(ac.Name, korc.OrderKey("", ac.Namespace, ac.Name), korc.InfixApplicationCredential)

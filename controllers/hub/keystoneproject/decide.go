@@ -20,7 +20,8 @@ import (
 // bound how long Keystone-side drift stays unnoticed: a project that is not
 // Ready is looked at again after NotReadyRequeue, a Ready one after
 // ReadyResync. An order on a target cluster waits at most
-// orders.RequeueTarget (seed 004 "Conditions").
+// orders.RequeueTarget (docs/reference/keystoneapplicationcredential.md,
+// "Conditions").
 const (
 	NotReadyRequeue = 15 * time.Second
 	ReadyResync     = 10 * time.Minute
@@ -71,7 +72,9 @@ const (
 // name and domain compared with the plane's admin project and domain the way
 // Keystone compares them (case- and accent-folding). owns is whether the
 // order already has its managed Project child. The admin project is never
-// orderable, like the admin identity of seed 001.
+// orderable, like the admin identity of a KeystoneService
+// (docs/reference/keystoneservice.md, "The admin identity is never
+// registrable").
 func AdminProjectOf(kp *c5c3v1alpha1.KeystoneProject, cp *c5c3v1alpha1.ControlPlane, owns bool) AdminProject {
 	a := controlplane.AdminOf(cp)
 	if !keystone.SameIdentityName(EffectiveProjectName(kp), a.Project) || !keystone.SameIdentityName(EffectiveDomain(kp, cp), a.Domain) {
@@ -201,7 +204,8 @@ func ProjectCondition(o Observation, gen int64) metav1.Condition {
 }
 
 // HeldCondition is ProjectReady while credential orders hold the deletion of
-// the order named name (seed 004 "Deletion Semantics").
+// the order named name (docs/reference/keystoneapplicationcredential.md,
+// "Deletion Semantics").
 func HeldCondition(h orders.Held, name string, gen int64) metav1.Condition {
 	return metav1.Condition{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionFalse, ObservedGeneration: gen,
 		Reason: c5c3v1alpha1.ReasonReferencedByApplicationCredentials, Message: h.Message(orders.KindKeystoneProject, name)}

@@ -38,7 +38,7 @@ func (p *pass) importChild(disc string) korc.Child {
 }
 
 // managedChild is a managed child: it authenticates with the plane's admin
-// password cloud (ARCHITECTURE.md "Plane contract").
+// password cloud (docs/reference/controlplane.md, "Plane contract").
 func (p *pass) managedChild(disc string) korc.Child {
 	return korc.Child{Name: p.childName(disc), Namespace: p.cp.Namespace, Labels: p.lbl, Credentials: orcv1alpha1.CloudCredentialsReference{
 		SecretName: korc.AdminPasswordCloudSecretName(p.cp.Name), CloudName: controlplane.AdminOf(p.cp).CloudName}}

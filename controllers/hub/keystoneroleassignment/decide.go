@@ -131,7 +131,8 @@ func Conditions(assignment metav1.Condition, gen int64) []metav1.Condition {
 }
 
 // HeldCondition is AssignmentReady while credential orders hold the
-// deletion of the order named name (seed 004 "Deletion Semantics").
+// deletion of the order named name
+// (docs/reference/keystoneapplicationcredential.md, "Deletion Semantics").
 func HeldCondition(h orders.Held, name string, gen int64) metav1.Condition {
 	return metav1.Condition{Type: c5c3v1alpha1.ConditionAssignmentReady, Status: metav1.ConditionFalse, ObservedGeneration: gen,
 		Reason: c5c3v1alpha1.ReasonReferencedByApplicationCredentials, Message: h.Message(orders.KindKeystoneRoleAssignment, name)}

@@ -13,7 +13,7 @@
 // korc.RoleDiscriminator(role)) and labelled orders.ChildLabels.
 //
 // Layout: decide.go holds the pure decisions, assign.go the projection
-// pass, credentials.go the admin credentials the grants use, teardown.go the
-// finalizer, reconciler.go the pass and its status write, setup.go the
+// pass (the grants authenticate with grants.AdminCredentials), teardown.go
+// the finalizer, reconciler.go the pass and its status write, setup.go the
 // watches.
 package keystoneroleassignment

@@ -20,8 +20,8 @@ import (
 )
 
 // EffectiveDomain is the domain of the account's user and project:
-// spec.account.domainName, or the plane's admin domain (seed 001
-// "KeystoneServiceAccountSpec").
+// spec.account.domainName, or the plane's admin domain
+// (docs/reference/keystoneservice.md, "KeystoneServiceAccountSpec").
 func EffectiveDomain(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) string {
 	if d := ks.Spec.Account.DomainName; d != "" {
 		return string(d)
@@ -29,11 +29,11 @@ func EffectiveDomain(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlP
 	return controlplane.AdminOf(cp).Domain
 }
 
-// AdminIdentityOf decides seed 001's "The admin identity is never
-// registrable": the effective user name and domain compared with the plane's
-// admin user and domain the way Keystone compares them (case- and
-// accent-folding, keystone.SameIdentityName). owns is whether the
-// registration already has its managed User child.
+// AdminIdentityOf decides "The admin identity is never
+// registrable" (docs/reference/keystoneservice.md): the effective user name and
+// domain compared with the plane's admin user and domain the way Keystone
+// compares them (case- and accent-folding, keystone.SameIdentityName). owns is
+// whether the registration already has its managed User child.
 func AdminIdentityOf(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane, owns bool) AdminIdentity {
 	a := controlplane.AdminOf(cp)
 	if !keystone.SameIdentityName(ks.EffectiveUserName(), a.User) || !keystone.SameIdentityName(EffectiveDomain(ks, cp), a.Domain) {
@@ -46,7 +46,7 @@ func AdminIdentityOf(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlP
 }
 
 // ConsumerSecretName is "<metadata.name>-credentials", the consumer Secret
-// (seed 001 "Consumer Secret contract").
+// (docs/reference/keystoneservice.md, "Consumer Secret contract").
 func ConsumerSecretName(ks *c5c3v1alpha1.KeystoneService) string { return ks.Name + "-credentials" }
 
 // accountPass carries one pass over the account block.
@@ -65,8 +65,8 @@ func (p *accountPass) name(disc string) string {
 }
 
 // imports authenticate with the plane's application-credential cloud,
-// managed children with its password cloud (ARCHITECTURE.md "Plane
-// contract").
+// managed children with its password cloud (docs/reference/controlplane.md,
+// "Plane contract").
 func (p *accountPass) importChild(disc string) korc.Child {
 	return korc.Child{Name: p.name(disc), Namespace: p.ns, Labels: p.lbl, Credentials: controlplane.Credentials(p.cp)}
 }
@@ -76,10 +76,10 @@ func (p *accountPass) managedChild(disc string) korc.Child {
 		SecretName: korc.AdminPasswordCloudSecretName(p.cp.Name), CloudName: controlplane.AdminOf(p.cp).CloudName}}
 }
 
-// account projects the account block (seed 001 "spec.account"): the admin
-// identity refusal, the collision probes, the domain, project, user, role
-// imports and grants, the password generations, and the delivery. It
-// returns the observation and status.account.
+// account projects the account block (docs/reference/keystoneservice.md,
+// "KeystoneServiceAccountSpec"): the admin identity refusal, the collision probes, the
+// domain, project, user, role imports and grants, the password generations, and
+// the delivery. It returns the observation and status.account.
 func (r *Reconciler) account(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) (AccountObservation, *c5c3v1alpha1.KeystoneServiceAccountStatus) {
 	p := &accountPass{r: r, ks: ks, cp: cp, ns: cp.Namespace, lbl: ChildLabels(ks)}
 	if ks.Status.Account != nil {
@@ -123,7 +123,8 @@ func (p *accountPass) run(ctx context.Context) error {
 	}
 
 	// Probes first, both of them, so that neither managed child is created
-	// while the other collides (seed 001: a collision changes nothing).
+	// while the other collides (docs/reference/keystoneservice.md, "Collision
+	// and adoption": a collision changes nothing).
 	projName := p.name(korc.DiscProject)
 	var project orcv1alpha1.Project
 	if acc.Project.Create {

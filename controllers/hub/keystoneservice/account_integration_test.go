@@ -172,12 +172,12 @@ func labelledChildren(t *testing.T, ks *c5c3v1alpha1.KeystoneService) int {
 	return n
 }
 
-// TestAccountProvisionedRotatedAndTornDown drives the seed's workflow
-// example end to end: both blocks registered, the consumer Secret
-// authenticating, the role bound, the backup in OpenBao; a rotation during
-// which a consumer authenticates continuously with whatever the Secret
-// holds; and a deletion that leaves nothing in Keystone, OpenBao or
-// Kubernetes.
+// TestAccountProvisionedRotatedAndTornDown drives the workflow
+// example of docs/reference/keystoneservice.md end to end: both blocks
+// registered, the consumer Secret authenticating, the role bound, the backup in
+// OpenBao; a rotation during which a consumer authenticates continuously with
+// whatever the Secret holds; and a deletion that leaves nothing in Keystone,
+// OpenBao or Kubernetes.
 func TestAccountProvisionedRotatedAndTornDown(t *testing.T) {
 	ctx := context.Background()
 	serviceRole := ensureRole(t, "service")
@@ -356,7 +356,8 @@ func TestAccountProvisionedRotatedAndTornDown(t *testing.T) {
 
 // TestAccountCollisionThenAdopt: a pre-existing user collides and is left
 // untouched; adopt takes it over and its password is replaced on the first
-// pass (seed 001 #920 closed).
+// pass (docs/reference/keystoneservice.md, "Collision and adoption": the
+// takeover is not delayed by K-ORC issue #920).
 func TestAccountCollisionThenAdopt(t *testing.T) {
 	ctx := context.Background()
 	proj, err := projects.Create(ctx, identity, projects.CreateOpts{Name: "adoptee-project", DomainID: "default"}).Extract()

@@ -11,7 +11,8 @@ import (
 )
 
 // AdminIdentity says whether the account resolves to the plane's admin
-// identity (seed 001 "The admin identity is never registrable").
+// identity (docs/reference/keystoneservice.md, "The admin identity is never
+// registrable").
 type AdminIdentity int
 
 const (
@@ -91,15 +92,16 @@ type AccountObservation struct {
 	DeliveryMessage string
 }
 
-// AccountCondition derives AccountReady for a declared account block (seed
-// 001 "Conditions"), first match wins: a closed gate; the admin identity
-// (ServiceAccountCollision); a Kubernetes error (ServiceAccountError); the
-// project probe, then the user probe (ProbingForCollision,
-// ServiceAccountCollision, ServiceAccountsFailed); a terminal K-ORC error on
-// a child (ServiceAccountsFailed); a child not Available, a missing grant,
-// a password K-ORC has not applied (WaitingForServiceAccounts, or an
-// External-mode cause); the store (SecretStoreNotReady); the backup and the
-// consumer Secret (WaitingForServiceAccounts); else AccountProvisioned.
+// AccountCondition derives AccountReady for a declared account block
+// (docs/reference/keystoneservice.md, "Conditions"), first match wins: a closed
+// gate; the admin identity (ServiceAccountCollision); a Kubernetes error
+// (ServiceAccountError); the project probe, then the user probe
+// (ProbingForCollision, ServiceAccountCollision, ServiceAccountsFailed); a
+// terminal K-ORC error on a child (ServiceAccountsFailed); a child not
+// Available, a missing grant, a password K-ORC has not applied
+// (WaitingForServiceAccounts, or an External-mode cause); the store
+// (SecretStoreNotReady); the backup and the consumer Secret
+// (WaitingForServiceAccounts); else AccountProvisioned.
 func AccountCondition(o AccountObservation, gen int64) metav1.Condition {
 	c := metav1.Condition{Type: c5c3v1alpha1.ConditionAccountReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
 	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }

@@ -13,9 +13,9 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// Gate is a shared gate that stops every declared block (seed 001
-// "Conditions": the three shared reasons). Reason is empty when the
-// registration may proceed.
+// Gate is a shared gate that stops every declared block
+// (docs/reference/keystoneservice.md, "Conditions": the three shared reasons).
+// Reason is empty when the registration may proceed.
 type Gate struct{ Reason, Message string }
 
 // Passed reports an open gate.
@@ -23,9 +23,9 @@ func (g Gate) Passed() bool { return g.Reason == "" }
 
 // GateOf decides the shared gates, in order: the ControlPlane resolves
 // (ControlPlaneNotFound), it admits ks's namespace (NamespaceNotAllowed,
-// seed 001 "Namespace consent"), its AdminCredentialReady is True
-// (WaitingForAdminCredential). cp is nil when the reference does not
-// resolve.
+// docs/reference/keystoneservice.md, "Namespace consent"), its
+// AdminCredentialReady is True (WaitingForAdminCredential). cp is nil when the
+// reference does not resolve.
 func GateOf(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) Gate {
 	if cp == nil {
 		return Gate{c5c3v1alpha1.ReasonControlPlaneNotFound,
@@ -62,8 +62,8 @@ const (
 	ProbeFail ProbeAction = "Fail"
 )
 
-// DecideProbe maps a probe verdict and catalog.adopt to an action (seed 001
-// "Collision and adoption").
+// DecideProbe maps a probe verdict and catalog.adopt to an action
+// (docs/reference/keystoneservice.md, "Collision and adoption").
 func DecideProbe(r korc.ProbeResult, adopt bool) ProbeAction {
 	switch r.Outcome {
 	case korc.ProbeAbsent:
@@ -100,20 +100,20 @@ type CatalogObservation struct {
 	// Declared are the declared interfaces.
 	Declared []c5c3v1alpha1.EndpointInterface
 	// External is true against an External-mode plane: a wait is replaced
-	// by a classified cause where K-ORC's message allows (seed 001
-	// "Conditions").
+	// by a classified cause where K-ORC's message allows
+	// (docs/reference/keystoneservice.md, "Conditions").
 	External bool
 	// OwnedBy names another registration or order managing the row the
 	// probe found ("" when none): adopt never takes it over.
 	OwnedBy string
 }
 
-// CatalogCondition derives CatalogReady for a declared catalog block (seed
-// 001 "Conditions"), first match wins: a closed gate; a Kubernetes error
-// (CatalogError); before the Service exists, the probe (ProbingForCollision,
-// ServiceCollision, CatalogFailed); a terminal K-ORC error on the Service or
-// an Endpoint (CatalogFailed); a child not yet Available (WaitingForCatalog);
-// else CatalogRegistered.
+// CatalogCondition derives CatalogReady for a declared catalog block
+// (docs/reference/keystoneservice.md, "Conditions"), first match wins: a closed
+// gate; a Kubernetes error (CatalogError); before the Service exists, the probe
+// (ProbingForCollision, ServiceCollision, CatalogFailed); a terminal K-ORC
+// error on the Service or an Endpoint (CatalogFailed); a child not yet
+// Available (WaitingForCatalog); else CatalogRegistered.
 func CatalogCondition(o CatalogObservation, gen int64) metav1.Condition {
 	c := metav1.Condition{Type: c5c3v1alpha1.ConditionCatalogReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
 	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
@@ -191,7 +191,7 @@ func NotDeclaredCatalog(gen int64) metav1.Condition {
 }
 
 // Conditions are CatalogReady, AccountReady and Ready (the aggregate of the
-// two, seed 001 "Conditions").
+// two, docs/reference/keystoneservice.md, "Conditions").
 func Conditions(catalog, account metav1.Condition, gen int64) []metav1.Condition {
 	return []metav1.Condition{catalog, account, controlplane.ReadyCondition([]metav1.Condition{catalog, account}, gen)}
 }

@@ -27,8 +27,10 @@ const annotationSourceGeneration = "c5c3.io/password-generation"
 
 // ConsumerCloud is the clouds.yaml the consumer Secret carries: the
 // account's user and project with both domain names, the plane's auth URL,
-// region and interface (seed 001 "Consumer Secret contract"). It carries no
-// CA bundle (c5c3-brief §1.5).
+// region and interface (docs/reference/keystoneservice.md, "Consumer Secret
+// contract"). It carries no CA bundle, like upstream c5c3's service-account
+// document (github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/korc_cloudsyaml.go).
 func ConsumerCloud(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane, domain string, password []byte) cloudsyaml.Cloud {
 	a := ks.Spec.Account
 	return cloudsyaml.Password(cloudsyaml.PasswordParams{
@@ -39,13 +41,16 @@ func ConsumerCloud(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPla
 
 // deliver moves the password generation Keystone applied to the consumer
 // Secret: check that Keystone accepts it (once per generation), write the
-// source Secret, push it to OpenBao at the seed's path through a PushSecret
-// (forced by a content-hash annotation), then materialize <name>-credentials
-// through an ExternalSecret (CreationPolicy Owner, forced by
-// external-secrets.io/force-sync) and compare what arrived (seed 001
-// "Consumer Secret contract"; c5c3-brief §2 steps 3-4). Every object lives in
-// the registration's namespace, where the plane's SecretStore and the
-// OpenBao policy for <namespace>/... are.
+// source Secret, push it to OpenBao at the path of
+// docs/reference/keystoneservice.md ("Consumer Secret contract") through a
+// PushSecret (forced by a content-hash annotation), then materialize
+// <name>-credentials through an ExternalSecret (CreationPolicy Owner, forced by
+// external-secrets.io/force-sync) and compare what arrived
+// (docs/reference/keystoneservice.md, "Consumer Secret contract"; upstream
+// github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/reconcile_serviceaccounts.go). Every
+// object lives in the registration's namespace, where the plane's SecretStore
+// and the OpenBao policy for <namespace>/... are.
 func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, domain string) error {
 	c := p.r.client
 	gen := p.o.Deliverable

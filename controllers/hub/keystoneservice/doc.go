@@ -1,6 +1,7 @@
 // Package keystoneservice is the hub's KeystoneService reconciler. This
-// version implements the catalog block (seed 001 "Collision and adoption",
-// "Conditions", "Projected child names", "Deletion Semantics"):
+// version implements the catalog block (docs/reference/keystoneservice.md,
+// "Collision and adoption", "Conditions", "Projected child names", "Deletion
+// Semantics"):
 //
 //   - gates: ControlPlaneNotFound, NamespaceNotAllowed,
 //     WaitingForAdminCredential;

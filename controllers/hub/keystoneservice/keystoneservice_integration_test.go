@@ -233,7 +233,7 @@ func TestGates(t *testing.T) {
 
 // TestTeardownFailsOpenWithoutControlPlane: once the ControlPlane is gone, a
 // deleted registration is released although K-ORC can no longer delete its
-// children (seed 001 "Deletion Semantics").
+// children (docs/reference/keystoneservice.md, "Deletion Semantics").
 func TestTeardownFailsOpenWithoutControlPlane(t *testing.T) {
 	ctx := context.Background()
 	const ns = "openstack-failopen"

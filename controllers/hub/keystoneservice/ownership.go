@@ -16,7 +16,8 @@ import (
 // kind in ns already resolved to the Keystone id, or "" when none does.
 // Adoption takes over a row nobody manages; it must never take one another
 // registration owns, because both would then delete it on teardown and fight
-// over its fields (seed 001 "Adoption means ownership").
+// over its fields (docs/reference/keystoneservice.md, "Collision and
+// adoption": adoption means ownership).
 func (r *Reconciler) managedElsewhere(ctx context.Context, list client.ObjectList, ns, id string,
 	ks *c5c3v1alpha1.KeystoneService) (string, error) {
 	if id == "" {

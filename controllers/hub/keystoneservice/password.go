@@ -13,8 +13,10 @@ const (
 	// annotationAdopted marks the first generation of an adopted user. K-ORC
 	// v2.6.0 records such a generation as applied without writing it to
 	// Keystone (user actuator reconcilePassword: UpdateUser only when a
-	// password was applied before; seed 001 #920), so it is never delivered
-	// and is superseded at once by a generation K-ORC does write.
+	// password was applied before;
+	// github.com/k-orc/openstack-resource-controller issue #920), so it is
+	// never delivered and is superseded at once by a generation K-ORC does
+	// write.
 	annotationAdopted = "c5c3.io/adopted-user"
 )
 
@@ -56,15 +58,17 @@ type PasswordPlan struct {
 	Delete []int64
 }
 
-// PlanPassword decides the password generations (seed 001 "Consumer Secret
-// contract", c5c3-brief §2 rotation mechanics):
+// PlanPassword decides the password generations
+// (docs/reference/keystoneservice.md, "Consumer Secret contract"; the rotation
+// mechanics of upstream github.com/blut/c5c3-forge
+// operators/c5c3/internal/controller/reconcile_serviceaccounts.go):
 //
 //   - no generation yet: create 1 (marked adopted when Adopting);
 //   - a rotation request value the newest generation does not answer:
 //     create newest+1 — a rotation;
 //   - the newest generation is applied but marked adopted: create newest+1,
-//     which K-ORC writes to Keystone (closes seed 001's #920 gap on the first
-//     pass instead of waiting for a manual rotation);
+//     which K-ORC writes to Keystone (closes the gap of K-ORC issue #920
+//     on the first pass instead of waiting for a manual rotation);
 //   - Deliverable is Applied unless that generation is marked adopted or
 //     missing; generations older than Applied are deleted.
 func PlanPassword(in PasswordInputs) PasswordPlan {

@@ -179,7 +179,8 @@ func (r *Reconciler) catalog(ctx context.Context, ks *c5c3v1alpha1.KeystoneServi
 		return o
 	}
 	if !o.ServiceExists {
-		// Seed 001 "Collision and adoption": probe before the managed create.
+		// docs/reference/keystoneservice.md, "Collision and adoption": probe
+		// before the managed create.
 		pc := korc.Child{Name: probeName, Namespace: ns, Labels: ChildLabels(ks), Credentials: controlplane.Credentials(cp)}
 		probe := korc.ServiceProbe(pc, cat.ServiceType, ks.EffectiveServiceName())
 		if err := korc.Apply(ctx, r.client, ControllerName, probe); err != nil {

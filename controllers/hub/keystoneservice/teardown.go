@@ -29,12 +29,13 @@ var catalogKinds = []childKind{
 	{func() client.ObjectList { return &orcv1alpha1.ServiceList{} }, true},
 }
 
-// accountKinds are the account block's children (seed 001 "Deletion
-// Semantics"): the delivery objects (the consumer Secret goes with its
-// ExternalSecret, the OpenBao path with its PushSecret), the user (managed:
-// deleted in Keystone, taking its role assignments with it), the project
-// (deleted when managed, released when imported), the role and domain
-// imports (released), and the password and source Secrets.
+// accountKinds are the account block's children
+// (docs/reference/keystoneservice.md, "Deletion Semantics"): the delivery
+// objects (the consumer Secret goes with its ExternalSecret, the OpenBao path
+// with its PushSecret), the user (managed: deleted in Keystone, taking its role
+// assignments with it), the project (deleted when managed, released when
+// imported), the role and domain imports (released), and the password and
+// source Secrets.
 var accountKinds = []childKind{
 	{func() client.ObjectList { return eso.NewList(eso.ExternalSecretGVK) }, false},
 	{func() client.ObjectList { return eso.NewList(eso.PushSecretGVK) }, false},
@@ -72,7 +73,8 @@ func (r *Reconciler) children(ctx context.Context, ks *c5c3v1alpha1.KeystoneServ
 			}
 			// The consumer Secret carries our labels through the
 			// ExternalSecret's template, but it is ESO's: it goes with the
-			// ExternalSecret (seed 001: "Do not delete the Secret directly").
+			// ExternalSecret (docs/reference/keystoneservice.md,
+			// "Consumer Secret contract": "Do not delete the Secret directly").
 			if s, isSecret := o.(*corev1.Secret); isSecret && s.Name == ConsumerSecretName(ks) && !k.inPlane {
 				continue
 			}
@@ -98,10 +100,10 @@ func (r *Reconciler) sweep(ctx context.Context, ks *c5c3v1alpha1.KeystoneService
 	return len(kids), errors.Join(errs...)
 }
 
-// teardown runs the finalizer (seed 001 "Deletion Semantics"): delete every
-// child of both blocks; while the ControlPlane exists keep the finalizer
-// until none is listed (patient, no stall escape), once it is gone release
-// it at once (fail-open).
+// teardown runs the finalizer (docs/reference/keystoneservice.md, "Deletion
+// Semantics"): delete every child of both blocks; while the ControlPlane exists
+// keep the finalizer until none is listed (patient, no stall escape), once it
+// is gone release it at once (fail-open).
 func (r *Reconciler) teardown(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) error {
 	if !controllerutil.ContainsFinalizer(ks, c5c3v1alpha1.FinalizerKeystoneServiceTeardown) {
 		return nil

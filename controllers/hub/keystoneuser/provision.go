@@ -42,8 +42,8 @@ func (p *pass) name(disc string) string {
 }
 
 // importChild authenticates with the plane's application-credential cloud,
-// managedChild with its admin password cloud (ARCHITECTURE.md "Plane
-// contract"), as the KeystoneService account does.
+// managedChild with its admin password cloud (docs/reference/controlplane.md,
+// "Plane contract"), as the KeystoneService account does.
 func (p *pass) importChild(disc string) korc.Child {
 	return korc.Child{Name: p.name(disc), Namespace: p.cp.Namespace, Labels: p.lbl, Credentials: controlplane.Credentials(p.cp)}
 }

@@ -99,7 +99,8 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (re
 		}
 	}
 	// A frozen or gated order keeps its status fields; the schedule only
-	// moves with a delivery (seed 004 "Consent": the schedule pauses).
+	// moves with a delivery (docs/reference/keystoneapplicationcredential.md,
+	// "Consent": the schedule pauses).
 	st.NextPasswordRotation = NextRotation(st.LastPasswordRotation, Interval(&ku))
 	conds := Conditions(UserCondition(obs, ku.Generation), DeliveryCondition(obs, ku.Generation), ku.Generation)
 	if err := r.writeStatus(ctx, o, oc, &ku, st, conds); err != nil {

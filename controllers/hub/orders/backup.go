@@ -19,20 +19,21 @@ import (
 )
 
 // RequeueTarget is the longest an order on a target cluster waits between
-// two passes (seed 004 "Conditions": "An order on a target cluster is
-// reconciled again every 10 minutes at the latest"): changes there are not
-// watched from the plane's side.
+// two passes (docs/reference/keystoneapplicationcredential.md, "Conditions":
+// "An order on a target cluster is reconciled again every 10 minutes at the
+// latest"): changes there are not watched from the plane's side.
 const RequeueTarget = 10 * time.Minute
 
 // FieldOwner is the server-side-apply field manager of every object the
 // order reconcilers write.
 const FieldOwner = "orderhub-orders"
 
-// Backup is the backup half of an order's delivery (seed 004 "Delivered
-// Secret contract": "the delivered Secret is written once ESO reports a push
-// of the current document to the backing path"): the source Secret and the
-// PushSecret that writes it to OpenBao, both children in the plane's
-// namespace on the management cluster.
+// Backup is the backup half of an order's delivery
+// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+// contract": "the delivered Secret is written once ESO reports a push of the
+// current document to the backing path"): the source Secret and the PushSecret
+// that writes it to OpenBao, both children in the plane's namespace on the
+// management cluster.
 type Backup struct {
 	// Plane is the order's ControlPlane; its namespace holds the children
 	// and its secret store receives the push.
@@ -156,7 +157,8 @@ func ESOMessage(u *unstructured.Unstructured) string {
 // Delivered is the delivered Secret of an order: <name>-credentials in the
 // order's namespace on the order's cluster, owned by the order through a
 // controller owner reference, labelled with the kind's -name and -namespace
-// labels (seed 004 "Delivered Secret contract").
+// labels (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+// contract").
 type Delivered struct {
 	// Order is the delivering order; Owner its object (for the reference).
 	Order Order

@@ -11,23 +11,24 @@ import (
 
 // ManagementCluster is the cluster name of an order on the management
 // cluster: the empty string, as in NamespaceAssignment.cluster and in the
-// c5c3.io/owner-cluster label (seed 004 "Projected child names": "empty for
-// the management cluster").
+// c5c3.io/owner-cluster label (docs/reference/keystoneapplicationcredential.md,
+// "Projected child names": "empty for the management cluster").
 const ManagementCluster = ""
 
 // MaxClusterNameLength is the longest target-cluster name, in bytes, an order
 // can live on: the cluster name is written into a label value, which carries
-// at most 63 characters (seed 004 "Conditions", ClusterNameTooLong).
+// at most 63 characters (docs/reference/keystoneapplicationcredential.md,
+// "Conditions", ClusterNameTooLong).
 const MaxClusterNameLength = 63
 
 // Assigned returns the spec.namespaceAssignments entry of cp that assigns
 // namespace on cluster (ManagementCluster, "", for the management cluster),
-// and whether there is one (seed 004 "Consent": "The spec.namespaceAssignments
-// entry for the order's namespace and cluster is the only consent"). Both
-// keys compare exactly: the schema restricts them to lowercase RFC-1123
-// names, and the list is a map keyed by cluster and namespace, so at most
-// one entry matches. A nil cp assigns nothing. The returned pointer aliases
-// cp's slice; do not modify it.
+// and whether there is one (docs/reference/keystoneapplicationcredential.md,
+// "Consent": "The spec.namespaceAssignments entry for the order's namespace and
+// cluster is the only consent"). Both keys compare exactly: the schema
+// restricts them to lowercase RFC-1123 names, and the list is a map keyed by
+// cluster and namespace, so at most one entry matches. A nil cp assigns
+// nothing. The returned pointer aliases cp's slice; do not modify it.
 func Assigned(cp *c5c3v1alpha1.ControlPlane, cluster, namespace string) (*c5c3v1alpha1.NamespaceAssignment, bool) {
 	if cp == nil {
 		return nil, false
@@ -44,7 +45,8 @@ func Assigned(cp *c5c3v1alpha1.ControlPlane, cluster, namespace string) (*c5c3v1
 // RoleAllowed reports whether the assignment a lets a KeystoneRoleAssignment
 // assign role (NamespaceAssignment.allowedRoles: "Empty allows none"). A nil
 // assignment allows nothing. KeystoneApplicationCredentials never call this:
-// seed 004 "Consent", "The entry's allowedRoles is not consulted".
+// docs/reference/keystoneapplicationcredential.md, "Consent", "The entry's
+// allowedRoles is not consulted".
 //
 // Case: Keystone stores role names in a MySQL column with a *_general_ci
 // collation, so "Member" and "member" name the same role there, and a role
@@ -67,9 +69,9 @@ func RoleAllowed(a *c5c3v1alpha1.NamespaceAssignment, role string) bool {
 }
 
 // Gate is the verdict of the shared gates every sub-condition of an order
-// reads (seed 004 "Conditions", the rows marked "both"). Reason is one of
-// the c5c3v1alpha1 reason constants, or empty when the order may proceed;
-// Message names the remedy.
+// reads (docs/reference/keystoneapplicationcredential.md, "Conditions", the
+// rows marked "both"). Reason is one of the c5c3v1alpha1 reason constants, or
+// empty when the order may proceed; Message names the remedy.
 type Gate struct{ Reason, Message string }
 
 // Passed reports an open gate (empty Reason).
@@ -77,7 +79,7 @@ func (g Gate) Passed() bool { return g.Reason == "" }
 
 // Frozen reports the NamespaceNotAssigned gate: the order is frozen, so
 // nothing is created, rotated, delivered, repaired or swept, and the
-// schedule pauses (seed 004 "Consent").
+// schedule pauses (docs/reference/keystoneapplicationcredential.md, "Consent").
 func (g Gate) Frozen() bool { return g.Reason == c5c3v1alpha1.ReasonNamespaceNotAssigned }
 
 // Order identifies one order: its kind (one of the Kind constants), the
@@ -115,9 +117,10 @@ func PlaneKey(ref c5c3v1alpha1.ControlPlaneRefSpec, orderNamespace string) (name
 //  2. ControlPlaneNotFound: cp is nil and o lives on the management cluster.
 //  3. NamespaceNotAssigned: cp has no spec.namespaceAssignments entry for
 //     o's cluster and namespace, or cp is nil and o lives on a target
-//     cluster (seed 004 "Conditions"; conditions.go ReasonNamespaceNotAssigned).
-//     The target-cluster message is the same in both cases, so a tenant on
-//     a target cluster does not learn which planes exist.
+//     cluster (docs/reference/keystoneapplicationcredential.md, "Conditions";
+//     conditions.go ReasonNamespaceNotAssigned). The target-cluster message is
+//     the same in both cases, so a tenant on a target cluster does not learn
+//     which planes exist.
 //  4. WaitingForAdminCredential: cp's AdminCredentialReady is not True.
 func GateOf(o Order, ref c5c3v1alpha1.ControlPlaneRefSpec, cp *c5c3v1alpha1.ControlPlane) Gate {
 	ns, name := PlaneKey(ref, o.Namespace)

@@ -11,9 +11,10 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
 
-// Held names what holds an order's deletion (seed 004 "Deletion
-// Semantics": "The order holds three other orders in its namespace while it
-// exists"): the names of the KeystoneApplicationCredentials referencing it.
+// Held names what holds an order's deletion
+// (docs/reference/keystoneapplicationcredential.md, "Deletion Semantics": "The
+// order holds three other orders in its namespace while it exists"): the names
+// of the KeystoneApplicationCredentials referencing it.
 type Held []string
 
 // Holding reports whether any credential order holds the deletion.
@@ -43,8 +44,9 @@ func (r CredentialRefs) matches(ac *c5c3v1alpha1.KeystoneApplicationCredential) 
 // HeldBy lists, through c (the order's own cluster's client), the
 // KeystoneApplicationCredentials in namespace that reference refs, sorted
 // by name. Every credential order counts, also one being deleted: its
-// teardown still needs the user, project and role (seed 004 "Deletion
-// Semantics"). Errors: the list failing.
+// teardown still needs the user, project and role
+// (docs/reference/keystoneapplicationcredential.md, "Deletion Semantics").
+// Errors: the list failing.
 func HeldBy(ctx context.Context, c client.Reader, namespace string, refs CredentialRefs) (Held, error) {
 	var list c5c3v1alpha1.KeystoneApplicationCredentialList
 	if err := c.List(ctx, &list, client.InNamespace(namespace)); err != nil {

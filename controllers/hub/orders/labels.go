@@ -40,19 +40,21 @@ func OwnerLabels(o Order) map[string]string {
 }
 
 // KindLabelKey is "c5c3.io/<lowercased kind>-<field>", the per-kind label key
-// seed 004 names for children ("Projected child names": "Each carries three
-// labels: c5c3.io/keystoneapplicationcredential-name, ...-namespace and
-// ...-cluster"); field is "name", "namespace" or "cluster". The delivered
-// Secret carries the -name and -namespace ones ("Delivered Secret
-// contract").
+// docs/reference/keystoneapplicationcredential.md names for children
+// ("Projected child names": "Each carries three labels:
+// c5c3.io/keystoneapplicationcredential-name, ...-namespace and ...-cluster"); field is
+// "name", "namespace" or "cluster". The delivered Secret carries the -name
+// and -namespace ones ("Delivered Secret contract").
 func KindLabelKey(kind, field string) string {
 	return "c5c3.io/" + strings.ToLower(kind) + "-" + field
 }
 
-// KindLabels are the three per-kind labels seed 004 gives every child of
-// o: KindLabelKey(o.Kind, "name")=o.Name, "namespace"=o.Namespace and
-// "cluster"=o.Cluster (empty for the management cluster). The seed's manual
-// clean-up selector for a deregistered cluster matches on these.
+// KindLabels are the three per-kind labels
+// docs/reference/keystoneapplicationcredential.md ("Projected child names")
+// gives every child of o: KindLabelKey(o.Kind, "name")=o.Name,
+// "namespace"=o.Namespace and "cluster"=o.Cluster (empty for the management
+// cluster). The manual clean-up selector of that page for a deregistered
+// cluster matches on these.
 func KindLabels(o Order) map[string]string {
 	return map[string]string{
 		KindLabelKey(o.Kind, "name"):      o.Name,

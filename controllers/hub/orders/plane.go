@@ -31,8 +31,8 @@ func Plane(ctx context.Context, hub client.Reader, ref c5c3v1alpha1.ControlPlane
 
 // DeliveredAuthURL is the Keystone URL a clouds.yaml delivered to an order
 // on cluster carries (docs/reference/keystoneuser.md "Delivered Secret
-// contract"; seed 004 "Delivered Secret contract": "its auth URL is
-// resolved for the order's cluster"):
+// contract"; docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+// contract": "its auth URL is resolved for the order's cluster"):
 //
 //   - on the management cluster: controlplane.AuthURL, the URL K-ORC uses
 //     (the in-cluster Service of a Managed plane, external.authURL of an

@@ -13,7 +13,8 @@ import (
 // ref, for an order whose plane is planeNamespace/planeName (PlaneKey of the
 // order's own controlPlaneRef). user is nil when ref names no KeystoneUser
 // in namespace; a read error must not be passed as nil. First match wins
-// (seed 004 "Consent", the gate row of the KeystoneUser):
+// (docs/reference/keystoneapplicationcredential.md, "Consent", the gate row of
+// the KeystoneUser):
 //
 //  1. UserNotFound: user is nil.
 //  2. ControlPlaneMismatch: user's controlPlaneRef resolves to another plane.
@@ -42,8 +43,8 @@ func UserGate(namespace string, ref c5c3v1alpha1.OrderRef, user *c5c3v1alpha1.Ke
 }
 
 // ProjectGate checks the KeystoneProject an order in namespace references
-// with ref, like UserGate (seed 004 "Consent", the gate row of the
-// KeystoneProject):
+// with ref, like UserGate (docs/reference/keystoneapplicationcredential.md,
+// "Consent", the gate row of the KeystoneProject):
 //
 //  1. ProjectNotFound: project is nil.
 //  2. ControlPlaneMismatch: project's controlPlaneRef resolves to another

@@ -71,9 +71,9 @@ func createBeforeWebhooks(t *testing.T, cfg *rest.Config) string {
 }
 
 // checkStoredBeforeWebhooks exercises the one benign userName transition of
-// seed 001 (materializing the metadata.name fallback) and the effective-value
-// rule CEL cannot hold (a transition rule does not run when the old object
-// left the field unset).
+// docs/reference/keystoneservice.md (materializing the metadata.name fallback)
+// and the effective-value rule CEL cannot hold (a transition rule does not run
+// when the old object left the field unset).
 func checkStoredBeforeWebhooks(t *testing.T, c client.Client, ns string) {
 	ctx := context.Background()
 	obj := func(name string) *unstructured.Unstructured { return toUnstructured(t, ks(name), ns) }

@@ -52,7 +52,7 @@ func update(prefix, name, rule, msg string, base M, spec M) Fixture {
 
 func same(m M) M { return m }
 
-// invalidHubOrders covers the CRD rules of the kinds designed beside seed 004
+// invalidHubOrders covers the CRD rules of the kinds designed beside KeystoneApplicationCredential
 // (KeystoneUser, KeystoneProject, KeystoneRoleAssignment; see
 // docs/reference), of ControlPlane and CredentialRotation, and the
 // ControlPlane webhook.
@@ -108,9 +108,9 @@ func invalidHubOrders() Suite {
 		update("kra-", "assignment-project-immutable", "KeystoneRoleAssignment projectRef immutable", v1.MsgProjectRefImmutable,
 			assignment(""), M{"projectRef": M{"name": "other"}}),
 		// ControlPlane.
-		create("cp-", "cp-external-without-block", "ControlPlane external required iff mode External (c5c3-brief 1.1)", v1.MsgExternalRequiredIffExternalMode, controlPlane,
+		create("cp-", "cp-external-without-block", "ControlPlane external required iff mode External (docs/reference/controlplane.md, Spec)", v1.MsgExternalRequiredIffExternalMode, controlPlane,
 			func(m M) M { return set(m, "spec.services", M{"keystone": M{"mode": "External"}}) }),
-		create("cp-", "cp-external-public-endpoint", "ControlPlane External forbids publicEndpoint, gateway, namespace (c5c3-brief 1.1)", v1.MsgExternalForbidsManagedFields, controlPlane,
+		create("cp-", "cp-external-public-endpoint", "ControlPlane External forbids publicEndpoint, gateway, namespace (docs/reference/controlplane.md, Spec)", v1.MsgExternalForbidsManagedFields, controlPlane,
 			func(m M) M {
 				return set(m, "spec.services", M{"keystone": M{"mode": "External", "external": M{"authURL": "https://keystone.example.com/v3"},
 					"publicEndpoint": "https://keystone.example.com/v3"}})
@@ -126,7 +126,7 @@ func invalidHubOrders() Suite {
 		create("cp-", "cp-allowed-namespace-pattern", "ControlPlane serviceRegistrations.allowedNamespaces[] RFC-1123 label", msgPattern("spec.korc.serviceRegistrations.allowedNamespaces[0]", reDNSLabel), controlPlane,
 			func(m M) M { return set(m, "spec.korc.serviceRegistrations.allowedNamespaces", []any{"Tenant_A"}) }),
 		{
-			Name: "cp-one-per-namespace", Rule: "webhook: one ControlPlane per namespace (c5c3-brief 1)", Op: Create,
+			Name: "cp-one-per-namespace", Rule: "webhook: one ControlPlane per namespace (docs/reference/controlplane.md, Plane contract)", Op: Create,
 			Base: controlPlane("cp-first"), Manifest: controlPlane("cp-second"),
 			Message: "at most one ControlPlane per namespace: namespace ", // the namespace is the test's own
 		},

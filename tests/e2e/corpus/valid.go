@@ -3,10 +3,11 @@ package corpus
 import "strings"
 
 // validHub is the corpus the API server (with the webhooks served) must
-// admit: the seeds' examples among others, plus the transitions the seeds
-// call benign. Assert pins what defaulting stored.
+// admit: the examples of docs/reference/keystoneservice.md and
+// docs/reference/keystoneapplicationcredential.md among others, plus the
+// transitions those pages call benign. Assert pins what defaulting stored.
 func validHub() Suite {
-	seed001 := object(ksKind, "workflow", M{
+	ksExample := object(ksKind, "workflow", M{
 		"controlPlaneRef": M{"name": "cp"},
 		"catalog": M{
 			"serviceType": "workflow",
@@ -20,21 +21,21 @@ func validHub() Suite {
 			"roles":   []any{"service"},
 		},
 	})
-	seed004 := kac("workflow-appcred")
+	kacExample := kac("workflow-appcred")
 	// Account without roles: the longest child is password-v<19 digits>, so
 	// 253 - len("-<8hex>-registration-password-v9999999999999999999") = 201.
 	atBound := set(withName(ks("x"), strings.Repeat("b", 201)), "spec.account.roles", nil)
 	atBound = del(atBound, "spec.catalog")
 
 	f := []Fixture{
-		{Name: "seed-001-keystoneservice", Rule: "seed 001 Example; the defaulter materializes account.userName, the schema rotation.mode", Op: Create,
-			Manifest: seed001,
+		{Name: "ks-reference-example", Rule: "docs/reference/keystoneservice.md Example; the defaulter materializes account.userName, the schema rotation.mode", Op: Create,
+			Manifest: ksExample,
 			Assert:   object(ksKind, "workflow", M{"account": M{"userName": "workflow", "rotation": M{"mode": "Manual"}, "project": M{"create": true}}})},
-		{Name: "seed-004-keystoneapplicationcredential", Rule: "seed 004 Example; schema defaults 720h, 24h and credentialGeneration 1", Op: Create,
-			Manifest: seed004,
+		{Name: "kac-reference-example", Rule: "docs/reference/keystoneapplicationcredential.md Example; schema defaults 720h, 24h and credentialGeneration 1", Op: Create,
+			Manifest: kacExample,
 			Assert:   object(kacKind, "workflow-appcred", M{"credentialGeneration": 1, "rotation": M{"interval": "720h", "gracePeriod": "24h"}})},
-		{Name: "ks-catalog-only", Rule: "a catalog block alone (seed 001)", Op: Create, Manifest: ksCatalogOnly("ks-catalog-only")},
-		{Name: "ks-account-only", Rule: "an account block alone with explicit names, 32 roles (seed 001)", Op: Create,
+		{Name: "ks-catalog-only", Rule: "a catalog block alone (docs/reference/keystoneservice.md)", Op: Create, Manifest: ksCatalogOnly("ks-catalog-only")},
+		{Name: "ks-account-only", Rule: "an account block alone with explicit names, 32 roles (docs/reference/keystoneservice.md)", Op: Create,
 			Manifest: object(ksKind, "ks-account-only", M{
 				"controlPlaneRef": M{"name": "cp", "namespace": "openstack"},
 				"account": M{
@@ -45,25 +46,25 @@ func validHub() Suite {
 				},
 			}),
 			Assert: object(ksKind, "ks-account-only", M{"account": M{"userName": "svc-account-only"}})},
-		{Name: "ks-name-at-bound", Rule: "metadata.name exactly at the webhook's bound is admitted (seed 001)", Op: Create, Manifest: atBound},
-		{Name: "ks-service-name-fallback-made-explicit", Rule: "setting serviceName to metadata.name keeps the effective value (seed 001)", Op: Update,
+		{Name: "ks-name-at-bound", Rule: "metadata.name exactly at the webhook's bound is admitted (docs/reference/keystoneservice.md)", Op: Create, Manifest: atBound},
+		{Name: "ks-service-name-fallback-made-explicit", Rule: "setting serviceName to metadata.name keeps the effective value (docs/reference/keystoneservice.md)", Op: Update,
 			Base: ks("ks-service-name-fallback-made-explicit"), Manifest: patch(ksKind, "ks-service-name-fallback-made-explicit", M{"catalog": M{"serviceName": "ks-service-name-fallback-made-explicit"}})},
-		{Name: "ks-namespace-made-explicit", Rule: "an explicit controlPlaneRef.namespace naming the namespace the CR already resolved to changes nothing (seed 001 ControlPlaneRefSpec)", Op: Update,
+		{Name: "ks-namespace-made-explicit", Rule: "an explicit controlPlaneRef.namespace naming the namespace the CR already resolved to changes nothing (docs/reference/keystoneservice.md, ControlPlaneRefSpec)", Op: Update,
 			Base: ks("ks-namespace-made-explicit"), Manifest: patch(ksKind, "ks-namespace-made-explicit", M{"controlPlaneRef": M{"namespace": NamespaceBinding}})},
-		{Name: "ks-mutable-fields", Rule: "adopt, endpoints, roles and rotation stay mutable (seed 001)", Op: Update,
+		{Name: "ks-mutable-fields", Rule: "adopt, endpoints, roles and rotation stay mutable (docs/reference/keystoneservice.md)", Op: Update,
 			Base: ks("ks-mutable-fields"), Manifest: patch(ksKind, "ks-mutable-fields", M{
 				"catalog": M{"adopt": true, "endpoints": []any{M{"interface": "admin", "url": "https://admin.example.com"}}},
 				"account": M{"adopt": true, "roles": []any{"service", "reader"}, "rotation": M{"mode": "Scheduled"}},
 			})},
-		{Name: "ks-account-block-removed", Rule: "removing a block is its teardown, not an identity edit (seed 001)", Op: Update,
+		{Name: "ks-account-block-removed", Rule: "removing a block is its teardown, not an identity edit (docs/reference/keystoneservice.md)", Op: Update,
 			Base: ks("ks-account-block-removed"), Manifest: patch(ksKind, "ks-account-block-removed", M{"account": nil})},
-		{Name: "kac-schedule-off", Rule: "interval 0s turns the schedule off; the grace period may then exceed it (seed 004)", Op: Create,
+		{Name: "kac-schedule-off", Rule: "interval 0s turns the schedule off; the grace period may then exceed it (docs/reference/keystoneapplicationcredential.md)", Op: Create,
 			Manifest: set(kac("kac-schedule-off"), "spec.rotation", M{"interval": "0s", "gracePeriod": "48h"})},
-		{Name: "kac-generation-raised", Rule: "credentialGeneration may increase (seed 004)", Op: Update,
+		{Name: "kac-generation-raised", Rule: "credentialGeneration may increase (docs/reference/keystoneapplicationcredential.md)", Op: Update,
 			Base: kac("kac-generation-raised"), Manifest: patch(kacKind, "kac-generation-raised", M{"credentialGeneration": 2})},
-		{Name: "kac-go-duration", Rule: "a Go client stores its Go form (720h0m0s) (seed 004)", Op: Create,
+		{Name: "kac-go-duration", Rule: "a Go client stores its Go form (720h0m0s) (docs/reference/keystoneapplicationcredential.md)", Op: Create,
 			Manifest: set(kac("kac-go-duration"), "spec.rotation", M{"interval": "720h0m0s", "gracePeriod": "24h0m0s"})},
-		{Name: "controlplane", Rule: "ControlPlane identity-plane subset with both consent lists (c5c3-brief 1.6)", Op: Create,
+		{Name: "controlplane", Rule: "ControlPlane identity-plane subset with both consent lists (docs/reference/controlplane.md)", Op: Create,
 			Manifest: set(controlPlane("cp"), "spec.services", M{"keystone": M{"mode": "External", "external": M{"authURL": "https://keystone.example.com:5000/v3"}}}),
 			Assert:   object("ControlPlane", "cp", M{"region": "RegionOne", "korc": M{"adminCredential": M{"domainName": "Default", "userName": "admin"}}})},
 		{Name: "keystoneuser", Rule: "KeystoneUser order (docs/reference/keystoneuser.md)", Op: Create,
@@ -75,12 +76,12 @@ func validHub() Suite {
 			Manifest: assignment("workflow-member")},
 		{Name: "credentialrotation-keystoneservice", Rule: "CredentialRotation of a KeystoneService account (issue 3)", Op: Create,
 			Manifest: rotation("rotate-workflow", M{"target": "serviceAccountPassword", "keystoneService": "workflow", "reMint": true})},
-		{Name: "credentialrotation-admin", Rule: "CredentialRotation of the admin application credential (c5c3-brief 2)", Op: Create,
+		{Name: "credentialrotation-admin", Rule: "CredentialRotation of the admin application credential (docs/reference/credentialrotation.md)", Op: Create,
 			Manifest: rotation("rotate-admin", M{"target": "adminApplicationCredential"})},
 	}
 	return Suite{
 		Dir:          "valid-hub-cr",
-		Description:  "Admission acceptance corpus of the hub kinds: the seeds' examples and the transitions they call benign must be admitted, with the documented defaults stored. Needs the hub's webhooks registered.",
+		Description:  "Admission acceptance corpus of the hub kinds: the examples of docs/reference and the transitions those pages call benign must be admitted, with the documented defaults stored. Needs the hub's webhooks registered.",
 		NeedsWebhook: true,
 		Fixtures:     f,
 	}
