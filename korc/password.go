@@ -12,15 +12,6 @@ import (
 // spec.resource.passwordRef (K-ORC internal/controllers/user: secret.Data["password"]).
 const PasswordKey = "password"
 
-<<<<<<< HEAD
-=======
-// PasswordBytes is the entropy of a generated password: 32 random bytes,
-// rendered as 43 characters of unpadded base64url (upstream c5c3's
-// service-account passwords, github.com/blut/c5c3-forge
-// operators/c5c3/internal/controller/reconcile_serviceaccounts.go).
-const PasswordBytes = 32
-
->>>>>>> issue-15-cites
 // LabelPasswordGeneration carries the generation N of a generation-scoped
 // password Secret (...-password-v<N>), so the current one is found by listing.
 const LabelPasswordGeneration = "c5c3.io/password-generation"
