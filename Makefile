@@ -8,6 +8,11 @@ TOOLS_ENV := $(shell hack/tools.sh env)
 $(foreach v,$(TOOLS_ENV),$(eval export $(v)))
 export GOFLAGS := -buildvcs=false
 CONTROLLER_GEN := $(ORDERHUB_CONTROLLER_GEN)
+# The version orderhub --version prints, the User-Agent carries and the image tag.
+VERSION ?= $(shell git describe --tags --always --dirty --match 'v*' 2>/dev/null || echo dev)
+IMAGE ?= localhost/orderhub
+IMAGE_TAR ?= bin/orderhub-image.tar
+LDFLAGS := -X github.com/c5c3/orderhub/internal/version.Version=$(VERSION)
 # Integration tests start real servers; keep them one package at a time on 2 cores.
 TEST_P ?= 1
 TEST_TIMEOUT ?= 60m
@@ -27,7 +32,12 @@ manifests: ## Generate CRDs and deepcopy code with controller-gen.
 
 .PHONY: build
 build: ## Build bin/orderhub.
-	go build -o bin/orderhub ./cmd/orderhub
+	go build -ldflags "$(LDFLAGS)" -o bin/orderhub ./cmd/orderhub
+
+.PHONY: image
+image: ## Build the OCI image $(IMAGE):$(VERSION) without Docker into $(IMAGE_TAR) (ctr -n k8s.io images import $(IMAGE_TAR)).
+	hack/tools.sh crane
+	hack/image.sh "$(VERSION)" "$(IMAGE)" "$(IMAGE_TAR)"
 
 .PHONY: vet
 vet: ## gofmt check and go vet (with and without the integration tag).
