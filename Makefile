@@ -57,9 +57,15 @@ integration: tools build ## Integration tests against the real local servers.
 test: tools manifests verify-generated vet build ## Everything CI runs: unit + integration + e2e on the real stack.
 	TEST_P=$(TEST_P) TEST_TIMEOUT=$(TEST_TIMEOUT) hack/test.sh
 
+.PHONY: helm-lint
+helm-lint: ## helm lint the chart (charts/orderhub) with its defaults and with every optional part on.
+	hack/tools.sh helm
+	$(ORDERHUB_HELM) lint charts/orderhub
+	$(ORDERHUB_HELM) lint charts/orderhub --set webhook.certManager.enabled=true,hub.replicas=2,metrics.serviceMonitor.enabled=true,targetCluster.enabled=true
+
 .PHONY: verify-generated
 verify-generated: verify-invalid-cr-fixtures ## Fail when generated files differ from the committed ones.
-	@changed=$$(git status --porcelain -- api config tests/e2e); \
+	@changed=$$(git status --porcelain -- api config tests/e2e charts/orderhub/files); \
 	if [ -n "$$changed" ]; then echo "$$changed"; echo "generated files are stale: run 'make manifests' and commit"; exit 1; fi
 
 .PHONY: verify-invalid-cr-fixtures

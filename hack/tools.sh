@@ -136,7 +136,13 @@ helm() {
 	[ -x "$HELM_DIR/helm" ] && return 0
 	log "building helm $HELM_VERSION (cold: ~5 min)"
 	mkdir -p "$HELM_DIR"
-	CGO_ENABLED=0 GOBIN="$HELM_DIR" go install -trimpath -ldflags "-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+	# As helm's own Makefile does: the Kubernetes version `helm template` and
+	# `helm lint` assume is that of its client-go (v0.37 for helm v3.22.0).
+	local ld="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+	for p in chartutil lint/rules; do
+		ld="$ld -X helm.sh/helm/v3/pkg/$p.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/$p.k8sVersionMinor=37"
+	done
+	CGO_ENABLED=0 GOBIN="$HELM_DIR" go install -trimpath -ldflags "$ld" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 }
 
 print_env() {
