@@ -57,6 +57,14 @@ integration: tools build ## Integration tests against the real local servers.
 test: tools manifests verify-generated vet build ## Everything CI runs: unit + integration + e2e on the real stack.
 	TEST_P=$(TEST_P) TEST_TIMEOUT=$(TEST_TIMEOUT) hack/test.sh
 
+.PHONY: build-installer
+build-installer: ## Render config/default with the image $(IMAGE):$(VERSION) into dist/install.yaml (kubectl apply --server-side -f dist/install.yaml).
+	@test -x "$(ORDERHUB_K8S_DIR)/kubectl" || { echo "no kubectl in $(ORDERHUB_K8S_DIR): run hack/tools.sh k8s"; exit 1; }
+	@mkdir -p bin/installer dist
+	@printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../config/default\nimages:\n  - name: localhost/orderhub\n    newName: %s\n    newTag: %s\n' "$(IMAGE)" "$(VERSION)" >bin/installer/kustomization.yaml
+	"$(ORDERHUB_K8S_DIR)/kubectl" kustomize bin/installer >dist/install.yaml
+	@echo "dist/install.yaml: image $(IMAGE):$(VERSION)"
+
 .PHONY: helm-lint
 helm-lint: ## helm lint the chart (charts/orderhub) with its defaults and with every optional part on.
 	hack/tools.sh helm
