@@ -569,3 +569,50 @@ func leafKeys(prefix string, v map[string]any) []string {
 }
 
 func isResources(k string) bool { return k == "resources" }
+
+// TestIntegration_Chart_SchemaCoversEveryValue checks that values.schema.json
+// (which refuses unknown values) describes exactly the values of values.yaml.
+func TestIntegration_Chart_SchemaCoversEveryValue(t *testing.T) {
+	vb, err := os.ReadFile(filepath.Join(chartDir, "values.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := os.ReadFile(filepath.Join(chartDir, "values.schema.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var values, schema map[string]any
+	if err := yaml.Unmarshal(vb, &values); err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(sb, &schema); err != nil {
+		t.Fatal(err)
+	}
+	want := leafKeys("", values)
+	got := schemaKeys("", schema)
+	sort.Strings(got)
+	if !slices.Equal(got, want) {
+		t.Errorf("values.schema.json describes\n%q\nvalues.yaml has\n%q", got, want)
+	}
+	if _, err := helmTemplate(t, "hub.replica=2"); err == nil || !strings.Contains(err.Error(), "replica") {
+		t.Errorf("a misspelt value is accepted: %v", err)
+	}
+}
+
+// schemaKeys lists the dotted keys of a JSON schema's leaf properties.
+func schemaKeys(prefix string, s map[string]any) []string {
+	props, _ := s["properties"].(map[string]any)
+	var keys []string
+	for k, p := range props {
+		key := k
+		if prefix != "" {
+			key = prefix + "." + k
+		}
+		if ps, ok := p.(map[string]any); ok && ps["properties"] != nil {
+			keys = append(keys, schemaKeys(key, ps)...)
+			continue
+		}
+		keys = append(keys, key)
+	}
+	return keys
+}
