@@ -3,7 +3,7 @@
 # version-keyed cache folder outside the clone, skipping whatever already
 # exists, and installs the Debian packages the stack needs when missing.
 #
-#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault]...
+#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault|crane|helm]...
 #
 # ORDERHUB_CACHE overrides the cache folder (default ${XDG_CACHE_HOME:-~/.cache}/orderhub).
 # `hack/tools.sh env` prints the paths as shell assignments for other scripts.
@@ -123,6 +123,28 @@ PY
 	rm -rf "$VAULT_DIR" "$work" && mv "$VAULT_DIR.tmp" "$VAULT_DIR"
 }
 
+# crane builds OCI images without a Docker engine (make image).
+crane() {
+	[ -x "$CRANE_DIR/crane" ] && return 0
+	log "building crane $CRANE_VERSION"
+	mkdir -p "$CRANE_DIR"
+	CGO_ENABLED=0 GOBIN="$CRANE_DIR" go install -trimpath -ldflags "-s -w" "github.com/google/go-containerregistry/cmd/crane@$CRANE_VERSION"
+}
+
+# helm lints and renders charts/orderhub (cold: ~5 min).
+helm() {
+	[ -x "$HELM_DIR/helm" ] && return 0
+	log "building helm $HELM_VERSION (cold: ~5 min)"
+	mkdir -p "$HELM_DIR"
+	# As helm's own Makefile does: the Kubernetes version `helm template` and
+	# `helm lint` assume is that of its client-go (v0.37 for helm v3.22.0).
+	local ld="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+	for p in chartutil lint/rules; do
+		ld="$ld -X helm.sh/helm/v3/pkg/$p.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/$p.k8sVersionMinor=37"
+	done
+	CGO_ENABLED=0 GOBIN="$HELM_DIR" go install -trimpath -ldflags "$ld" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+}
+
 print_env() {
 	cat <<EOT
 ORDERHUB_CACHE=$ORDERHUB_CACHE
@@ -133,13 +155,15 @@ ORDERHUB_CONTROLLER_GEN=$CONTROLLER_GEN_DIR/controller-gen
 ORDERHUB_KORC_DIR=$KORC_DIR
 ORDERHUB_ESO_DIR=$ESO_DIR
 ORDERHUB_VAULT=$VAULT_DIR/vault
+ORDERHUB_CRANE=$CRANE_DIR/crane
+ORDERHUB_HELM=$HELM_DIR/helm
 EOT
 }
 
 [ $# -gt 0 ] || set -- all
 for t in "$@"; do
 	case "$t" in
-	all) debs; controller_gen; k8s; korc; eso; vault; chainsaw ;;
+	all) debs; controller_gen; k8s; korc; eso; vault; chainsaw; crane; helm ;;
 	debs) debs ;;
 	k8s) k8s ;;
 	chainsaw) chainsaw ;;
@@ -147,6 +171,8 @@ for t in "$@"; do
 	korc) korc ;;
 	eso) eso ;;
 	vault) vault ;;
+	crane) crane ;;
+	helm) helm ;;
 	env) print_env ;;
 	*) log "unknown tool $t"; exit 2 ;;
 	esac

@@ -8,8 +8,11 @@ package webhooks
 // its webhooks there, so it can mint a CA, sign its own serving certificate
 // and put the CA into the webhook configurations in one step, with the
 // standard library only and no extra moving part to install, wait for, or
-// keep in sync. In-cluster deployments can still mount a cert-manager
-// Certificate into --webhook-cert-dir and use config/webhook instead.
+// keep in sync. In-cluster deployments (charts/orderhub, config/default)
+// use a Service instead, with a certificate that either the hub rotates
+// itself through github.com/open-policy-agent/cert-controller
+// (--webhook-cert-rotation, cmd/orderhub/hubcerts.go) or cert-manager issues,
+// mounted into --webhook-cert-dir.
 
 import (
 	"crypto/ecdsa"
