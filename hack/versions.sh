@@ -7,6 +7,8 @@ CONTROLLER_GEN_VERSION=v0.23.0
 KORC_VERSION=v2.6.0
 ESO_VERSION=v0.16.2
 VAULT_VERSION=v1.14.1
+CRANE_VERSION=v0.22.1
+CONTAINERD_VERSION=v2.4.2
 
 ORDERHUB_CACHE="${ORDERHUB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orderhub}"
 K8S_DIR="$ORDERHUB_CACHE/bin/k8s-$K8S_VERSION"
@@ -16,3 +18,13 @@ KORC_DIR="$ORDERHUB_CACHE/bin/korc-$KORC_VERSION"
 ESO_DIR="$ORDERHUB_CACHE/bin/eso-$ESO_VERSION"
 # The vault tools module is part of the key: changing its pins rebuilds.
 VAULT_DIR="$ORDERHUB_CACHE/bin/vault-$VAULT_VERSION"
+CRANE_DIR="$ORDERHUB_CACHE/bin/crane-$CRANE_VERSION"
+# The local node (hack/tools.sh node): kubelet and kube-scheduler from the same
+# tools module as the control plane, in their own folder so the k8s folder's
+# check stays as it is; containerd with its shim and ctr; the sandbox image,
+# keyed by the hash of its source.
+KUBE_NODE_DIR="$ORDERHUB_CACHE/bin/k8s-node-$K8S_VERSION"
+CONTAINERD_DIR="$ORDERHUB_CACHE/bin/containerd-$CONTAINERD_VERSION"
+PAUSE_VERSION=$(cat "$(dirname "${BASH_SOURCE[0]}")/pause/main.go" 2>/dev/null | sha256sum | cut -c1-12)
+PAUSE_DIR="$ORDERHUB_CACHE/bin/pause-$PAUSE_VERSION"
+PAUSE_IMAGE="localhost/orderhub/pause:$PAUSE_VERSION"
