@@ -8,6 +8,11 @@ TOOLS_ENV := $(shell hack/tools.sh env)
 $(foreach v,$(TOOLS_ENV),$(eval export $(v)))
 export GOFLAGS := -buildvcs=false
 CONTROLLER_GEN := $(ORDERHUB_CONTROLLER_GEN)
+# The version orderhub --version prints, the User-Agent carries and the image tag.
+VERSION ?= $(shell git describe --tags --always --dirty --match 'v*' 2>/dev/null || echo dev)
+IMAGE ?= localhost/orderhub
+IMAGE_TAR ?= bin/orderhub-image.tar
+LDFLAGS := -X github.com/c5c3/orderhub/internal/version.Version=$(VERSION)
 # Integration tests start real servers; keep them one package at a time on 2 cores.
 TEST_P ?= 1
 TEST_TIMEOUT ?= 60m
@@ -27,7 +32,12 @@ manifests: ## Generate CRDs and deepcopy code with controller-gen.
 
 .PHONY: build
 build: ## Build bin/orderhub.
-	go build -o bin/orderhub ./cmd/orderhub
+	go build -ldflags "$(LDFLAGS)" -o bin/orderhub ./cmd/orderhub
+
+.PHONY: image
+image: ## Build the OCI image $(IMAGE):$(VERSION) without Docker into $(IMAGE_TAR) (ctr -n k8s.io images import $(IMAGE_TAR)).
+	hack/tools.sh crane
+	hack/image.sh "$(VERSION)" "$(IMAGE)" "$(IMAGE_TAR)"
 
 .PHONY: vet
 vet: ## gofmt check and go vet (with and without the integration tag).
@@ -47,9 +57,23 @@ integration: tools build ## Integration tests against the real local servers.
 test: tools manifests verify-generated vet build ## Everything CI runs: unit + integration + e2e on the real stack.
 	TEST_P=$(TEST_P) TEST_TIMEOUT=$(TEST_TIMEOUT) hack/test.sh
 
+.PHONY: build-installer
+build-installer: ## Render config/default with the image $(IMAGE):$(VERSION) into dist/install.yaml (kubectl apply --server-side -f dist/install.yaml).
+	@test -x "$(ORDERHUB_K8S_DIR)/kubectl" || { echo "no kubectl in $(ORDERHUB_K8S_DIR): run hack/tools.sh k8s"; exit 1; }
+	@mkdir -p bin/installer dist
+	@printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../config/default\nimages:\n  - name: localhost/orderhub\n    newName: %s\n    newTag: %s\n' "$(IMAGE)" "$(VERSION)" >bin/installer/kustomization.yaml
+	"$(ORDERHUB_K8S_DIR)/kubectl" kustomize bin/installer >dist/install.yaml
+	@echo "dist/install.yaml: image $(IMAGE):$(VERSION)"
+
+.PHONY: helm-lint
+helm-lint: ## helm lint the chart (charts/orderhub) with its defaults and with every optional part on.
+	hack/tools.sh helm
+	$(ORDERHUB_HELM) lint charts/orderhub
+	$(ORDERHUB_HELM) lint charts/orderhub --set webhook.certManager.enabled=true,hub.replicas=2,metrics.serviceMonitor.enabled=true,targetCluster.enabled=true
+
 .PHONY: verify-generated
 verify-generated: verify-invalid-cr-fixtures ## Fail when generated files differ from the committed ones.
-	@changed=$$(git status --porcelain -- api config tests/e2e); \
+	@changed=$$(git status --porcelain -- api config tests/e2e charts/orderhub/files); \
 	if [ -n "$$changed" ]; then echo "$$changed"; echo "generated files are stale: run 'make manifests' and commit"; exit 1; fi
 
 .PHONY: verify-invalid-cr-fixtures

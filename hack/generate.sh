@@ -23,3 +23,6 @@ go run ./tests/e2e/corpus/gen --root tests/e2e
 
 # --- hub controllers' RBAC (issue 4) ---
 "$CG" rbac:roleName=orderhub-hub paths=./controllers/hub/... output:rbac:dir=config/rbac/hub
+
+# --- Helm chart: CRDs, RBAC rules and webhooks copied from config/ (issue 11) ---
+hack/chart-generate.sh

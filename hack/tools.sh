@@ -3,7 +3,7 @@
 # version-keyed cache folder outside the clone, skipping whatever already
 # exists, and installs the Debian packages the stack needs when missing.
 #
-#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault|crane|node]...
+#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault|crane|helm|node]...
 #   (node = node-debs kubelet containerd pause: the local node, docs/local-stack.md)
 #
 # ORDERHUB_CACHE overrides the cache folder (default ${XDG_CACHE_HOME:-~/.cache}/orderhub).
@@ -138,6 +138,20 @@ crane() {
 	CGO_ENABLED=0 GOBIN="$CRANE_DIR" go install -trimpath -ldflags "-s -w" "github.com/google/go-containerregistry/cmd/crane@$CRANE_VERSION"
 }
 
+# helm lints and renders charts/orderhub (cold: ~5 min).
+helm() {
+	[ -x "$HELM_DIR/helm" ] && return 0
+	log "building helm $HELM_VERSION (cold: ~5 min)"
+	mkdir -p "$HELM_DIR"
+	# As helm's own Makefile does: the Kubernetes version `helm template` and
+	# `helm lint` assume is that of its client-go (v0.37 for helm v3.22.0).
+	local ld="-s -w -X helm.sh/helm/v3/internal/version.version=$HELM_VERSION"
+	for p in chartutil lint/rules; do
+		ld="$ld -X helm.sh/helm/v3/pkg/$p.k8sVersionMajor=1 -X helm.sh/helm/v3/pkg/$p.k8sVersionMinor=37"
+	done
+	CGO_ENABLED=0 GOBIN="$HELM_DIR" go install -trimpath -ldflags "$ld" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
+}
+
 # The local node (docs/local-stack.md): what it runs besides the built binaries.
 # runc starts the containers; the CNI plugins (bridge, host-local, loopback in
 # /usr/lib/cni) give pods their network; iptables holds the one DNAT rule.
@@ -235,13 +249,14 @@ ORDERHUB_KUBE_NODE_DIR=$KUBE_NODE_DIR
 ORDERHUB_CONTAINERD_DIR=$CONTAINERD_DIR
 ORDERHUB_PAUSE_IMAGE=$PAUSE_IMAGE
 ORDERHUB_PAUSE_TAR=$PAUSE_DIR/pause.tar
+ORDERHUB_HELM=$HELM_DIR/helm
 EOT
 }
 
 [ $# -gt 0 ] || set -- all
 for t in "$@"; do
 	case "$t" in
-	all) debs; controller_gen; k8s; korc; eso; vault; chainsaw; crane; node_tools ;;
+	all) debs; controller_gen; k8s; korc; eso; vault; chainsaw; crane; helm; node_tools ;;
 	debs) debs ;;
 	k8s) k8s ;;
 	chainsaw) chainsaw ;;
@@ -250,6 +265,7 @@ for t in "$@"; do
 	eso) eso ;;
 	vault) vault ;;
 	crane) crane ;;
+	helm) helm ;;
 	node) node_tools ;;
 	node-debs) node_debs ;;
 	kubelet) kube_node ;;

@@ -8,6 +8,7 @@ KORC_VERSION=v2.6.0
 ESO_VERSION=v0.16.2
 VAULT_VERSION=v1.14.1
 CRANE_VERSION=v0.22.1
+HELM_VERSION=v3.22.0
 CONTAINERD_VERSION=v2.4.2
 
 ORDERHUB_CACHE="${ORDERHUB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orderhub}"
@@ -19,6 +20,7 @@ ESO_DIR="$ORDERHUB_CACHE/bin/eso-$ESO_VERSION"
 # The vault tools module is part of the key: changing its pins rebuilds.
 VAULT_DIR="$ORDERHUB_CACHE/bin/vault-$VAULT_VERSION"
 CRANE_DIR="$ORDERHUB_CACHE/bin/crane-$CRANE_VERSION"
+HELM_DIR="$ORDERHUB_CACHE/bin/helm-$HELM_VERSION"
 # The local node (hack/tools.sh node): kubelet and kube-scheduler from the same
 # tools module as the control plane, in their own folder so the k8s folder's
 # check stays as it is; containerd with its shim and ctr; the sandbox image,

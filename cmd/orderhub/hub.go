@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	"github.com/open-policy-agent/cert-controller/pkg/rotator"
 	"k8s.io/apimachinery/pkg/types"
 
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -35,6 +36,7 @@ type hubFlags struct {
 	webhookPort    int
 	webhookCertDir string
 	webhookURLBase string
+	certRotation   certRotationFlags
 
 	controlPlane       bool
 	keystoneService    bool
@@ -56,6 +58,7 @@ func (h *hubFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.webhookURLBase, "webhook-url-base", "", "Self-registration mode: serve on this https://<host>:<port> with a self-signed certificate "+
 		"and create/update the webhook configurations to call it by URL (for the local stack, e.g. https://127.0.0.1:9443). "+
 		"Empty: the configurations are deployed separately (config/webhook) and the certificate is mounted into --webhook-cert-dir.")
+	h.certRotation.register(fs)
 	fs.BoolVar(&h.controlPlane, "controlplane-reconciler", true, "Reconcile ControlPlanes: write the admin clouds.yaml Secrets from the admin password Secret, "+
 		"verify them against Keystone (AdminCredentialReady), import the admin domain and provision per-namespace SecretStores. "+
 		"Turn off where another operator reconciles ControlPlane.")
@@ -152,6 +155,15 @@ func runHubContext(ctx context.Context, args []string) error {
 			return err
 		}
 	}
+	// certsReady is closed once the rotated certificate is mounted and its CA
+	// injected (--webhook-cert-rotation); nil in the other modes.
+	var certsReady chan struct{}
+	if hf.webhooks && hf.certRotation.enabled {
+		if hf.webhookURLBase != "" {
+			return fmt.Errorf("--webhook-cert-rotation and --webhook-url-base exclude each other")
+		}
+		certsReady = make(chan struct{})
+	}
 	mgr, err := mf.newManager("hub", scheme, func(o *ctrl.Options) {
 		if hf.webhooks {
 			o.WebhookServer = webhook.NewServer(whOpts)
@@ -160,6 +172,11 @@ func runHubContext(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if hf.webhooks {
+		if err := mgr.AddReadyzCheck("webhook", webhookReadyCheck(mgr, certsReady)); err != nil {
+			return err
+		}
+	}
 	// The multicluster manager wraps mgr: the controllers below stay on mgr
 	// (the management cluster); target clusters engage from the registration
 	// Secrets (delivery/clusters).
@@ -167,7 +184,18 @@ func runHubContext(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if hf.webhooks {
+	if hf.webhooks && certsReady != nil {
+		cr, err := hf.certRotation.rotator(ownNamespace(), hf.webhookCertDir, certsReady)
+		if err != nil {
+			return err
+		}
+		if err := rotator.AddRotator(mgr, cr); err != nil {
+			return fmt.Errorf("webhook certificate rotation: %w", err)
+		}
+		if err := mgr.Add(deferredWebhooks{mgr: mgr, ready: certsReady}); err != nil {
+			return err
+		}
+	} else if hf.webhooks {
 		if err := webhooks.SetupWithManager(mgr); err != nil {
 			return err
 		}

@@ -28,7 +28,12 @@ func runIdentity(args []string) error {
 	var opts identity.Options
 	fs := flag.NewFlagSet("identity", flag.ContinueOnError)
 	mf.register(fs, "identity")
-	fs.DurationVar(&opts.Resync, "resync-period", identity.DefaultResync, "Period of the forced resync that re-applies every resource, probes passwords and repairs drift made outside the controller.")
+	resync, err := envDuration(envReconcileInterval, identity.DefaultResync)
+	if err != nil {
+		return err
+	}
+	fs.DurationVar(&opts.Resync, "resync-period", resync, "Period of the forced resync that re-applies every resource, probes passwords and repairs drift made outside the controller "+
+		"(default from $"+envReconcileInterval+", seconds or a duration).")
 	fs.DurationVar(&opts.Backoff, "error-backoff", identity.DefaultBackoff, "Delay before a failed resource is retried when its spec.retryInterval is unset.")
 	fs.StringVar(&opts.RefName, "keystone-ref-name", identity.DefaultRefName, "The keystoneRef.name this controller serves; resources with an empty keystoneRef are served too.")
 	fs.IntVar(&opts.MaxConcurrentReconciles, "concurrency", 4, "Resources of one kind reconciled in parallel.")

@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"os"
 	"sort"
+
+	"github.com/c5c3/orderhub/internal/version"
 )
 
 // subcommand is one controller of the binary. run parses its own flags from
@@ -35,7 +37,7 @@ func usage() {
 	for _, n := range names {
 		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, subcommands[n].summary)
 	}
-	fmt.Fprintf(os.Stderr, "\n'orderhub <subcommand> -h' lists its flags.\n")
+	fmt.Fprintf(os.Stderr, "\n'orderhub <subcommand> -h' lists its flags; 'orderhub --version' prints the version.\n")
 }
 
 func main() {
@@ -44,6 +46,10 @@ func main() {
 		if len(os.Args) < 2 {
 			os.Exit(2)
 		}
+		return
+	}
+	if os.Args[1] == "--version" || os.Args[1] == "-version" || os.Args[1] == "version" {
+		fmt.Println(version.Version)
 		return
 	}
 	sc, ok := subcommands[os.Args[1]]

@@ -33,7 +33,12 @@ func runTopology(args []string) error {
 	var deleteGuest bool
 	fs := flag.NewFlagSet("topology", flag.ContinueOnError)
 	mf.register(fs, "topology")
-	fs.DurationVar(&resync, "resync-period", 10*time.Minute, "Declare every resource again after this long without a request, repairing out-of-band changes.")
+	defResync, err := envDuration(envReconcileInterval, 10*time.Minute)
+	if err != nil {
+		return err
+	}
+	fs.DurationVar(&resync, "resync-period", defResync, "Declare every resource again after this long without a request, repairing out-of-band changes "+
+		"(default from $"+envReconcileInterval+", seconds or a duration).")
 	fs.BoolVar(&deleteGuest, "delete-guest-user", envBool(envDeleteGuest), "Delete the RabbitMQ user guest every --guest-interval (env "+envDeleteGuest+").")
 	fs.DurationVar(&guestInterval, "guest-interval", 30*time.Second, "How often the guest user is deleted when --delete-guest-user is set.")
 	fs.DurationVar(&timeout, "request-timeout", 30*time.Second, "Timeout of one management API request.")

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	bao "github.com/openbao/openbao/api/v2"
+
+	"github.com/c5c3/orderhub/internal/version"
 )
 
 // Config selects the OpenBao server and how to authenticate to it.
@@ -62,6 +64,7 @@ func NewClient(cfg Config) (*bao.Client, error) {
 	if err != nil {
 		return nil, fmt.Errorf("openbao: new client: %w", err)
 	}
+	cl.AddHeader("User-Agent", version.UserAgent())
 	cl.SetToken(cfg.Token)
 	cl.SetNamespace(cfg.Namespace)
 	return cl, nil

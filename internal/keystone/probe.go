@@ -7,6 +7,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
+
+	"github.com/c5c3/orderhub/internal/version"
 )
 
 // ProbeResult is the outcome of ProbePassword.
@@ -33,6 +35,7 @@ func (s *Session) ProbePassword(ctx context.Context, userID, password string) (P
 		return 0, err
 	}
 	pc.HTTPClient = s.HTTPClient
+	pc.UserAgent.Prepend(version.UserAgent())
 	sc, err := openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{})
 	if err != nil {
 		return 0, err

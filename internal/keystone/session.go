@@ -12,6 +12,8 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/tokens"
+
+	"github.com/c5c3/orderhub/internal/version"
 )
 
 // Session is one long-lived admin connection to Keystone's identity v3 API.
@@ -45,6 +47,7 @@ func NewSession(ctx context.Context, cfg Config) (*Session, error) {
 		return nil, fmt.Errorf("keystone: auth URL %q: %w", cfg.AuthURL, err)
 	}
 	pc.HTTPClient = hc
+	pc.UserAgent.Prepend(version.UserAgent())
 	ao := gophercloud.AuthOptions{
 		IdentityEndpoint: cfg.AuthURL,
 		Username:         cfg.Username,

@@ -10,6 +10,8 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+
+	"github.com/c5c3/orderhub/internal/version"
 )
 
 // TokenRequest is what a Verifier authenticates with: the admin password
@@ -62,6 +64,7 @@ func (v KeystoneVerifier) Verify(ctx context.Context, r TokenRequest) error {
 		return err
 	}
 	pc.HTTPClient = http.Client{Transport: tr, Timeout: timeout}
+	pc.UserAgent.Prepend(version.UserAgent())
 	ao := gophercloud.AuthOptions{
 		IdentityEndpoint: r.AuthURL, Username: r.User, Password: r.Password, DomainName: r.Domain,
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
+	"github.com/c5c3/orderhub/internal/version"
 )
 
 // Credentials are what a Granter authenticates with: a parsed password cloud
@@ -141,6 +142,7 @@ func (k Keystone) client(ctx context.Context, c Credentials) (*gophercloud.Servi
 		return nil, nil, err
 	}
 	pc.HTTPClient = http.Client{Transport: tr}
+	pc.UserAgent.Prepend(version.UserAgent())
 	ao := gophercloud.AuthOptions{IdentityEndpoint: a.AuthURL, Username: a.Username, UserID: a.UserID,
 		Password: a.Password, DomainName: a.UserDomainName, DomainID: a.UserDomainID,
 		Scope: &gophercloud.AuthScope{ProjectName: a.ProjectName, ProjectID: a.ProjectID,

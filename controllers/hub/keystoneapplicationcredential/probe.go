@@ -16,6 +16,7 @@ import (
 
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/internal/version"
 )
 
 // EventCredentialRejected (Warning): Keystone rejected a token request with
@@ -60,6 +61,7 @@ func KeystoneProbe(ctx context.Context, r ProbeRequest) error {
 		return err
 	}
 	pc.HTTPClient = http.Client{Transport: tr, Timeout: probeTimeout}
+	pc.UserAgent.Prepend(version.UserAgent())
 	return openstack.Authenticate(ctx, pc, gophercloud.AuthOptions{IdentityEndpoint: r.AuthURL,
 		ApplicationCredentialID: r.ID, ApplicationCredentialSecret: r.Secret})
 }
