@@ -95,7 +95,10 @@ func (s *Stack) startKube(ctx context.Context) error {
 		s.kubeletClientCA = kc.caFile
 		admission = []string{"--authorization-mode=Node,RBAC", "--enable-admission-plugins=NodeRestriction",
 			"--kubelet-client-certificate=" + kc.certFile, "--kubelet-client-key=" + kc.keyFile,
-			"--kubelet-preferred-address-types=InternalIP"}
+			"--kubelet-preferred-address-types=InternalIP",
+			// Webhooks and aggregated APIs behind a Service are dialled at
+			// their endpoints' addresses: there is no kube-proxy for Service IPs.
+			"--enable-aggregator-routing=true"}
 	}
 	api, err := s.startProc("kube-apiserver", filepath.Join(s.tools.k8sDir, "kube-apiserver"), append([]string{
 		"--etcd-servers=" + etcdURL,
@@ -165,7 +168,7 @@ func (s *Stack) startControllerManager(ctx context.Context) error {
 		// ServiceAccount and the kube-root-ca.crt ConfigMap its token volume
 		// mounts (the apiserver's self-signed serving CA).
 		controllers = []string{"--controllers=garbagecollector,namespace,deployment,replicaset,statefulset,daemonset," +
-			"job,cronjob,disruption,podgc,endpointslice,serviceaccount,root-ca-cert-publisher,nodelifecycle",
+			"job,cronjob,disruption,podgc,endpoints-controller,endpointslice,serviceaccount,root-ca-cert-publisher,nodelifecycle",
 			"--root-ca-file=" + s.Kube.CAFile}
 	}
 	args := append([]string{"--kubeconfig=" + s.Kube.Kubeconfig}, controllers...)

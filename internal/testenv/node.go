@@ -477,13 +477,16 @@ registerNode: true
 }
 
 // nodeRules are the iptables rules of the node, as {table, chain, match...}:
-// the one DNAT that makes the kubernetes Service reach the apiserver on
-// loopback (there is no kube-proxy), and a drop of pod traffic routed
-// anywhere but the pod network.
+// the DNAT that makes the kubernetes Service reach the apiserver on loopback
+// (there is no kube-proxy), for pods on the pod network (PREROUTING) and for
+// hostNetwork pods (OUTPUT), and a drop of pod traffic routed anywhere but the
+// pod network.
 func nodeRules(apiPort string) [][]string {
+	dnat := []string{"-d", kubernetesService + "/32", "-p", "tcp", "--dport", "443",
+		"-m", "comment", "--comment", ruleComment, "-j", "DNAT", "--to-destination", "127.0.0.1:" + apiPort}
 	return [][]string{
-		{"nat", "PREROUTING", "-d", kubernetesService + "/32", "-p", "tcp", "--dport", "443",
-			"-m", "comment", "--comment", ruleComment, "-j", "DNAT", "--to-destination", "127.0.0.1:" + apiPort},
+		append([]string{"nat", "PREROUTING"}, dnat...),
+		append([]string{"nat", "OUTPUT"}, dnat...),
 		{"filter", "FORWARD", "-s", podCIDR, "!", "-d", podCIDR, "-m", "comment", "--comment", ruleComment, "-j", "DROP"},
 	}
 }

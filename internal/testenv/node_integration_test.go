@@ -105,8 +105,11 @@ func contains(list []string, sub string) bool {
 }
 
 // A stack with a node runs pods: the Node is Ready, a Deployment whose pod
-// runs under its own ServiceAccount becomes Available, a Job under the same
-// account completes, the apiserver reads the Job pod's log from the kubelet,
+// runs under its own ServiceAccount becomes Available, Jobs under the same
+// account complete (on the pod network and with hostNetwork), each pod
+// reaching the apiserver through the kubernetes Service with its token and
+// RBAC granting and denying as its Role says, the apiserver reads the Jobs'
+// logs from the kubelet,
 // a second node on the machine is refused, and after teardown the machine
 // shows no bridge, veth, mount, iptables rule, cgroup, sysctl change or folder
 // of the node.
@@ -197,10 +200,11 @@ func TestNode_PodsRunAndTeardownLeavesNothing(t *testing.T) {
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "Role", Name: sa},
 		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Name: sa, Namespace: ns}}}, metav1.CreateOptions{}))
 
-	podSpec := func(mode string, restart corev1.RestartPolicy) corev1.PodTemplateSpec {
+	podSpec := func(app, mode string, restart corev1.RestartPolicy, hostNetwork bool) corev1.PodTemplateSpec {
 		return corev1.PodTemplateSpec{
-			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "probe-" + mode}},
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": app}},
 			Spec: corev1.PodSpec{
+				HostNetwork:                   hostNetwork,
 				ServiceAccountName:            sa,
 				RestartPolicy:                 restart,
 				TerminationGracePeriodSeconds: ptr.To[int64](5),
@@ -225,12 +229,16 @@ func TestNode_PodsRunAndTeardownLeavesNothing(t *testing.T) {
 	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns},
 		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](1),
 			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "probe-serve"}},
-			Template: podSpec("serve", corev1.RestartPolicyAlways)}}
+			Template: podSpec("probe-serve", "serve", corev1.RestartPolicyAlways, false)}}
 	t1 := time.Now()
 	must(cs.AppsV1().Deployments(ns).Create(ctx, dep, metav1.CreateOptions{}))
-	job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns},
-		Spec: batchv1.JobSpec{BackoffLimit: ptr.To[int32](0), Template: podSpec("check", corev1.RestartPolicyNever)}}
-	must(cs.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{}))
+	// Two Jobs: one on the pod network, one in the node's network namespace
+	// (hostNetwork: the kubernetes Service is reached through the OUTPUT DNAT).
+	for name, host := range map[string]bool{"probe": false, "probe-host": true} {
+		job := &batchv1.Job{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+			Spec: batchv1.JobSpec{BackoffLimit: ptr.To[int32](0), Template: podSpec(name+"-check", "check", corev1.RestartPolicyNever, host)}}
+		must(cs.BatchV1().Jobs(ns).Create(ctx, job, metav1.CreateOptions{}))
+	}
 
 	Eventually(t, 3*time.Minute, "Deployment probe Available", func() error {
 		d, err := cs.AppsV1().Deployments(ns).Get(ctx, "probe", metav1.GetOptions{})
@@ -245,39 +253,47 @@ func TestNode_PodsRunAndTeardownLeavesNothing(t *testing.T) {
 		return fmt.Errorf("status %+v", d.Status)
 	})
 	t.Logf("Deployment probe Available %s after it was created", time.Since(t1).Round(100*time.Millisecond))
-	Eventually(t, 3*time.Minute, "Job probe Complete", func() error {
-		j, err := cs.BatchV1().Jobs(ns).Get(ctx, "probe", metav1.GetOptions{})
-		if err != nil {
-			return err
-		}
-		for _, c := range j.Status.Conditions {
-			if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
-				t.Fatalf("Job probe failed: %s; pod logs:\n%s", c.Message, jobLogs(ctx, cs, ns))
+	for _, name := range []string{"probe", "probe-host"} {
+		Eventually(t, 3*time.Minute, "Job "+name+" Complete", func() error {
+			j, err := cs.BatchV1().Jobs(ns).Get(ctx, name, metav1.GetOptions{})
+			if err != nil {
+				return err
 			}
-			if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
-				return nil
+			for _, c := range j.Status.Conditions {
+				if c.Type == batchv1.JobFailed && c.Status == corev1.ConditionTrue {
+					t.Fatalf("Job %s failed: %s; pod log:\n%s", name, c.Message, jobLogs(ctx, cs, ns, name+"-check"))
+				}
+				if c.Type == batchv1.JobComplete && c.Status == corev1.ConditionTrue {
+					return nil
+				}
 			}
-		}
-		return fmt.Errorf("status %+v", j.Status)
-	})
-	t.Logf("Job probe Complete %s after the Deployment was created", time.Since(t1).Round(100*time.Millisecond))
+			return fmt.Errorf("status %+v", j.Status)
+		})
+		t.Logf("Job %s Complete %s after the Deployment was created", name, time.Since(t1).Round(100*time.Millisecond))
+	}
 	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range pods.Items {
-		if p.Spec.NodeName != NodeName || p.Spec.ServiceAccountName != sa || !st.podIPIn(p.Status.PodIP) {
+		ip := st.podIPIn(p.Status.PodIP)
+		if p.Spec.HostNetwork {
+			ip = p.Status.PodIP == st.Node.IP
+		}
+		if p.Spec.NodeName != NodeName || p.Spec.ServiceAccountName != sa || !ip {
 			t.Fatalf("pod %s: node %q, serviceAccount %q, IP %q (want %s, %s, in %s)", p.Name, p.Spec.NodeName,
 				p.Spec.ServiceAccountName, p.Status.PodIP, NodeName, sa, st.Node.PodCIDR)
 		}
 	}
 	// The apiserver reads the log from the kubelet (its client certificate,
 	// the kubelet's webhook authorization): the probe's own account of the checks.
-	logs := jobLogs(ctx, cs, ns)
-	for _, want := range []string{"identity system:serviceaccount:" + ns + ":" + sa + " via https://" + kubernetesService + ":443",
-		"get configmap " + cm + " allowed", "list secrets forbidden"} {
-		if !strings.Contains(logs, want) {
-			t.Fatalf("Job pod log lacks %q:\n%s", want, logs)
+	for _, app := range []string{"probe-check", "probe-host-check"} {
+		logs := jobLogs(ctx, cs, ns, app)
+		for _, want := range []string{"identity system:serviceaccount:" + ns + ":" + sa + " via https://" + kubernetesService + ":443",
+			"get configmap " + cm + " allowed", "list secrets forbidden"} {
+			if !strings.Contains(logs, want) {
+				t.Fatalf("pod %s: log lacks %q:\n%s", app, want, logs)
+			}
 		}
 	}
 
@@ -330,8 +346,8 @@ func assertHostAsBefore(t *testing.T, before, after hostView) {
 
 func (s *Stack) podIPIn(ip string) bool { return ip != "" && cidrContains(s.Node.PodCIDR, ip) }
 
-func jobLogs(ctx context.Context, cs kubernetes.Interface, ns string) string {
-	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=probe-check"})
+func jobLogs(ctx context.Context, cs kubernetes.Interface, ns, app string) string {
+	pods, err := cs.CoreV1().Pods(ns).List(ctx, metav1.ListOptions{LabelSelector: "app=" + app})
 	if err != nil || len(pods.Items) == 0 {
 		return fmt.Sprintf("(no Job pod: %v)", err)
 	}

@@ -309,6 +309,11 @@ func findTools() (tools, error) {
 		esoDir: env["ORDERHUB_ESO_DIR"], vault: env["ORDERHUB_VAULT"], env: env}, nil
 }
 
+// ToolPath returns one of the paths `hack/tools.sh env` prints, by its
+// name (ORDERHUB_HELM, ORDERHUB_CRANE, ORDERHUB_K8S_DIR, ...); empty when
+// unknown.
+func (s *Stack) ToolPath(key string) string { return s.tools.env[key] }
+
 // need fails with the command that builds a missing binary.
 func need(path, tool string) error {
 	if st, err := os.Stat(path); err != nil || st.IsDir() {
