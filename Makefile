@@ -94,6 +94,10 @@ demo-down: ## Stop the demo's orderhub hub and the stack.
 stack-up: tools build ## Start the local stack for a person (prints kubeconfig, openrc, OpenBao token).
 	hack/stack up
 
+.PHONY: stack-up-node
+stack-up-node: tools build ## Start the local stack with a real node, so pods run (root; docs/local-stack.md).
+	hack/stack up --node
+
 .PHONY: stack-down
 stack-down: ## Stop the local stack started by stack-up or demo.
 	hack/stack down

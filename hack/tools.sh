@@ -3,7 +3,8 @@
 # version-keyed cache folder outside the clone, skipping whatever already
 # exists, and installs the Debian packages the stack needs when missing.
 #
-#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault|crane|helm]...
+#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault|crane|helm|node]...
+#   (node = node-debs kubelet containerd pause: the local node, docs/local-stack.md)
 #
 # ORDERHUB_CACHE overrides the cache folder (default ${XDG_CACHE_HOME:-~/.cache}/orderhub).
 # `hack/tools.sh env` prints the paths as shell assignments for other scripts.
@@ -35,13 +36,19 @@ debs() {
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
 
+# k8s_ldflags: the version stamp every Kubernetes binary of the stack is built with.
+k8s_ldflags() {
+	local ld="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${K8S_VERSION#v1.}"
+	echo "${ld%.*}"
+}
+
 k8s() {
 	local out="$K8S_DIR"
 	if [ -x "$out/kube-apiserver" ] && [ -x "$out/etcd" ] && [ -x "$out/kube-controller-manager" ] && [ -x "$out/kubectl" ]; then return 0; fi
 	log "building etcd, kube-apiserver, kube-controller-manager, kubectl $K8S_VERSION (cold: ~13 min)"
 	mkdir -p "$out.tmp"
-	local ld="-s -w -X k8s.io/component-base/version.gitVersion=$K8S_VERSION -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${K8S_VERSION#v1.}"
-	ld="${ld%.*}"
+	local ld
+	ld=$(k8s_ldflags)
 	(cd "$here/tools/k8s" &&
 		for c in kube-apiserver kube-controller-manager kubectl; do
 			CGO_ENABLED=0 go build -trimpath -ldflags "$ld" -o "$out.tmp/$c" "k8s.io/kubernetes/cmd/$c"
@@ -145,6 +152,88 @@ helm() {
 	CGO_ENABLED=0 GOBIN="$HELM_DIR" go install -trimpath -ldflags "$ld" "helm.sh/helm/v3/cmd/helm@$HELM_VERSION"
 }
 
+# The local node (docs/local-stack.md): what it runs besides the built binaries.
+# runc starts the containers; the CNI plugins (bridge, host-local, loopback in
+# /usr/lib/cni) give pods their network; iptables holds the one DNAT rule.
+node_debs() {
+	local missing=()
+	for p in runc containernetworking-plugins iptables; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return 0
+	log "installing Debian packages: ${missing[*]}"
+	apt-get update -qq
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# kubelet and kube-scheduler come from the control plane's tools module, with its
+# version stamp; they reuse the Go build cache the k8s build filled.
+kube_node() {
+	[ -x "$KUBE_NODE_DIR/kubelet" ] && [ -x "$KUBE_NODE_DIR/kube-scheduler" ] && return 0
+	log "building kubelet, kube-scheduler $K8S_VERSION (after the k8s build: ~2 min; cold: ~15 min)"
+	mkdir -p "$KUBE_NODE_DIR.tmp"
+	local ld
+	ld=$(k8s_ldflags)
+	(cd "$here/tools/k8s" &&
+		for c in kubelet kube-scheduler; do
+			CGO_ENABLED=0 go build -trimpath -ldflags "$ld" -o "$KUBE_NODE_DIR.tmp/$c" "k8s.io/kubernetes/cmd/$c"
+		done)
+	rm -rf "$KUBE_NODE_DIR" && mv "$KUBE_NODE_DIR.tmp" "$KUBE_NODE_DIR"
+}
+
+# containerd, its runc shim and ctr from the Go module proxy, without the
+# snapshotters that need C libraries (cold: ~4 min).
+containerd_bin() {
+	[ -x "$CONTAINERD_DIR/containerd" ] && [ -x "$CONTAINERD_DIR/containerd-shim-runc-v2" ] && [ -x "$CONTAINERD_DIR/ctr" ] && return 0
+	log "building containerd $CONTAINERD_VERSION, containerd-shim-runc-v2 and ctr (cold: ~4 min)"
+	local m=github.com/containerd/containerd/v2
+	mkdir -p "$CONTAINERD_DIR.tmp"
+	CGO_ENABLED=0 GOBIN="$CONTAINERD_DIR.tmp" go install -trimpath -tags "no_btrfs no_devmapper no_zfs" \
+		-ldflags "-s -w -X $m/version.Version=$CONTAINERD_VERSION" \
+		"$m/cmd/containerd@$CONTAINERD_VERSION" "$m/cmd/containerd-shim-runc-v2@$CONTAINERD_VERSION" "$m/cmd/ctr@$CONTAINERD_VERSION"
+	rm -rf "$CONTAINERD_DIR" && mv "$CONTAINERD_DIR.tmp" "$CONTAINERD_DIR"
+}
+
+# The node's sandbox image, so pods need no registry: hack/pause built static,
+# as the only file of one layer, with its entrypoint set. `crane mutate` reads
+# its input from a registry, so a scratch `crane registry serve` on loopback
+# holds the image for the length of this build.
+pause_image() {
+	[ -f "$PAUSE_DIR/pause.tar" ] && return 0
+	crane
+	log "building the sandbox image $PAUSE_IMAGE"
+	local work reg port=""
+	work=$(mktemp -d)
+	CGO_ENABLED=0 go build -C "$here/.." -trimpath -ldflags "-s -w" -o "$work/pause" ./hack/pause
+	tar -C "$work" --owner=0 --group=0 --numeric-owner --mtime=@0 -cf "$work/layer.tar" pause
+	"$CRANE_DIR/crane" registry serve --address 127.0.0.1:0 >"$work/registry.log" 2>&1 &
+	reg=$!
+	for _ in $(seq 1 100); do
+		port=$(sed -n 's/.*serving on port \([0-9][0-9]*\).*/\1/p' "$work/registry.log")
+		[ -n "$port" ] && break
+		kill -0 "$reg" 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -z "$port" ]; then
+		log "the scratch registry did not start: $(cat "$work/registry.log")"
+		kill "$reg" 2>/dev/null || true
+		rm -rf "$work"
+		return 1
+	fi
+	local scratch="127.0.0.1:$port/pause:$PAUSE_VERSION" rc=0
+	mkdir -p "$PAUSE_DIR.tmp"
+	"$CRANE_DIR/crane" append --oci-empty-base -f "$work/layer.tar" -t "$scratch" >/dev/null &&
+		"$CRANE_DIR/crane" mutate --entrypoint /pause --set-platform "linux/$(go env GOARCH)" \
+			-t "$PAUSE_IMAGE" -o "$PAUSE_DIR.tmp/pause.tar" "$scratch" || rc=$?
+	kill "$reg" 2>/dev/null || true
+	wait "$reg" 2>/dev/null || true
+	rm -rf "$work"
+	[ "$rc" -eq 0 ] || { rm -rf "$PAUSE_DIR.tmp"; return "$rc"; }
+	rm -rf "$PAUSE_DIR" && mv "$PAUSE_DIR.tmp" "$PAUSE_DIR"
+}
+
+node_tools() { node_debs; kube_node; containerd_bin; pause_image; }
+
 print_env() {
 	cat <<EOT
 ORDERHUB_CACHE=$ORDERHUB_CACHE
@@ -156,6 +245,10 @@ ORDERHUB_KORC_DIR=$KORC_DIR
 ORDERHUB_ESO_DIR=$ESO_DIR
 ORDERHUB_VAULT=$VAULT_DIR/vault
 ORDERHUB_CRANE=$CRANE_DIR/crane
+ORDERHUB_KUBE_NODE_DIR=$KUBE_NODE_DIR
+ORDERHUB_CONTAINERD_DIR=$CONTAINERD_DIR
+ORDERHUB_PAUSE_IMAGE=$PAUSE_IMAGE
+ORDERHUB_PAUSE_TAR=$PAUSE_DIR/pause.tar
 ORDERHUB_HELM=$HELM_DIR/helm
 EOT
 }
@@ -163,7 +256,7 @@ EOT
 [ $# -gt 0 ] || set -- all
 for t in "$@"; do
 	case "$t" in
-	all) debs; controller_gen; k8s; korc; eso; vault; chainsaw; crane; helm ;;
+	all) debs; controller_gen; k8s; korc; eso; vault; chainsaw; crane; helm; node_tools ;;
 	debs) debs ;;
 	k8s) k8s ;;
 	chainsaw) chainsaw ;;
@@ -173,6 +266,11 @@ for t in "$@"; do
 	vault) vault ;;
 	crane) crane ;;
 	helm) helm ;;
+	node) node_tools ;;
+	node-debs) node_debs ;;
+	kubelet) kube_node ;;
+	containerd) containerd_bin ;;
+	pause) pause_image ;;
 	env) print_env ;;
 	*) log "unknown tool $t"; exit 2 ;;
 	esac

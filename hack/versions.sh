@@ -9,6 +9,7 @@ ESO_VERSION=v0.16.2
 VAULT_VERSION=v1.14.1
 CRANE_VERSION=v0.22.1
 HELM_VERSION=v3.22.0
+CONTAINERD_VERSION=v2.4.2
 
 ORDERHUB_CACHE="${ORDERHUB_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orderhub}"
 K8S_DIR="$ORDERHUB_CACHE/bin/k8s-$K8S_VERSION"
@@ -20,3 +21,12 @@ ESO_DIR="$ORDERHUB_CACHE/bin/eso-$ESO_VERSION"
 VAULT_DIR="$ORDERHUB_CACHE/bin/vault-$VAULT_VERSION"
 CRANE_DIR="$ORDERHUB_CACHE/bin/crane-$CRANE_VERSION"
 HELM_DIR="$ORDERHUB_CACHE/bin/helm-$HELM_VERSION"
+# The local node (hack/tools.sh node): kubelet and kube-scheduler from the same
+# tools module as the control plane, in their own folder so the k8s folder's
+# check stays as it is; containerd with its shim and ctr; the sandbox image,
+# keyed by the hash of its source.
+KUBE_NODE_DIR="$ORDERHUB_CACHE/bin/k8s-node-$K8S_VERSION"
+CONTAINERD_DIR="$ORDERHUB_CACHE/bin/containerd-$CONTAINERD_VERSION"
+PAUSE_VERSION=$(cat "$(dirname "${BASH_SOURCE[0]}")/pause/main.go" 2>/dev/null | sha256sum | cut -c1-12)
+PAUSE_DIR="$ORDERHUB_CACHE/bin/pause-$PAUSE_VERSION"
+PAUSE_IMAGE="localhost/orderhub/pause:$PAUSE_VERSION"

@@ -3,8 +3,10 @@
 // env file describing where everything is, and keeps the servers until it
 // receives SIGTERM or SIGINT (`hack/stack down`), then stops them in order.
 //
-//	stackd serve DIR   start and hold the stack in DIR (writes DIR/env, DIR/ready)
-//	stackd reap        stop servers left by dead runs (by their recorded pids)
+//	stackd serve DIR [--node]   start and hold the stack in DIR (writes DIR/env, DIR/ready);
+//	                            --node also starts a real node (docs/local-stack.md)
+//	stackd reap                 stop servers left by dead runs (by their recorded pids)
+//	                            and undo a dead run's node
 package main
 
 import (
@@ -24,14 +26,15 @@ import (
 
 func main() {
 	if len(os.Args) < 2 {
-		log.Fatal("usage: stackd serve DIR | reap")
+		log.Fatal("usage: stackd serve DIR [--node] | reap")
 	}
 	switch os.Args[1] {
 	case "serve":
-		if len(os.Args) != 3 {
-			log.Fatal("usage: stackd serve DIR")
+		node := len(os.Args) == 4 && os.Args[3] == "--node"
+		if len(os.Args) != 3 && !node {
+			log.Fatal("usage: stackd serve DIR [--node]")
 		}
-		if err := serve(os.Args[2]); err != nil {
+		if err := serve(os.Args[2], node); err != nil {
 			log.Fatal(err)
 		}
 	case "reap":
@@ -47,7 +50,7 @@ func main() {
 	}
 }
 
-func serve(dir string) error {
+func serve(dir string, node bool) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
 	_ = os.Remove(filepath.Join(dir, "ready"))
@@ -55,6 +58,7 @@ func serve(dir string) error {
 	defer cancel()
 	st, err := testenv.Start(startCtx, testenv.Options{
 		Kube: true, ControllerManager: true, Keystone: true, RabbitMQ: true, OpenBao: true, KORC: true, ESO: true,
+		Node: node,
 		Dir:  dir,
 		Logf: func(f string, a ...any) { log.Printf(f, a...) },
 	})
@@ -80,6 +84,13 @@ func serve(dir string) error {
 		"RABBITMQ_USERNAME":     st.RabbitMQ.User,
 		"RABBITMQ_PASSWORD":     st.RabbitMQ.Password,
 		"ORDERHUB_STACK_DIR":    dir,
+	}
+	if st.Node != nil {
+		env["ORDERHUB_NODE_NAME"] = st.Node.Name
+		env["ORDERHUB_NODE_IP"] = st.Node.IP
+		env["CONTAINERD_ADDRESS"] = st.Node.ContainerdAddress
+		env["CONTAINERD_NAMESPACE"] = "k8s.io"
+		env["ORDERHUB_CTR"] = st.Node.Ctr
 	}
 	keys := make([]string, 0, len(env))
 	for k := range env {

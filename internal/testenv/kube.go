@@ -68,7 +68,14 @@ func (s *Stack) startKube(ctx context.Context) error {
 
 	token := randomHex(16)
 	tokenFile := filepath.Join(dir, "tokens.csv")
-	if err := os.WriteFile(tokenFile, []byte(token+`,orderhub-admin,orderhub-admin,"system:masters"`+"\n"), 0o600); err != nil {
+	tokens := token + `,orderhub-admin,orderhub-admin,"system:masters"` + "\n"
+	if s.opts.Node {
+		// The kubelet's identity: the Node authorizer and NodeRestriction
+		// recognize a node by this user name and group.
+		s.nodeToken = randomHex(16)
+		tokens += fmt.Sprintf("%s,system:node:%s,system:node:%s,\"system:nodes\"\n", s.nodeToken, NodeName, NodeName)
+	}
+	if err := os.WriteFile(tokenFile, []byte(tokens), 0o600); err != nil {
 		return err
 	}
 	saKey := filepath.Join(dir, "certs", "sa.key")
@@ -76,7 +83,24 @@ func (s *Stack) startKube(ctx context.Context) error {
 		return err
 	}
 	url := fmt.Sprintf("https://127.0.0.1:%d", apiPort)
-	api, err := s.startProc("kube-apiserver", filepath.Join(s.tools.k8sDir, "kube-apiserver"), []string{
+	admission := []string{"--authorization-mode=RBAC", "--disable-admission-plugins=ServiceAccount"}
+	if s.opts.Node {
+		// With a node, pods run: they get ServiceAccount tokens, the kubelet is
+		// confined to its own node's objects, and the apiserver reaches the
+		// kubelet (logs, exec) with a client certificate the kubelet trusts.
+		kc, err := writeKubeletClientCerts(filepath.Join(dir, "certs"))
+		if err != nil {
+			return err
+		}
+		s.kubeletClientCA = kc.caFile
+		admission = []string{"--authorization-mode=Node,RBAC", "--enable-admission-plugins=NodeRestriction",
+			"--kubelet-client-certificate=" + kc.certFile, "--kubelet-client-key=" + kc.keyFile,
+			"--kubelet-preferred-address-types=InternalIP",
+			// Webhooks and aggregated APIs behind a Service are dialled at
+			// their endpoints' addresses: there is no kube-proxy for Service IPs.
+			"--enable-aggregator-routing=true"}
+	}
+	api, err := s.startProc("kube-apiserver", filepath.Join(s.tools.k8sDir, "kube-apiserver"), append([]string{
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
 		// No "kubernetes" Service endpoints: 1.37 refuses a loopback address there.
@@ -85,15 +109,13 @@ func (s *Stack) startKube(ctx context.Context) error {
 		// The apiserver writes a self-signed serving certificate here.
 		"--cert-dir=" + filepath.Join(dir, "certs"),
 		"--token-auth-file=" + tokenFile,
-		"--authorization-mode=RBAC",
 		"--service-account-issuer=" + url,
 		"--service-account-key-file=" + saKey,
 		"--service-account-signing-key-file=" + saKey,
-		"--service-cluster-ip-range=10.0.0.0/24",
+		"--service-cluster-ip-range=" + serviceCIDR,
 		"--allow-privileged=true",
-		"--disable-admission-plugins=ServiceAccount",
 		"--v=0",
-	}, nil, dir)
+	}, admission...), nil, dir)
 	if err != nil {
 		return err
 	}
@@ -134,23 +156,32 @@ func (s *Stack) startKube(ctx context.Context) error {
 
 // startControllerManager runs kube-controller-manager with only the garbage
 // collector and namespace controllers: owner-reference GC and namespace
-// deletion, which envtest lacks.
+// deletion, which envtest lacks; with a node, also the controllers pods need.
 func (s *Stack) startControllerManager(ctx context.Context) error {
 	port, err := freePort()
 	if err != nil {
 		return err
 	}
-	p, err := s.startProc("kube-controller-manager", filepath.Join(s.tools.k8sDir, "kube-controller-manager"), []string{
-		"--kubeconfig=" + s.Kube.Kubeconfig,
-		"--controllers=garbagecollector,namespace",
+	controllers := []string{"--controllers=garbagecollector,namespace"}
+	if s.opts.Node {
+		// Pods run: the workload controllers, each namespace's default
+		// ServiceAccount and the kube-root-ca.crt ConfigMap its token volume
+		// mounts (the apiserver's self-signed serving CA).
+		controllers = []string{"--controllers=garbagecollector,namespace,deployment,replicaset,statefulset,daemonset," +
+			"job,cronjob,disruption,podgc,endpoints-controller,endpointslice,serviceaccount,root-ca-cert-publisher,nodelifecycle",
+			"--root-ca-file=" + s.Kube.CAFile}
+	}
+	args := append([]string{"--kubeconfig=" + s.Kube.Kubeconfig}, controllers...)
+	args = append(args,
 		"--leader-elect=false",
 		"--use-service-account-credentials=false",
 		"--bind-address=127.0.0.1",
-		"--secure-port=" + strconv.Itoa(port),
+		"--secure-port="+strconv.Itoa(port),
 		"--authentication-skip-lookup=true",
 		"--concurrent-gc-syncs=5",
 		"--v=0",
-	}, nil, s.Dir)
+	)
+	p, err := s.startProc("kube-controller-manager", filepath.Join(s.tools.k8sDir, "kube-controller-manager"), args, nil, s.Dir)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,8 @@ func (s *Stack) unregister() {
 }
 
 // ReapOrphans stops the servers of stacks whose owning process has exited,
-// by the pids they recorded, and returns a line per stack reaped.
+// by the pids they recorded, undoes the host changes of a node no live stack
+// holds, and returns a line per stack reaped.
 func ReapOrphans(cache string) []string {
 	entries, _ := os.ReadDir(registryDir(cache))
 	var reaped []string
@@ -55,6 +56,11 @@ func ReapOrphans(cache string) []string {
 			}
 		}
 		_ = os.Remove(path)
+	}
+	// A node's host changes (bridges, iptables rules, mounts, cgroups,
+	// sysctls) are recorded machine-wide, not per stack folder.
+	if r, ok := reapNode(); ok {
+		reaped = append(reaped, r)
 	}
 	return reaped
 }

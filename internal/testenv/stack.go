@@ -25,8 +25,9 @@ import (
 )
 
 // Options selects the servers to start. Dependencies are implied: KORC, ESO
-// and ControllerManager start Kube; KORC does not start Keystone by itself (a
-// K-ORC test without Keystone is valid, its objects just wait).
+// and ControllerManager start Kube, Node starts Kube and ControllerManager;
+// KORC does not start Keystone by itself (a K-ORC test without Keystone is
+// valid, its objects just wait).
 type Options struct {
 	// Kube starts etcd and kube-apiserver and installs the CRDs in CRDPaths.
 	Kube bool
@@ -43,6 +44,13 @@ type Options struct {
 	KORC bool
 	// ESO starts the External Secrets controller and installs its CRDs.
 	ESO bool
+	// Node starts a real node, so pods run: kube-scheduler, containerd and a
+	// kubelet registered as NodeName, with a pod network on bridges the stack
+	// creates (docs/local-stack.md). It needs root and `hack/tools.sh node`,
+	// and one stack on the machine at a time: a second one is refused. With
+	// it the apiserver authorizes with Node,RBAC, admits NodeRestriction and
+	// ServiceAccount, and the controller manager runs the workload controllers.
+	Node bool
 
 	// CRDPaths are files or folders of CRDs to install; default: the
 	// repository's config/crd/bases (missing paths are skipped).
@@ -67,6 +75,12 @@ type Stack struct {
 	// KORC and ESO are the controllers' processes, when started.
 	KORC *Controller
 	ESO  *Controller
+	// Node is the node, when started.
+	Node *Node
+
+	node            *nodeRuntime
+	nodeToken       string
+	kubeletClientCA string
 
 	opts     Options
 	tools    tools
@@ -93,6 +107,9 @@ func (s *Stack) logf(format string, args ...any) {
 // Start starts the selected servers and waits until each is ready. On error
 // everything already started is stopped.
 func Start(ctx context.Context, o Options) (st *Stack, err error) {
+	if o.Node {
+		o.ControllerManager = true
+	}
 	if o.KORC || o.ESO || o.ControllerManager {
 		o.Kube = true
 	}
@@ -133,6 +150,11 @@ func Start(ctx context.Context, o Options) (st *Stack, err error) {
 			_ = s.Stop()
 		}
 	}()
+	if o.Node {
+		if err = s.acquireNode(s.tools.env); err != nil {
+			return nil, fmt.Errorf("node: %w", err)
+		}
+	}
 	// The apiserver and Keystone are the slow starters; start them in parallel
 	// with the others and join before the controllers, which need both.
 	type result struct {
@@ -173,6 +195,11 @@ func Start(ctx context.Context, o Options) (st *Stack, err error) {
 			return nil, fmt.Errorf("kube-controller-manager: %w", err)
 		}
 	}
+	if o.Node {
+		if err = s.startNode(ctx); err != nil {
+			return nil, fmt.Errorf("node: %w", err)
+		}
+	}
 	if o.KORC {
 		if err = s.startKORC(ctx); err != nil {
 			return nil, fmt.Errorf("k-orc: %w", err)
@@ -190,6 +217,12 @@ func Start(ctx context.Context, o Options) (st *Stack, err error) {
 // and waits for each to exit. It is safe to call more than once.
 func (s *Stack) Stop() error {
 	s.stopOnce.Do(func() {
+		// The node first, while the apiserver still answers: its pods are
+		// deleted through it, then every host change is undone.
+		var errs []error
+		if err := s.stopNode(); err != nil {
+			errs = append(errs, fmt.Errorf("node teardown: %w", err))
+		}
 		// Reverse start order within each class: controllers were started last.
 		order := func(name string) int {
 			switch name {
@@ -214,8 +247,9 @@ func (s *Stack) Stop() error {
 		}
 		s.unregister()
 		if s.ownDir && os.Getenv("ORDERHUB_KEEP_STACK") == "" {
-			s.stopErr = os.RemoveAll(s.Dir)
+			errs = append(errs, os.RemoveAll(s.Dir))
 		}
+		s.stopErr = errors.Join(errs...)
 	})
 	return s.stopErr
 }
@@ -233,6 +267,8 @@ func (s *Stack) Logs() map[string]string {
 // the versions and the cache folder.
 type tools struct {
 	repo, cache, k8sDir, korcDir, esoDir, vault string
+	// env is everything `hack/tools.sh env` printed.
+	env map[string]string
 }
 
 // RepoRoot returns the repository's root: the nearest folder above the
@@ -270,8 +306,13 @@ func findTools() (tools, error) {
 		}
 	}
 	return tools{repo: repo, cache: env["ORDERHUB_CACHE"], k8sDir: env["ORDERHUB_K8S_DIR"], korcDir: env["ORDERHUB_KORC_DIR"],
-		esoDir: env["ORDERHUB_ESO_DIR"], vault: env["ORDERHUB_VAULT"]}, nil
+		esoDir: env["ORDERHUB_ESO_DIR"], vault: env["ORDERHUB_VAULT"], env: env}, nil
 }
+
+// ToolPath returns one of the paths `hack/tools.sh env` prints, by its
+// name (ORDERHUB_HELM, ORDERHUB_CRANE, ORDERHUB_K8S_DIR, ...); empty when
+// unknown.
+func (s *Stack) ToolPath(key string) string { return s.tools.env[key] }
 
 // need fails with the command that builds a missing binary.
 func need(path, tool string) error {

@@ -47,6 +47,9 @@ func TestMain(m *testing.M) {
 	if dir := os.Getenv(childDirEnv); dir != "" {
 		os.Exit(runChild(dir))
 	}
+	if dir := os.Getenv(nodeChildDirEnv); dir != "" {
+		os.Exit(runNodeChild(dir))
+	}
 	ctrllog.SetLogger(zap.New(zap.WriteTo(io.Discard))) // envtest.InstallCRDs logs through it
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	var err error
