@@ -192,6 +192,13 @@ func (s *Stack) acquireNode(env map[string]string) error {
 		}
 	}
 	l, err := net.Listen("unix", nodeLockName)
+	if err != nil && s.opts.NodeWait > 0 {
+		s.logf("another stack runs the node; waiting up to %s for it to stop", s.opts.NodeWait)
+	}
+	for deadline := time.Now().Add(s.opts.NodeWait); err != nil && time.Now().Before(deadline); {
+		time.Sleep(2 * time.Second)
+		l, err = net.Listen("unix", nodeLockName)
+	}
 	if err != nil {
 		owner := "unknown"
 		if st, rerr := readNodeState(); rerr == nil {

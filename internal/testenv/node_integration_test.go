@@ -118,7 +118,7 @@ func TestNode_PodsRunAndTeardownLeavesNothing(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	t0 := time.Now()
-	st, err := Start(ctx, Options{Node: true, Logf: t.Logf})
+	st, err := Start(ctx, Options{Node: true, NodeWait: 20 * time.Minute, Logf: t.Logf})
 	if err != nil {
 		t.Fatalf("start a stack with a node: %v", err)
 	}
@@ -366,7 +366,7 @@ const nodeChildDirEnv = "ORDERHUB_TESTENV_NODE_CHILD_DIR"
 func runNodeChild(dir string) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	st, err := Start(ctx, Options{Node: true, Dir: dir})
+	st, err := Start(ctx, Options{Node: true, NodeWait: 20 * time.Minute, Dir: dir})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

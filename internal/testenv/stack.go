@@ -51,6 +51,10 @@ type Options struct {
 	// it the apiserver authorizes with Node,RBAC, admits NodeRestriction and
 	// ServiceAccount, and the controller manager runs the workload controllers.
 	Node bool
+	// NodeWait is how long Start waits for another stack's node on this
+	// machine to stop before it refuses (0: refuse at once). Test packages
+	// that run in parallel (go test -p > 1) set it so they take turns.
+	NodeWait time.Duration
 
 	// CRDPaths are files or folders of CRDs to install; default: the
 	// repository's config/crd/bases (missing paths are skipped).

@@ -80,7 +80,7 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) st
 func TestInCluster_HelmInstallAndAnOrderThroughTheHubPod(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	st, err := testenv.Start(ctx, testenv.Options{Node: true, Keystone: true, RabbitMQ: true, OpenBao: true,
+	st, err := testenv.Start(ctx, testenv.Options{Node: true, NodeWait: 20 * time.Minute, Keystone: true, RabbitMQ: true, OpenBao: true,
 		KORC: true, ESO: true, CRDPaths: []string{}, Logf: t.Logf}) // the chart installs orderhub's CRDs
 	if err != nil {
 		t.Fatalf("start the stack with a node: %v", err)
