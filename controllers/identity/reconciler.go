@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -68,6 +69,12 @@ type actuator[T object] interface {
 	remove(ctx context.Context, obj T) error
 }
 
+// forgetter is implemented by actuators that remember something per
+// resource (the User's probe budget); the loop calls it when the resource is gone.
+type forgetter interface {
+	forgetResource(key types.NamespacedName)
+}
+
 // Options configure the shared loop.
 type Options struct {
 	// RefName is the keystoneRef.name this controller serves (besides empty).
@@ -104,6 +111,9 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.cache.forget(req.NamespacedName)
+			if f, ok := any(r.act).(forgetter); ok {
+				f.forgetResource(req.NamespacedName)
+			}
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err

@@ -51,6 +51,10 @@ const (
 	testResync  = 3 * time.Second
 	testBackoff = 500 * time.Millisecond
 	waitTimeout = 90 * time.Second
+	// refusedMarker makes a password break the test Keystone's password rule
+	// (passwordRule): writing it answers 400.
+	refusedMarker = "refused-by-rule"
+	passwordRule  = "^(?!.*" + refusedMarker + ")"
 )
 
 var (
@@ -84,7 +88,8 @@ func runSuite(m *testing.M) int {
 	crds, _ := filepath.Glob(filepath.Join(root, "config/crd/bases/keystone.osh.openstack.org_*.yaml"))
 	sctx, scancel := context.WithTimeout(ctx, 10*time.Minute)
 	stack, err = testenv.Start(sctx, testenv.Options{Kube: true, Keystone: true, CRDPaths: crds,
-		Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "testenv: "+f+"\n", a...) }})
+		KeystonePasswordRegex: passwordRule,
+		Logf:                  func(f string, a ...any) { fmt.Fprintf(os.Stderr, "testenv: "+f+"\n", a...) }})
 	scancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start the stack:", err)
