@@ -91,8 +91,11 @@ type Options struct {
 
 // Reconciler is the shared reconcile loop, instantiated once per kind.
 type Reconciler[T object] struct {
-	client   client.Client
-	reader   client.Reader
+	client client.Client
+	reader client.Reader
+	// live reads from the API server, not the cache: the deletion path
+	// re-reads the resource so the deletionPolicy in force decides (nil: client).
+	live     client.Reader
 	recorder recorder.EventRecorder
 	act      actuator[T]
 	newObj   func() T
@@ -205,12 +208,31 @@ func (r *Reconciler[T]) writeStatus(ctx context.Context, orig, obj T, c metav1.C
 	return nil
 }
 
-// reconcileDelete removes the Keystone object when our finalizer is present,
-// then the finalizer.
+// reconcileDelete removes the Keystone object when our finalizer is present
+// and the live resource still asks for it, then the finalizer. The resource
+// is re-read from the API server first: deletionPolicy (or keystoneRef) may
+// have changed while it was terminating, after the cached copy was taken, and
+// the policy in force at deletion decides (docs/identity.md, "Common fields").
 func (r *Reconciler[T]) reconcileDelete(ctx context.Context, obj T) (ctrl.Result, error) {
-	r.cache.forget(client.ObjectKeyFromObject(obj))
+	key := client.ObjectKeyFromObject(obj)
+	r.cache.forget(key)
 	if !controllerutil.ContainsFinalizer(obj, kv1.Finalizer) {
 		return ctrl.Result{}, nil
+	}
+	live := r.newObj()
+	reader := r.live
+	if reader == nil {
+		reader = r.client
+	}
+	if err := reader.Get(ctx, key, live); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	obj = live
+	common := obj.KeystoneCommon()
+	if !deletesFromKeystone(owned(common.KeystoneRef, r.opts.RefName), common.DeletionPolicy) {
+		log.FromContext(ctx).Info("deletionPolicy is no longer delete; the Keystone object is kept", "deletionPolicy", common.DeletionPolicy)
+		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, kv1.EventReasonRetained, "Delete", "deletionPolicy is %s: %s kept in Keystone", policyName(common.DeletionPolicy), r.act.kind())
+		return ctrl.Result{}, r.setFinalizer(ctx, obj, false)
 	}
 	if err := r.act.remove(ctx, obj); err != nil {
 		var me *missingError
@@ -218,7 +240,7 @@ func (r *Reconciler[T]) reconcileDelete(ctx context.Context, obj T) (ctrl.Result
 			return r.finish(ctx, obj.DeepCopyObject().(T), obj, outcome{}, fmt.Errorf("delete from Keystone: %w", err))
 		}
 	}
-	r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Deleted", "Delete", "deleted %s from Keystone", r.act.kind())
+	r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, kv1.EventReasonDeleted, "Delete", "deleted %s from Keystone", r.act.kind())
 	return ctrl.Result{}, r.setFinalizer(ctx, obj, false)
 }
 

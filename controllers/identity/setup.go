@@ -81,6 +81,7 @@ func setup[T object](mgr ctrl.Manager, opts Options, act actuator[T], newObj fun
 	r := &Reconciler[T]{
 		client:   mgr.GetClient(),
 		reader:   mgr.GetClient(),
+		live:     mgr.GetAPIReader(),
 		recorder: mgr.GetEventRecorder(ControllerName),
 		act:      act,
 		newObj:   newObj,

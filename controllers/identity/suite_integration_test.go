@@ -201,6 +201,8 @@ type countingProxy struct {
 	// faults makes token requests naming a user fail: a status code, or -1
 	// to drop the connection without a response (a network error).
 	faults map[string]int
+	// pathFaults makes requests "METHOD /path" fail the same way.
+	pathFaults map[string]int
 }
 
 var idSegment = regexp.MustCompile(`/[0-9a-f]{32}`)
@@ -211,7 +213,7 @@ func newCountingProxy(target string) (*countingProxy, error) {
 		return nil, err
 	}
 	u.Path = ""
-	p := &countingProxy{requests: map[string]int{}, pwWrites: map[string]int{}, probes: map[string]int{}, faults: map[string]int{}}
+	p := &countingProxy{requests: map[string]int{}, pwWrites: map[string]int{}, probes: map[string]int{}, faults: map[string]int{}, pathFaults: map[string]int{}}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -250,7 +252,19 @@ func (p *countingProxy) record(method, path string, body []byte) int {
 			return p.faults[string(m[1])]
 		}
 	}
-	return 0
+	return p.pathFaults[method+" "+path]
+}
+
+// setPathFault makes requests "METHOD /path" fail with code (-1: drop the
+// connection); 0 clears it.
+func (p *countingProxy) setPathFault(methodPath string, code int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if code == 0 {
+		delete(p.pathFaults, methodPath)
+	} else {
+		p.pathFaults[methodPath] = code
+	}
 }
 
 // setFault makes token requests naming userID fail with code (-1: drop the
