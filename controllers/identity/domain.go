@@ -46,7 +46,7 @@ func (a domainActuator) apply(ctx context.Context, o *kv1.Domain, _ applyInput) 
 		return outcome{message: "default domain (id default) exists"}, nil
 	}
 	where := "domain " + o.Spec.Name
-	d, created, err := ensureUnique(ctx, where, o.Status.DomainID == "",
+	d, created, err := ensureUnique(ctx, where,
 		func(ctx context.Context) (domains.Domain, bool, error) { return a.findDomain(ctx, o.Spec.Name) },
 		func(ctx context.Context) (domains.Domain, error) {
 			r, err := domains.Create(ctx, a.c, domains.CreateOpts{Name: o.Spec.Name, Description: o.Spec.Description,

@@ -28,7 +28,7 @@ func (a groupActuator) apply(ctx context.Context, o *kv1.Group, _ applyInput) (o
 		return outcome{}, err
 	}
 	where := fmt.Sprintf("group %s in domain %s", o.Spec.Name, displayDomain(o.Spec.Domain))
-	g, created, err := ensureUnique(ctx, where, o.Status.GroupID == "",
+	g, created, err := ensureUnique(ctx, where,
 		func(ctx context.Context) (groups.Group, bool, error) { return a.findGroup(ctx, o.Spec.Name, did) },
 		func(ctx context.Context) (groups.Group, error) {
 			r, err := groups.Create(ctx, a.c, groups.CreateOpts{Name: o.Spec.Name, DomainID: did, Description: o.Spec.Description}).Extract()

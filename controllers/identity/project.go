@@ -42,7 +42,7 @@ func (a projectActuator) apply(ctx context.Context, o *kv1.Project, _ applyInput
 		return outcome{}, err
 	}
 	where := fmt.Sprintf("project %s in domain %s", o.Spec.Name, displayDomain(o.Spec.Domain))
-	p, created, err := ensureUnique(ctx, where, o.Status.ProjectID == "",
+	p, created, err := ensureUnique(ctx, where,
 		func(ctx context.Context) (projects.Project, bool, error) { return a.findProject(ctx, o.Spec.Name, did) },
 		func(ctx context.Context) (projects.Project, error) {
 			r, err := projects.Create(ctx, a.c, projects.CreateOpts{Name: o.Spec.Name, DomainID: did,

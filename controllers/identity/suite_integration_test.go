@@ -203,6 +203,8 @@ type countingProxy struct {
 	faults map[string]int
 	// pathFaults makes requests "METHOD /path" fail the same way.
 	pathFaults map[string]int
+	// responses counts answers by "METHOD /path/{id} STATUS".
+	responses map[string]int
 }
 
 var idSegment = regexp.MustCompile(`/[0-9a-f]{32}`)
@@ -213,7 +215,7 @@ func newCountingProxy(target string) (*countingProxy, error) {
 		return nil, err
 	}
 	u.Path = ""
-	p := &countingProxy{requests: map[string]int{}, pwWrites: map[string]int{}, probes: map[string]int{}, faults: map[string]int{}, pathFaults: map[string]int{}}
+	p := &countingProxy{requests: map[string]int{}, pwWrites: map[string]int{}, probes: map[string]int{}, faults: map[string]int{}, pathFaults: map[string]int{}, responses: map[string]int{}}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -230,9 +232,32 @@ func newCountingProxy(target string) (*countingProxy, error) {
 			http.Error(w, `{"error": {"code": 503, "message": "injected"}}`, code)
 			return
 		}
-		rp.ServeHTTP(w, r)
+		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		rp.ServeHTTP(sw, r)
+		p.mu.Lock()
+		p.responses[fmt.Sprintf("%s %s %d", r.Method, idSegment.ReplaceAllString(r.URL.Path, "/{id}"), sw.code)]++
+		p.mu.Unlock()
 	}))
 	return p, nil
+}
+
+// statusWriter remembers the status code of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.code = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// responseCount is the number of answers with status code to "METHOD /path"
+// (IDs in the path written as {id}).
+func (p *countingProxy) responseCount(methodPath string, code int) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.responses[fmt.Sprintf("%s %d", methodPath, code)]
 }
 
 var userIDInBody = regexp.MustCompile(`"id"\s*:\s*"([0-9a-f]{32})"`)

@@ -124,7 +124,7 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 	}
 	where := fmt.Sprintf("user %s in domain %s", o.Spec.Name, displayDomain(o.Spec.Domain))
 	pw := in.values[passwordInput]
-	u, created, err := ensureUnique(ctx, where, o.Status.UserID == "",
+	u, created, err := ensureUnique(ctx, where,
 		func(ctx context.Context) (users.User, bool, error) { return a.findUser(ctx, o.Spec.Name, did) },
 		func(ctx context.Context) (users.User, error) {
 			r, err := users.Create(ctx, a.c, users.CreateOpts{Name: o.Spec.Name, DomainID: did, Description: o.Spec.Description,
