@@ -87,6 +87,10 @@ type Options struct {
 	Backoff time.Duration
 	// MaxConcurrentReconciles per kind.
 	MaxConcurrentReconciles int
+
+	// connect authenticates the shared Keystone session when it is not yet
+	// connected (nil: always connected). Set by SetupWithManager.
+	connect func(context.Context) error
 }
 
 // Reconciler is the shared reconcile loop, instantiated once per kind.
@@ -152,12 +156,27 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		logger.V(1).Info("desired state unchanged; Keystone not called", "resyncIn", d.after)
 		return ctrl.Result{RequeueAfter: d.after}, nil
 	}
+	if err := r.connected(ctx); err != nil {
+		return r.finish(ctx, orig, obj, outcome{}, err)
+	}
 	resync := ok && last.hash == hash
 	out, err := r.act.apply(ctx, obj, applyInput{values: in, resync: resync})
 	if err == nil {
 		r.cache.set(req.NamespacedName, applied{uid: obj.GetUID(), hash: hash, at: r.now()})
 	}
 	return r.finish(ctx, orig, obj, out, err)
+}
+
+// connected makes sure the Keystone session is authenticated. While Keystone
+// is unreachable or rejects the admin, the error (a *keystone.ConnectError
+// naming the endpoint or the credential) becomes the resource's Ready=False
+// message and the resource is retried like any failure; the controller keeps
+// running and converges when Keystone answers (docs/identity.md, "Running it").
+func (r *Reconciler[T]) connected(ctx context.Context) error {
+	if r.opts.connect == nil {
+		return nil
+	}
+	return r.opts.connect(ctx)
 }
 
 // finish writes the Ready condition (the only status writer of the loop),
@@ -233,6 +252,9 @@ func (r *Reconciler[T]) reconcileDelete(ctx context.Context, obj T) (ctrl.Result
 		log.FromContext(ctx).Info("deletionPolicy is no longer delete; the Keystone object is kept", "deletionPolicy", common.DeletionPolicy)
 		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, kv1.EventReasonRetained, "Delete", "deletionPolicy is %s: %s kept in Keystone", policyName(common.DeletionPolicy), r.act.kind())
 		return ctrl.Result{}, r.setFinalizer(ctx, obj, false)
+	}
+	if err := r.connected(ctx); err != nil {
+		return r.finish(ctx, obj.DeepCopyObject().(T), obj, outcome{}, fmt.Errorf("delete from Keystone: %w", err))
 	}
 	if err := r.act.remove(ctx, obj); err != nil {
 		var me *missingError

@@ -50,6 +50,7 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 	}
 	l := newLookups(sess.Identity)
 	wake := &wakeups{}
+	opts.connect = sess.Connect
 	ctx := context.Background()
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &kv1.User{}, passwordSecretIndex, func(o client.Object) []string {
 		return []string{o.(*kv1.User).Spec.PasswordSecret.Name}
@@ -61,7 +62,7 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 		setup(mgr, opts, projectActuator{l}, func() *kv1.Project { return &kv1.Project{} }, wake, nil),
 		setup(mgr, opts, roleActuator{l}, func() *kv1.Role { return &kv1.Role{} }, wake, nil),
 		setup(mgr, opts, groupActuator{l}, func() *kv1.Group { return &kv1.Group{} }, wake, nil),
-		setup(mgr, opts, userActuator{lookups: l, probe: sess, self: sess.UserID, budget: newProbeBudget()}, func() *kv1.User { return &kv1.User{} }, wake,
+		setup(mgr, opts, userActuator{lookups: l, probe: sess, self: sess.Self, budget: newProbeBudget()}, func() *kv1.User { return &kv1.User{} }, wake,
 			func(b *ctrl.Builder) *ctrl.Builder {
 				return b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(usersOfSecret(mgr.GetClient())))
 			}),

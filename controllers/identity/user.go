@@ -27,10 +27,10 @@ type prober interface {
 type userActuator struct {
 	lookups
 	probe prober
-	// self is the ID of the user the controller authenticates as; a User
-	// resolving to it is refused (writing its password would lock the
-	// controller out).
-	self string
+	// self returns the ID of the user the controller authenticates as (known
+	// once the session is connected); a User resolving to it is refused
+	// (writing its password would lock the controller out).
+	self func() string
 	// budget keeps retries of a failed password write from probing again.
 	budget *probeBudget
 }
@@ -137,7 +137,7 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 	if err != nil {
 		return outcome{}, err
 	}
-	if err := refuseSelf(u.ID, a.self, where); err != nil {
+	if err := refuseSelf(u.ID, a.selfID(), where); err != nil {
 		return outcome{}, err
 	}
 	a.remember("user", did, o.Spec.Name, u.ID)
@@ -191,6 +191,13 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 	return out, nil
 }
 
+func (a userActuator) selfID() string {
+	if a.self == nil {
+		return ""
+	}
+	return a.self()
+}
+
 // forgetResource drops what the actuator remembers about a deleted resource.
 func (a userActuator) forgetResource(key types.NamespacedName) { a.budget.forget(key) }
 
@@ -202,7 +209,7 @@ func (a userActuator) remove(ctx context.Context, o *kv1.User) error {
 			return err
 		}
 	}
-	if a.self != "" && id == a.self {
+	if self := a.selfID(); self != "" && id == self {
 		return nil // never delete the controller's own account; release the resource only
 	}
 	if err := users.Delete(ctx, a.c, id).ExtractErr(); err != nil && !keystone.IsNotFound(err) {
