@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -95,8 +96,8 @@ func setup[T object](mgr ctrl.Manager, opts Options, act actuator[T], newObj fun
 	}
 	wake.register(r.waits.wake)
 	b := ctrl.NewControllerManagedBy(mgr).
-		Named("keystone-" + strings.ToLower(act.kind())).
-		For(newObj()).
+		Named("keystone-"+strings.ToLower(act.kind())).
+		For(newObj(), builder.WithPredicates(specOrLifecycleChanged())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		WatchesRawSource(source.Channel(r.waits.events, &handler.EnqueueRequestForObject{}))
 	if extra != nil {

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -16,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -205,6 +207,8 @@ type countingProxy struct {
 	pathFaults map[string]int
 	// responses counts answers by "METHOD /path/{id} STATUS".
 	responses map[string]int
+	// lookups counts GET requests by "/path?query".
+	lookups map[string]int
 }
 
 var idSegment = regexp.MustCompile(`/[0-9a-f]{32}`)
@@ -215,11 +219,16 @@ func newCountingProxy(target string) (*countingProxy, error) {
 		return nil, err
 	}
 	u.Path = ""
-	p := &countingProxy{requests: map[string]int{}, pwWrites: map[string]int{}, probes: map[string]int{}, faults: map[string]int{}, pathFaults: map[string]int{}, responses: map[string]int{}}
+	p := &countingProxy{requests: map[string]int{}, pwWrites: map[string]int{}, probes: map[string]int{}, faults: map[string]int{}, pathFaults: map[string]int{}, responses: map[string]int{}, lookups: map[string]int{}}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if r.Method == http.MethodGet {
+			p.mu.Lock()
+			p.lookups[r.URL.Path+"?"+r.URL.RawQuery]++
+			p.mu.Unlock()
+		}
 		if code := p.record(r.Method, r.URL.Path, body); code != 0 {
 			if code < 0 {
 				if hj, ok := w.(http.Hijacker); ok {
@@ -258,6 +267,21 @@ func (p *countingProxy) responseCount(methodPath string, code int) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.responses[fmt.Sprintf("%s %d", methodPath, code)]
+}
+
+// lookupCount is the number of GET requests to path with exactly the query
+// parameters q.
+func (p *countingProxy) lookupCount(path string, q url.Values) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for k, v := range p.lookups {
+		kp, kq, _ := strings.Cut(k, "?")
+		if got, err := url.ParseQuery(kq); kp == path && err == nil && maps.EqualFunc(got, q, slices.Equal) {
+			n += v
+		}
+	}
+	return n
 }
 
 var userIDInBody = regexp.MustCompile(`"id"\s*:\s*"([0-9a-f]{32})"`)
