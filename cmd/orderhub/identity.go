@@ -65,6 +65,9 @@ func runIdentityContext(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := identity.SetupWithManager(mgr, sess, opts); err != nil {
+		return fmt.Errorf("set up controllers: %w", err)
+	}
 	// A first attempt in the background, for the log: start-up (and the
 	// health endpoints) never wait for Keystone.
 	go func() {
@@ -77,9 +80,6 @@ func runIdentityContext(ctx context.Context, args []string) error {
 		}
 		logger.Info("Keystone session ready", "keystone", cfg.String(), "namespace", mf.namespace)
 	}()
-	if err := identity.SetupWithManager(mgr, sess, opts); err != nil {
-		return fmt.Errorf("set up controllers: %w", err)
-	}
 	return mgr.Start(ctx)
 }
 

@@ -44,6 +44,11 @@ func policyName(p kv1.DeletionPolicy) string {
 	return string(p)
 }
 
+// isRepair reports whether the changes an apply made repaired drift: the
+// desired state (spec and inputs) is the one last applied successfully, so
+// whatever had to be written had changed in Keystone, not in the spec.
+func isRepair(resync bool, changes int) bool { return resync && changes > 0 }
+
 // desiredHash is the SHA-256 (hex) of the spec's JSON and the extra inputs the
 // desired state depends on, such as a User's password. Keys of extra are
 // sorted by encoding/json, so the hash is stable.

@@ -69,8 +69,7 @@ func (a domainActuator) apply(ctx context.Context, o *kv1.Domain, _ applyInput) 
 		if _, err := domains.Update(ctx, a.c, d.ID, u).Extract(); err != nil {
 			return outcome{}, fmt.Errorf("update domain %q: %w", o.Spec.Name, err)
 		}
-		msg := fmt.Sprintf("updated domain %s", o.Spec.Name)
-		return outcome{message: msg, changes: []string{msg}}, nil
+		return changed(updated("domain "+o.Spec.Name, fieldsOf(u.ToDomainUpdateMap()))), nil
 	}
 	return outcome{message: fmt.Sprintf("domain %s is up to date", o.Spec.Name)}, nil
 }

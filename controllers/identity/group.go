@@ -50,7 +50,7 @@ func (a groupActuator) apply(ctx context.Context, o *kv1.Group, _ applyInput) (o
 		if _, err := groups.Update(ctx, a.c, g.ID, groups.UpdateOpts{Description: ptr(o.Spec.Description)}).Extract(); err != nil {
 			return outcome{}, fmt.Errorf("update %s: %w", where, err)
 		}
-		return changed("updated " + where), nil
+		return changed(updated(where, "description")), nil
 	}
 	return outcome{message: where + " is up to date"}, nil
 }

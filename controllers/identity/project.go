@@ -65,7 +65,7 @@ func (a projectActuator) apply(ctx context.Context, o *kv1.Project, _ applyInput
 		if _, err := projects.Update(ctx, a.c, p.ID, u).Extract(); err != nil {
 			return outcome{}, fmt.Errorf("update %s: %w", where, err)
 		}
-		return changed("updated " + where), nil
+		return changed(updated(where, fieldsOf(u.ToProjectUpdateMap()))), nil
 	}
 	return outcome{message: where + " is up to date"}, nil
 }

@@ -34,9 +34,13 @@ type object interface {
 type outcome struct {
 	// message becomes the Ready condition's message.
 	message string
-	// changes lists what was written to Keystone ("created domain service");
-	// each becomes a Normal event. Empty when nothing was written.
+	// changes lists what was written to Keystone ("created domain service",
+	// "updated domain service (description)"); each becomes a Normal event.
+	// Empty when nothing was written.
 	changes []string
+	// repair is set by the loop when the changes repaired drift: the desired
+	// state was unchanged since the last successful apply (see finish).
+	repair bool
 }
 
 // applyInput is what apply gets besides the object.
@@ -161,6 +165,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	resync := ok && last.hash == hash
 	out, err := r.act.apply(ctx, obj, applyInput{values: in, resync: resync})
+	out.repair = isRepair(resync, len(out.changes))
 	if err == nil {
 		r.cache.set(req.NamespacedName, applied{uid: obj.GetUID(), hash: hash, at: r.now()})
 	}
@@ -190,6 +195,14 @@ func (r *Reconciler[T]) finish(ctx context.Context, orig, obj T, out outcome, ap
 		r.wake.fire(strings.ToLower(r.act.kind()))
 	}
 	for _, ch := range out.changes {
+		if out.repair {
+			// Drift repair is visible: a Normal event and an info line naming
+			// what was missing or changed, and a count per kind.
+			logger.Info("repaired drift in Keystone", "kind", r.act.kind(), "change", ch)
+			driftRepairs.WithLabelValues(r.act.kind()).Inc()
+			r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, kv1.EventReasonDriftRepaired, "Repair", "drift repaired: %s", ch)
+			continue
+		}
 		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, kv1.ReasonReconciled, "Apply", "%s", ch)
 	}
 	if err := r.writeStatus(ctx, orig, obj, readyCondition(obj.GetGeneration(), out.message, applyErr), len(out.changes) > 0); err != nil {

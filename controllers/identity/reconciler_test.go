@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -247,5 +248,33 @@ func TestDeletesFromKeystone(t *testing.T) {
 		if got := deletesFromKeystone(tc.owned, tc.policy); got != tc.want {
 			t.Errorf("deletesFromKeystone(%v, %q) = %v, want %v", tc.owned, tc.policy, got, tc.want)
 		}
+	}
+}
+
+// A change made by the forced resync (the spec unchanged) is a drift repair:
+// a Normal DriftRepaired event naming it; the first apply's change is not.
+func TestReconcileResyncChangeIsDriftRepair(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	act := &fakeActuator{}
+	r, _ := newTestReconciler(t, act, &now, domainObj("", ""))
+	rec := r.recorder.(recorderStub).FakeRecorder
+	if _, err := r.Reconcile(context.Background(), req()); err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-rec.Events; !strings.Contains(ev, kv1.ReasonReconciled) || strings.Contains(ev, kv1.EventReasonDriftRepaired) {
+		t.Errorf("first apply's event = %q, want Reconciled", ev)
+	}
+	now = now.Add(2 * time.Minute)
+	if _, err := r.Reconcile(context.Background(), req()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-rec.Events:
+		if !strings.HasPrefix(ev, "Normal "+kv1.EventReasonDriftRepaired) || !strings.Contains(ev, "drift repaired: created domain service") {
+			t.Errorf("resync event = %q, want Normal DriftRepaired naming the change", ev)
+		}
+	default:
+		t.Error("no event for the change the resync made")
 	}
 }

@@ -60,7 +60,7 @@ func (a roleActuator) apply(ctx context.Context, o *kv1.Role, _ applyInput) (out
 		if _, err := roles.Update(ctx, a.c, r.ID, roles.UpdateOpts{Description: ptr(o.Spec.Description)}).Extract(); err != nil {
 			return outcome{}, fmt.Errorf("update %s: %w", where, err)
 		}
-		return changed("updated " + where), nil
+		return changed(updated(where, "description")), nil
 	}
 	return outcome{message: where + " is up to date"}, nil
 }

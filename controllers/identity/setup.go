@@ -52,6 +52,8 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 	l := newLookups(sess.Identity)
 	wake := &wakeups{}
 	opts.connect = sess.Connect
+	registerMetricsOnce()
+	sess.WrapTransport(countRequests)
 	ctx := context.Background()
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &kv1.User{}, passwordSecretIndex, func(o client.Object) []string {
 		return []string{o.(*kv1.User).Spec.PasswordSecret.Name}

@@ -152,7 +152,7 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 		if _, err := users.Update(ctx, a.c, u.ID, upd).Extract(); err != nil {
 			return outcome{}, fmt.Errorf("update %s: %w", where, err)
 		}
-		out.changes = append(out.changes, "updated "+where)
+		out.changes = append(out.changes, updated(where, fieldsOf(upd.ToUserUpdateMap())))
 	}
 	if !enabled(o.Spec.Enabled) {
 		// A disabled user cannot authenticate, so the password cannot be probed.

@@ -179,6 +179,16 @@ func (s *Session) Connect(ctx context.Context) error {
 	return nil
 }
 
+// WrapTransport wraps the HTTP transport of every request the session sends
+// (admin requests, authentication and password probes), for example to count
+// them. Call it before the session is used.
+func (s *Session) WrapTransport(wrap func(http.RoundTripper) http.RoundTripper) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.HTTPClient.Transport = wrap(s.HTTPClient.Transport)
+	s.pc.HTTPClient = s.HTTPClient
+}
+
 // Self is the ID of the user the session authenticates as, "" until Connect
 // succeeded.
 func (s *Session) Self() string {

@@ -43,6 +43,10 @@ const (
 	// EventReasonRetained: the resource was deleted and its Keystone object
 	// kept, because the deletionPolicy in force at deletion is retain.
 	EventReasonRetained = "Retained"
+	// EventReasonDriftRepaired: a resync found Keystone no longer matching the
+	// unchanged spec (an object missing, a field edited out of band) and
+	// repaired it; the message names what was missing or changed.
+	EventReasonDriftRepaired = "DriftRepaired"
 )
 
 // KeystoneRef names the Keystone deployment a resource belongs to.
