@@ -160,6 +160,9 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		logger.V(1).Info("desired state unchanged; Keystone not called", "resyncIn", d.after)
 		return ctrl.Result{RequeueAfter: d.after}, nil
 	}
+	if err := r.checkDeclarations(ctx, obj); err != nil {
+		return r.finish(ctx, orig, obj, outcome{}, err)
+	}
 	if err := r.connected(ctx); err != nil {
 		return r.finish(ctx, orig, obj, outcome{}, err)
 	}
@@ -170,6 +173,33 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		r.cache.set(req.NamespacedName, applied{uid: obj.GetUID(), hash: hash, at: r.now()})
 	}
 	return r.finish(ctx, orig, obj, out, err)
+}
+
+// checkDeclarations applies the rule for several declarations of one
+// Keystone object (declarations.go) to obj, against the resources of its kind
+// in the controller's cache: served by this controller, not being deleted,
+// declaring the same object. It returns the conflict obj reports, or nil.
+func (r *Reconciler[T]) checkDeclarations(ctx context.Context, obj T) error {
+	d, ok := any(r.act).(declarer[T])
+	if !ok {
+		return nil
+	}
+	key, what, fields := d.declares(obj)
+	items, err := d.declarations(ctx, r.client, obj.GetNamespace())
+	if err != nil {
+		return err
+	}
+	self := declaration{name: obj.GetName(), created: obj.GetCreationTimestamp(), fields: fields}
+	all := []declaration{self}
+	for _, o := range items {
+		if o.GetName() == obj.GetName() || !o.GetDeletionTimestamp().IsZero() || !owned(o.KeystoneCommon().KeystoneRef, r.opts.RefName) {
+			continue
+		}
+		if k, _, fs := d.declares(o); k == key {
+			all = append(all, declaration{name: o.GetName(), created: o.GetCreationTimestamp(), fields: fs})
+		}
+	}
+	return declarationConflict(r.act.kind(), what, self, all)
 }
 
 // connected makes sure the Keystone session is authenticated. While Keystone
