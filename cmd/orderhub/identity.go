@@ -24,6 +24,14 @@ func init() {
 // controllers, reading only their own namespace, with one Keystone session
 // from the OS_* environment or clouds.yaml (OS_CLOUD).
 func runIdentity(args []string) error {
+	return runIdentityContext(ctrl.SetupSignalHandler(), args)
+}
+
+// runIdentityContext is runIdentity until ctx is done. Keystone need not be
+// reachable at start: the session authenticates when the first resource is
+// reconciled, and until it can, every resource reports Ready=False naming the
+// endpoint or the admin credential.
+func runIdentityContext(ctx context.Context, args []string) error {
 	var mf managerFlags
 	var opts identity.Options
 	fs := flag.NewFlagSet("identity", flag.ContinueOnError)
@@ -58,17 +66,25 @@ func runIdentity(args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx := ctrl.SetupSignalHandler()
-	actx, cancel := context.WithTimeout(ctx, 2*time.Minute)
-	sess, err := keystone.NewSession(actx, cfg)
-	cancel()
+	sess, err := keystone.NewLazySession(cfg)
 	if err != nil {
 		return err
 	}
-	ctrl.Log.WithName("identity").Info("Keystone session ready", "keystone", cfg.String(), "namespace", mf.namespace)
 	if err := identity.SetupWithManager(mgr, sess, opts); err != nil {
 		return fmt.Errorf("set up controllers: %w", err)
 	}
+	// A first attempt in the background, for the log: start-up (and the
+	// health endpoints) never wait for Keystone.
+	go func() {
+		logger := ctrl.Log.WithName("identity")
+		actx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		if err := sess.Connect(actx); err != nil {
+			logger.Info("Keystone not ready at start; resources report it and are retried", "keystone", cfg.String(), "error", err.Error())
+			return
+		}
+		logger.Info("Keystone session ready", "keystone", cfg.String(), "namespace", mf.namespace)
+	}()
 	return mgr.Start(ctx)
 }
 

@@ -28,6 +28,27 @@ func wantsFinalizer(isOwned bool, policy kv1.DeletionPolicy) bool {
 	return isOwned && policy == kv1.DeletionPolicyDelete
 }
 
+// deletesFromKeystone decides, for a resource being deleted, whether its
+// Keystone object goes too: only when the live resource is still served by
+// this controller and its deletionPolicy is delete now. A policy switched to
+// retain while the resource was terminating keeps the object.
+func deletesFromKeystone(isOwned bool, policy kv1.DeletionPolicy) bool {
+	return isOwned && policy == kv1.DeletionPolicyDelete
+}
+
+// policyName is the deletionPolicy as the user reads it (empty is the retain default).
+func policyName(p kv1.DeletionPolicy) string {
+	if p == "" {
+		return string(kv1.DeletionPolicyRetain)
+	}
+	return string(p)
+}
+
+// isRepair reports whether the changes an apply made repaired drift: the
+// desired state (spec and inputs) is the one last applied successfully, so
+// whatever had to be written had changed in Keystone, not in the spec.
+func isRepair(resync bool, changes int) bool { return resync && changes > 0 }
+
 // desiredHash is the SHA-256 (hex) of the spec's JSON and the extra inputs the
 // desired state depends on, such as a User's password. Keys of extra are
 // sorted by encoding/json, so the hash is stable.

@@ -46,7 +46,7 @@ func (a domainActuator) apply(ctx context.Context, o *kv1.Domain, _ applyInput) 
 		return outcome{message: "default domain (id default) exists"}, nil
 	}
 	where := "domain " + o.Spec.Name
-	d, created, err := ensureUnique(ctx, where, o.Status.DomainID == "",
+	d, created, err := ensureUnique(ctx, where,
 		func(ctx context.Context) (domains.Domain, bool, error) { return a.findDomain(ctx, o.Spec.Name) },
 		func(ctx context.Context) (domains.Domain, error) {
 			r, err := domains.Create(ctx, a.c, domains.CreateOpts{Name: o.Spec.Name, Description: o.Spec.Description,
@@ -69,8 +69,7 @@ func (a domainActuator) apply(ctx context.Context, o *kv1.Domain, _ applyInput) 
 		if _, err := domains.Update(ctx, a.c, d.ID, u).Extract(); err != nil {
 			return outcome{}, fmt.Errorf("update domain %q: %w", o.Spec.Name, err)
 		}
-		msg := fmt.Sprintf("updated domain %s", o.Spec.Name)
-		return outcome{message: msg, changes: []string{msg}}, nil
+		return changed(updated("domain "+o.Spec.Name, fieldsOf(u.ToDomainUpdateMap()))), nil
 	}
 	return outcome{message: fmt.Sprintf("domain %s is up to date", o.Spec.Name)}, nil
 }

@@ -165,7 +165,7 @@ func (a endpointActuator) apply(ctx context.Context, o *kv1.Endpoint, _ applyInp
 			if _, err := endpoints.Update(ctx, a.c, id, p.update).Extract(); err != nil {
 				return outcome{}, fmt.Errorf("update %s endpoint %s: %w", iface, id, err)
 			}
-			out.changes = append(out.changes, fmt.Sprintf("updated %s endpoint %s", iface, id))
+			out.changes = append(out.changes, updated(fmt.Sprintf("%s endpoint %s", iface, id), fieldsOf(p.update.ToEndpointUpdateMap())))
 		default:
 			id = p.adopt.ID
 		}

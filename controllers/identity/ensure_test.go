@@ -12,29 +12,30 @@ import (
 func TestEnsureUnique(t *testing.T) {
 	t.Parallel()
 	conflict := gophercloud.ErrUnexpectedResponseCode{Actual: 409}
+	forbidden := gophercloud.ErrUnexpectedResponseCode{Actual: 403}
 	tests := []struct {
 		name        string
-		createFirst bool
-		exists      bool  // find returns the existing object "old"
+		exists      bool  // the first lookup finds the existing object "old"
+		racer       bool  // another writer creates it between lookup and create
 		createErr   error // create's error
 		want        string
 		wantCreated bool
 		wantCalls   string // f = find, c = create, in order
 		wantErr     string
 	}{
-		{"new object, no ID yet: one create", true, false, nil, "new", true, "c", ""},
-		{"shared object, no ID yet: create, 409, adopt", true, true, conflict, "old", false, "cf", ""},
-		{"known ID, exists: one lookup", false, true, nil, "old", false, "f", ""},
-		{"known ID, deleted out of band: lookup, create", false, false, nil, "new", true, "fc", ""},
-		{"409 but nothing found", true, false, conflict, "", false, "cf", "no such object"},
-		{"other error: no lookup, wrapped", true, false, errors.New("boom"), "", false, "c", "create project p: boom"},
+		{"shared object: one lookup, no create", true, false, nil, "old", false, "f", ""},
+		{"read-only backend, object exists: found, create never tried", true, false, forbidden, "old", false, "f", ""},
+		{"new object: lookup, create", false, false, nil, "new", true, "fc", ""},
+		{"created by a concurrent writer: lookup, create, 409, lookup", false, true, conflict, "old", false, "fcf", ""},
+		{"409 but nothing found", false, false, conflict, "", false, "fcf", "no such object"},
+		{"other error: wrapped, no second lookup", false, false, errors.New("boom"), "", false, "fc", "create project p: boom"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := ""
 			find := func(context.Context) (string, bool, error) {
 				calls += "f"
-				if tc.exists {
+				if tc.exists || (tc.racer && strings.Contains(calls, "c")) {
 					return "old", true, nil
 				}
 				return "", false, nil
@@ -46,7 +47,7 @@ func TestEnsureUnique(t *testing.T) {
 				}
 				return "new", nil
 			}
-			got, created, err := ensureUnique(context.Background(), "project p", tc.createFirst, find, create)
+			got, created, err := ensureUnique(context.Background(), "project p", find, create)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error = %v, want %q", err, tc.wantErr)

@@ -28,7 +28,7 @@ func (a groupActuator) apply(ctx context.Context, o *kv1.Group, _ applyInput) (o
 		return outcome{}, err
 	}
 	where := fmt.Sprintf("group %s in domain %s", o.Spec.Name, displayDomain(o.Spec.Domain))
-	g, created, err := ensureUnique(ctx, where, o.Status.GroupID == "",
+	g, created, err := ensureUnique(ctx, where,
 		func(ctx context.Context) (groups.Group, bool, error) { return a.findGroup(ctx, o.Spec.Name, did) },
 		func(ctx context.Context) (groups.Group, error) {
 			r, err := groups.Create(ctx, a.c, groups.CreateOpts{Name: o.Spec.Name, DomainID: did, Description: o.Spec.Description}).Extract()
@@ -50,7 +50,7 @@ func (a groupActuator) apply(ctx context.Context, o *kv1.Group, _ applyInput) (o
 		if _, err := groups.Update(ctx, a.c, g.ID, groups.UpdateOpts{Description: ptr(o.Spec.Description)}).Extract(); err != nil {
 			return outcome{}, fmt.Errorf("update %s: %w", where, err)
 		}
-		return changed("updated " + where), nil
+		return changed(updated(where, "description")), nil
 	}
 	return outcome{message: where + " is up to date"}, nil
 }

@@ -42,7 +42,7 @@ func (a projectActuator) apply(ctx context.Context, o *kv1.Project, _ applyInput
 		return outcome{}, err
 	}
 	where := fmt.Sprintf("project %s in domain %s", o.Spec.Name, displayDomain(o.Spec.Domain))
-	p, created, err := ensureUnique(ctx, where, o.Status.ProjectID == "",
+	p, created, err := ensureUnique(ctx, where,
 		func(ctx context.Context) (projects.Project, bool, error) { return a.findProject(ctx, o.Spec.Name, did) },
 		func(ctx context.Context) (projects.Project, error) {
 			r, err := projects.Create(ctx, a.c, projects.CreateOpts{Name: o.Spec.Name, DomainID: did,
@@ -65,7 +65,7 @@ func (a projectActuator) apply(ctx context.Context, o *kv1.Project, _ applyInput
 		if _, err := projects.Update(ctx, a.c, p.ID, u).Extract(); err != nil {
 			return outcome{}, fmt.Errorf("update %s: %w", where, err)
 		}
-		return changed("updated " + where), nil
+		return changed(updated(where, fieldsOf(u.ToProjectUpdateMap()))), nil
 	}
 	return outcome{message: where + " is up to date"}, nil
 }

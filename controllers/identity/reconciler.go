@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -33,9 +34,13 @@ type object interface {
 type outcome struct {
 	// message becomes the Ready condition's message.
 	message string
-	// changes lists what was written to Keystone ("created domain service");
-	// each becomes a Normal event. Empty when nothing was written.
+	// changes lists what was written to Keystone ("created domain service",
+	// "updated domain service (description)"); each becomes a Normal event.
+	// Empty when nothing was written.
 	changes []string
+	// repair is set by the loop when the changes repaired drift: the desired
+	// state was unchanged since the last successful apply (see finish).
+	repair bool
 }
 
 // applyInput is what apply gets besides the object.
@@ -68,6 +73,12 @@ type actuator[T object] interface {
 	remove(ctx context.Context, obj T) error
 }
 
+// forgetter is implemented by actuators that remember something per
+// resource (the User's probe budget); the loop calls it when the resource is gone.
+type forgetter interface {
+	forgetResource(key types.NamespacedName)
+}
+
 // Options configure the shared loop.
 type Options struct {
 	// RefName is the keystoneRef.name this controller serves (besides empty).
@@ -80,12 +91,19 @@ type Options struct {
 	Backoff time.Duration
 	// MaxConcurrentReconciles per kind.
 	MaxConcurrentReconciles int
+
+	// connect authenticates the shared Keystone session when it is not yet
+	// connected (nil: always connected). Set by SetupWithManager.
+	connect func(context.Context) error
 }
 
 // Reconciler is the shared reconcile loop, instantiated once per kind.
 type Reconciler[T object] struct {
-	client   client.Client
-	reader   client.Reader
+	client client.Client
+	reader client.Reader
+	// live reads from the API server, not the cache: the deletion path
+	// re-reads the resource so the deletionPolicy in force decides (nil: client).
+	live     client.Reader
 	recorder recorder.EventRecorder
 	act      actuator[T]
 	newObj   func() T
@@ -104,6 +122,9 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.cache.forget(req.NamespacedName)
+			if f, ok := any(r.act).(forgetter); ok {
+				f.forgetResource(req.NamespacedName)
+			}
 			return ctrl.Result{}, nil
 		}
 		return ctrl.Result{}, err
@@ -139,12 +160,58 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		logger.V(1).Info("desired state unchanged; Keystone not called", "resyncIn", d.after)
 		return ctrl.Result{RequeueAfter: d.after}, nil
 	}
+	if err := r.checkDeclarations(ctx, obj); err != nil {
+		return r.finish(ctx, orig, obj, outcome{}, err)
+	}
+	if err := r.connected(ctx); err != nil {
+		return r.finish(ctx, orig, obj, outcome{}, err)
+	}
 	resync := ok && last.hash == hash
 	out, err := r.act.apply(ctx, obj, applyInput{values: in, resync: resync})
+	out.repair = isRepair(resync, len(out.changes))
 	if err == nil {
 		r.cache.set(req.NamespacedName, applied{uid: obj.GetUID(), hash: hash, at: r.now()})
 	}
 	return r.finish(ctx, orig, obj, out, err)
+}
+
+// checkDeclarations applies the rule for several declarations of one
+// Keystone object (declarations.go) to obj, against the resources of its kind
+// in the controller's cache: served by this controller, not being deleted,
+// declaring the same object. It returns the conflict obj reports, or nil.
+func (r *Reconciler[T]) checkDeclarations(ctx context.Context, obj T) error {
+	d, ok := any(r.act).(declarer[T])
+	if !ok {
+		return nil
+	}
+	key, what, fields := d.declares(obj)
+	items, err := d.declarations(ctx, r.client, obj.GetNamespace())
+	if err != nil {
+		return err
+	}
+	self := declaration{name: obj.GetName(), created: obj.GetCreationTimestamp(), fields: fields}
+	all := []declaration{self}
+	for _, o := range items {
+		if o.GetName() == obj.GetName() || !o.GetDeletionTimestamp().IsZero() || !owned(o.KeystoneCommon().KeystoneRef, r.opts.RefName) {
+			continue
+		}
+		if k, _, fs := d.declares(o); k == key {
+			all = append(all, declaration{name: o.GetName(), created: o.GetCreationTimestamp(), fields: fs})
+		}
+	}
+	return declarationConflict(r.act.kind(), what, self, all)
+}
+
+// connected makes sure the Keystone session is authenticated. While Keystone
+// is unreachable or rejects the admin, the error (a *keystone.ConnectError
+// naming the endpoint or the credential) becomes the resource's Ready=False
+// message and the resource is retried like any failure; the controller keeps
+// running and converges when Keystone answers (docs/identity.md, "Running it").
+func (r *Reconciler[T]) connected(ctx context.Context) error {
+	if r.opts.connect == nil {
+		return nil
+	}
+	return r.opts.connect(ctx)
 }
 
 // finish writes the Ready condition (the only status writer of the loop),
@@ -158,6 +225,14 @@ func (r *Reconciler[T]) finish(ctx context.Context, orig, obj T, out outcome, ap
 		r.wake.fire(strings.ToLower(r.act.kind()))
 	}
 	for _, ch := range out.changes {
+		if out.repair {
+			// Drift repair is visible: a Normal event and an info line naming
+			// what was missing or changed, and a count per kind.
+			logger.Info("repaired drift in Keystone", "kind", r.act.kind(), "change", ch)
+			driftRepairs.WithLabelValues(r.act.kind()).Inc()
+			r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, kv1.EventReasonDriftRepaired, "Repair", "drift repaired: %s", ch)
+			continue
+		}
 		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, kv1.ReasonReconciled, "Apply", "%s", ch)
 	}
 	if err := r.writeStatus(ctx, orig, obj, readyCondition(obj.GetGeneration(), out.message, applyErr), len(out.changes) > 0); err != nil {
@@ -195,12 +270,34 @@ func (r *Reconciler[T]) writeStatus(ctx context.Context, orig, obj T, c metav1.C
 	return nil
 }
 
-// reconcileDelete removes the Keystone object when our finalizer is present,
-// then the finalizer.
+// reconcileDelete removes the Keystone object when our finalizer is present
+// and the live resource still asks for it, then the finalizer. The resource
+// is re-read from the API server first: deletionPolicy (or keystoneRef) may
+// have changed while it was terminating, after the cached copy was taken, and
+// the policy in force at deletion decides (docs/identity.md, "Common fields").
 func (r *Reconciler[T]) reconcileDelete(ctx context.Context, obj T) (ctrl.Result, error) {
-	r.cache.forget(client.ObjectKeyFromObject(obj))
+	key := client.ObjectKeyFromObject(obj)
+	r.cache.forget(key)
 	if !controllerutil.ContainsFinalizer(obj, kv1.Finalizer) {
 		return ctrl.Result{}, nil
+	}
+	live := r.newObj()
+	reader := r.live
+	if reader == nil {
+		reader = r.client
+	}
+	if err := reader.Get(ctx, key, live); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	obj = live
+	common := obj.KeystoneCommon()
+	if !deletesFromKeystone(owned(common.KeystoneRef, r.opts.RefName), common.DeletionPolicy) {
+		log.FromContext(ctx).Info("deletionPolicy is no longer delete; the Keystone object is kept", "deletionPolicy", common.DeletionPolicy)
+		r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, kv1.EventReasonRetained, "Delete", "deletionPolicy is %s: %s kept in Keystone", policyName(common.DeletionPolicy), r.act.kind())
+		return ctrl.Result{}, r.setFinalizer(ctx, obj, false)
+	}
+	if err := r.connected(ctx); err != nil {
+		return r.finish(ctx, obj.DeepCopyObject().(T), obj, outcome{}, fmt.Errorf("delete from Keystone: %w", err))
 	}
 	if err := r.act.remove(ctx, obj); err != nil {
 		var me *missingError
@@ -208,7 +305,7 @@ func (r *Reconciler[T]) reconcileDelete(ctx context.Context, obj T) (ctrl.Result
 			return r.finish(ctx, obj.DeepCopyObject().(T), obj, outcome{}, fmt.Errorf("delete from Keystone: %w", err))
 		}
 	}
-	r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, "Deleted", "Delete", "deleted %s from Keystone", r.act.kind())
+	r.recorder.Eventf(obj, nil, corev1.EventTypeNormal, kv1.EventReasonDeleted, "Delete", "deleted %s from Keystone", r.act.kind())
 	return ctrl.Result{}, r.setFinalizer(ctx, obj, false)
 }
 

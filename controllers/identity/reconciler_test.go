@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -180,5 +181,100 @@ func TestReconcileDeletePolicy(t *testing.T) {
 	var gone kv1.Domain
 	if err := c.Get(context.Background(), req().NamespacedName, &gone); err == nil {
 		t.Errorf("resource still present with finalizers %v", gone.Finalizers)
+	}
+}
+
+// The policy in force at deletion decides: the cached copy still says delete,
+// the live resource says retain (switched while terminating), so the
+// Keystone object is kept and only the finalizer goes.
+func TestReconcileDeleteRereadsThePolicy(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	act := &fakeActuator{}
+	r, c := newTestReconciler(t, act, &now, domainObj("", kv1.DeletionPolicyDelete))
+	if _, err := r.Reconcile(context.Background(), req()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(context.Background(), get(t, c)); err != nil {
+		t.Fatal(err)
+	}
+	stale := get(t, c) // terminating, policy delete
+	s := runtime.NewScheme()
+	if err := kv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	cached := fake.NewClientBuilder().WithScheme(s).WithObjects(stale.DeepCopy()).WithStatusSubresource(&kv1.Domain{}).Build()
+	d := get(t, c)
+	d.Spec.DeletionPolicy = kv1.DeletionPolicyRetain
+	if err := c.Update(context.Background(), d); err != nil {
+		t.Fatal(err)
+	}
+	r.client, r.live = withLive{cached, c}, c
+	if _, err := r.Reconcile(context.Background(), req()); err != nil {
+		t.Fatal(err)
+	}
+	if act.removes != 0 {
+		t.Errorf("removes = %d, want 0: the live policy is retain", act.removes)
+	}
+	var gone kv1.Domain
+	if err := c.Get(context.Background(), req().NamespacedName, &gone); err == nil {
+		t.Errorf("resource still present with finalizers %v", gone.Finalizers)
+	}
+}
+
+// withLive reads from the stale client but writes to the live one, as a
+// manager's cached client does.
+type withLive struct {
+	client.Client
+	live client.Client
+}
+
+func (w withLive) Patch(ctx context.Context, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+	return w.live.Patch(ctx, obj, patch, opts...)
+}
+
+func TestDeletesFromKeystone(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		owned  bool
+		policy kv1.DeletionPolicy
+		want   bool
+	}{
+		{true, kv1.DeletionPolicyDelete, true},
+		{true, kv1.DeletionPolicyRetain, false},
+		{true, "", false},
+		{false, kv1.DeletionPolicyDelete, false},
+	} {
+		if got := deletesFromKeystone(tc.owned, tc.policy); got != tc.want {
+			t.Errorf("deletesFromKeystone(%v, %q) = %v, want %v", tc.owned, tc.policy, got, tc.want)
+		}
+	}
+}
+
+// A change made by the forced resync (the spec unchanged) is a drift repair:
+// a Normal DriftRepaired event naming it; the first apply's change is not.
+func TestReconcileResyncChangeIsDriftRepair(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	act := &fakeActuator{}
+	r, _ := newTestReconciler(t, act, &now, domainObj("", ""))
+	rec := r.recorder.(recorderStub).FakeRecorder
+	if _, err := r.Reconcile(context.Background(), req()); err != nil {
+		t.Fatal(err)
+	}
+	if ev := <-rec.Events; !strings.Contains(ev, kv1.ReasonReconciled) || strings.Contains(ev, kv1.EventReasonDriftRepaired) {
+		t.Errorf("first apply's event = %q, want Reconciled", ev)
+	}
+	now = now.Add(2 * time.Minute)
+	if _, err := r.Reconcile(context.Background(), req()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ev := <-rec.Events:
+		if !strings.HasPrefix(ev, "Normal "+kv1.EventReasonDriftRepaired) || !strings.Contains(ev, "drift repaired: created domain service") {
+			t.Errorf("resync event = %q, want Normal DriftRepaired naming the change", ev)
+		}
+	default:
+		t.Error("no event for the change the resync made")
 	}
 }

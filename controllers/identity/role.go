@@ -38,7 +38,7 @@ func (a roleActuator) apply(ctx context.Context, o *kv1.Role, _ applyInput) (out
 		}
 	}
 	where := roleWhere(o.Spec)
-	r, created, err := ensureUnique(ctx, where, o.Status.RoleID == "",
+	r, created, err := ensureUnique(ctx, where,
 		func(ctx context.Context) (roles.Role, bool, error) { return a.findRole(ctx, o.Spec.Name, did) },
 		func(ctx context.Context) (roles.Role, error) {
 			r, err := roles.Create(ctx, a.c, roles.CreateOpts{Name: o.Spec.Name, DomainID: did, Description: o.Spec.Description}).Extract()
@@ -60,7 +60,7 @@ func (a roleActuator) apply(ctx context.Context, o *kv1.Role, _ applyInput) (out
 		if _, err := roles.Update(ctx, a.c, r.ID, roles.UpdateOpts{Description: ptr(o.Spec.Description)}).Extract(); err != nil {
 			return outcome{}, fmt.Errorf("update %s: %w", where, err)
 		}
-		return changed("updated " + where), nil
+		return changed(updated(where, "description")), nil
 	}
 	return outcome{message: where + " is up to date"}, nil
 }

@@ -73,7 +73,7 @@ func (a serviceActuator) apply(ctx context.Context, o *kv1.Service, _ applyInput
 		if _, err := services.Update(ctx, a.c, s.ID, u).Extract(); err != nil {
 			return outcome{}, fmt.Errorf("update %s: %w", where, err)
 		}
-		out := changed("updated " + where)
+		out := changed(updated(where, fieldsOf(u.ToServiceUpdateMap())))
 		out.message += note
 		return out, nil
 	}

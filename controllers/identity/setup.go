@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/event"
@@ -50,6 +51,9 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 	}
 	l := newLookups(sess.Identity)
 	wake := &wakeups{}
+	opts.connect = sess.Connect
+	registerMetricsOnce()
+	sess.WrapTransport(countRequests)
 	ctx := context.Background()
 	if err := mgr.GetFieldIndexer().IndexField(ctx, &kv1.User{}, passwordSecretIndex, func(o client.Object) []string {
 		return []string{o.(*kv1.User).Spec.PasswordSecret.Name}
@@ -61,7 +65,7 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 		setup(mgr, opts, projectActuator{l}, func() *kv1.Project { return &kv1.Project{} }, wake, nil),
 		setup(mgr, opts, roleActuator{l}, func() *kv1.Role { return &kv1.Role{} }, wake, nil),
 		setup(mgr, opts, groupActuator{l}, func() *kv1.Group { return &kv1.Group{} }, wake, nil),
-		setup(mgr, opts, userActuator{lookups: l, probe: sess, self: sess.UserID}, func() *kv1.User { return &kv1.User{} }, wake,
+		setup(mgr, opts, userActuator{lookups: l, probe: sess, self: sess.Self, budget: newProbeBudget()}, func() *kv1.User { return &kv1.User{} }, wake,
 			func(b *ctrl.Builder) *ctrl.Builder {
 				return b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(usersOfSecret(mgr.GetClient())))
 			}),
@@ -81,6 +85,7 @@ func setup[T object](mgr ctrl.Manager, opts Options, act actuator[T], newObj fun
 	r := &Reconciler[T]{
 		client:   mgr.GetClient(),
 		reader:   mgr.GetClient(),
+		live:     mgr.GetAPIReader(),
 		recorder: mgr.GetEventRecorder(ControllerName),
 		act:      act,
 		newObj:   newObj,
@@ -93,8 +98,8 @@ func setup[T object](mgr ctrl.Manager, opts Options, act actuator[T], newObj fun
 	}
 	wake.register(r.waits.wake)
 	b := ctrl.NewControllerManagedBy(mgr).
-		Named("keystone-" + strings.ToLower(act.kind())).
-		For(newObj()).
+		Named("keystone-"+strings.ToLower(act.kind())).
+		For(newObj(), builder.WithPredicates(specOrLifecycleChanged())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
 		WatchesRawSource(source.Channel(r.waits.events, &handler.EnqueueRequestForObject{}))
 	if extra != nil {

@@ -9,6 +9,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -16,6 +17,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -51,6 +53,10 @@ const (
 	testResync  = 3 * time.Second
 	testBackoff = 500 * time.Millisecond
 	waitTimeout = 90 * time.Second
+	// refusedMarker makes a password break the test Keystone's password rule
+	// (passwordRule): writing it answers 400.
+	refusedMarker = "refused-by-rule"
+	passwordRule  = "^(?!.*" + refusedMarker + ")"
 )
 
 var (
@@ -84,7 +90,8 @@ func runSuite(m *testing.M) int {
 	crds, _ := filepath.Glob(filepath.Join(root, "config/crd/bases/keystone.osh.openstack.org_*.yaml"))
 	sctx, scancel := context.WithTimeout(ctx, 10*time.Minute)
 	stack, err = testenv.Start(sctx, testenv.Options{Kube: true, Keystone: true, CRDPaths: crds,
-		Logf: func(f string, a ...any) { fmt.Fprintf(os.Stderr, "testenv: "+f+"\n", a...) }})
+		KeystonePasswordRegex: passwordRule,
+		Logf:                  func(f string, a ...any) { fmt.Fprintf(os.Stderr, "testenv: "+f+"\n", a...) }})
 	scancel()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "start the stack:", err)
@@ -196,6 +203,12 @@ type countingProxy struct {
 	// faults makes token requests naming a user fail: a status code, or -1
 	// to drop the connection without a response (a network error).
 	faults map[string]int
+	// pathFaults makes requests "METHOD /path" fail the same way.
+	pathFaults map[string]int
+	// responses counts answers by "METHOD /path/{id} STATUS".
+	responses map[string]int
+	// lookups counts GET requests by "/path?query".
+	lookups map[string]int
 }
 
 var idSegment = regexp.MustCompile(`/[0-9a-f]{32}`)
@@ -206,11 +219,16 @@ func newCountingProxy(target string) (*countingProxy, error) {
 		return nil, err
 	}
 	u.Path = ""
-	p := &countingProxy{requests: map[string]int{}, pwWrites: map[string]int{}, probes: map[string]int{}, faults: map[string]int{}}
+	p := &countingProxy{requests: map[string]int{}, pwWrites: map[string]int{}, probes: map[string]int{}, faults: map[string]int{}, pathFaults: map[string]int{}, responses: map[string]int{}, lookups: map[string]int{}}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		if r.Method == http.MethodGet {
+			p.mu.Lock()
+			p.lookups[r.URL.Path+"?"+r.URL.RawQuery]++
+			p.mu.Unlock()
+		}
 		if code := p.record(r.Method, r.URL.Path, body); code != 0 {
 			if code < 0 {
 				if hj, ok := w.(http.Hijacker); ok {
@@ -223,9 +241,47 @@ func newCountingProxy(target string) (*countingProxy, error) {
 			http.Error(w, `{"error": {"code": 503, "message": "injected"}}`, code)
 			return
 		}
-		rp.ServeHTTP(w, r)
+		sw := &statusWriter{ResponseWriter: w, code: http.StatusOK}
+		rp.ServeHTTP(sw, r)
+		p.mu.Lock()
+		p.responses[fmt.Sprintf("%s %s %d", r.Method, idSegment.ReplaceAllString(r.URL.Path, "/{id}"), sw.code)]++
+		p.mu.Unlock()
 	}))
 	return p, nil
+}
+
+// statusWriter remembers the status code of a response.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	w.code = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// responseCount is the number of answers with status code to "METHOD /path"
+// (IDs in the path written as {id}).
+func (p *countingProxy) responseCount(methodPath string, code int) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.responses[fmt.Sprintf("%s %d", methodPath, code)]
+}
+
+// lookupCount is the number of GET requests to path with exactly the query
+// parameters q.
+func (p *countingProxy) lookupCount(path string, q url.Values) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := 0
+	for k, v := range p.lookups {
+		kp, kq, _ := strings.Cut(k, "?")
+		if got, err := url.ParseQuery(kq); kp == path && err == nil && maps.EqualFunc(got, q, slices.Equal) {
+			n += v
+		}
+	}
+	return n
 }
 
 var userIDInBody = regexp.MustCompile(`"id"\s*:\s*"([0-9a-f]{32})"`)
@@ -245,7 +301,19 @@ func (p *countingProxy) record(method, path string, body []byte) int {
 			return p.faults[string(m[1])]
 		}
 	}
-	return 0
+	return p.pathFaults[method+" "+path]
+}
+
+// setPathFault makes requests "METHOD /path" fail with code (-1: drop the
+// connection); 0 clears it.
+func (p *countingProxy) setPathFault(methodPath string, code int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if code == 0 {
+		delete(p.pathFaults, methodPath)
+	} else {
+		p.pathFaults[methodPath] = code
+	}
 }
 
 // setFault makes token requests naming userID fail with code (-1: drop the

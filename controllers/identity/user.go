@@ -6,6 +6,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
@@ -26,10 +27,12 @@ type prober interface {
 type userActuator struct {
 	lookups
 	probe prober
-	// self is the ID of the user the controller authenticates as; a User
-	// resolving to it is refused (writing its password would lock the
-	// controller out).
-	self string
+	// self returns the ID of the user the controller authenticates as (known
+	// once the session is connected); a User resolving to it is refused
+	// (writing its password would lock the controller out).
+	self func() string
+	// budget keeps retries of a failed password write from probing again.
+	budget *probeBudget
 }
 
 var _ actuator[*kv1.User] = userActuator{}
@@ -104,8 +107,10 @@ func decidePassword(res keystone.ProbeResult, err error) passwordAction {
 
 // apply creates or updates the user. For an existing, enabled user it probes
 // the password and writes it only on 401. apply is only called when the
-// desired state (spec + the Secret's value) changed or on the forced resync,
-// which is what limits probes.
+// desired state (spec + the Secret's value) changed, on the forced resync, or
+// to retry a failure; the probe budget keeps a retried write from probing a
+// value Keystone already rejected, so each value costs at most one failed
+// login while its write keeps failing.
 func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (outcome, error) {
 	did, err := a.domainID(ctx, o.Spec.Domain)
 	if err != nil {
@@ -119,7 +124,7 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 	}
 	where := fmt.Sprintf("user %s in domain %s", o.Spec.Name, displayDomain(o.Spec.Domain))
 	pw := in.values[passwordInput]
-	u, created, err := ensureUnique(ctx, where, o.Status.UserID == "",
+	u, created, err := ensureUnique(ctx, where,
 		func(ctx context.Context) (users.User, bool, error) { return a.findUser(ctx, o.Spec.Name, did) },
 		func(ctx context.Context) (users.User, error) {
 			r, err := users.Create(ctx, a.c, users.CreateOpts{Name: o.Spec.Name, DomainID: did, Description: o.Spec.Description,
@@ -132,7 +137,7 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 	if err != nil {
 		return outcome{}, err
 	}
-	if err := refuseSelf(u.ID, a.self, where); err != nil {
+	if err := refuseSelf(u.ID, a.selfID(), where); err != nil {
 		return outcome{}, err
 	}
 	a.remember("user", did, o.Spec.Name, u.ID)
@@ -147,24 +152,37 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 		if _, err := users.Update(ctx, a.c, u.ID, upd).Extract(); err != nil {
 			return outcome{}, fmt.Errorf("update %s: %w", where, err)
 		}
-		out.changes = append(out.changes, "updated "+where)
+		out.changes = append(out.changes, updated(where, fieldsOf(upd.ToUserUpdateMap())))
 	}
 	if !enabled(o.Spec.Enabled) {
 		// A disabled user cannot authenticate, so the password cannot be probed.
 		out.message = where + " is disabled; password not checked"
 		return out, nil
 	}
-	res, perr := a.probe.ProbePassword(ctx, u.ID, pw)
-	switch decidePassword(res, perr) {
+	key := client.ObjectKeyFromObject(o)
+	action := passwordWrite
+	var perr error
+	if !a.budget.rejected(key, o.UID, pw) {
+		var res keystone.ProbeResult
+		res, perr = a.probe.ProbePassword(ctx, u.ID, pw)
+		action = decidePassword(res, perr)
+	}
+	switch action {
 	case passwordWrite:
+		// Keystone rejected this value (now, or on an earlier attempt whose
+		// write failed): remember it before writing, so a failed write is
+		// retried without another failed login.
+		a.budget.noteRejected(key, o.UID, pw)
 		if _, err := users.Update(ctx, a.c, u.ID, users.UpdateOpts{Password: pw}).Extract(); err != nil {
-			return outcome{}, fmt.Errorf("set password of %s: %w", where, err)
+			return outcome{}, fmt.Errorf("set password of %s (Keystone refused the current one; the write is retried without another login attempt): %w", where, err)
 		}
+		a.budget.forget(key)
 		out.changes = append(out.changes, "set password of "+where)
 		out.message = where + ": password set"
 	case passwordFail:
 		return outcome{}, fmt.Errorf("check password of %s (not written): %w", where, perr)
 	default:
+		a.budget.forget(key)
 		out.message = where + " is up to date"
 		if len(out.changes) > 0 {
 			out.message = out.changes[0]
@@ -172,6 +190,16 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 	}
 	return out, nil
 }
+
+func (a userActuator) selfID() string {
+	if a.self == nil {
+		return ""
+	}
+	return a.self()
+}
+
+// forgetResource drops what the actuator remembers about a deleted resource.
+func (a userActuator) forgetResource(key types.NamespacedName) { a.budget.forget(key) }
 
 func (a userActuator) remove(ctx context.Context, o *kv1.User) error {
 	id := o.Status.UserID
@@ -181,7 +209,7 @@ func (a userActuator) remove(ctx context.Context, o *kv1.User) error {
 			return err
 		}
 	}
-	if a.self != "" && id == a.self {
+	if self := a.selfID(); self != "" && id == self {
 		return nil // never delete the controller's own account; release the resource only
 	}
 	if err := users.Delete(ctx, a.c, id).ExtractErr(); err != nil && !keystone.IsNotFound(err) {

@@ -46,6 +46,17 @@ func (c Config) String() string {
 		firstNonEmpty(c.ProjectDomainName, c.ProjectDomainID))
 }
 
+// credential describes the user and scope without the URL and the password.
+func (c Config) credential() string {
+	user := c.Username
+	if user == "" {
+		user = c.UserID
+	}
+	return fmt.Sprintf("user %s in domain %q, project %q in %q", user,
+		firstNonEmpty(c.UserDomainName, c.UserDomainID), firstNonEmpty(c.ProjectName, c.ProjectID),
+		firstNonEmpty(c.ProjectDomainName, c.ProjectDomainID))
+}
+
 // Validate reports the first missing field needed to authenticate.
 func (c Config) Validate() error {
 	switch {

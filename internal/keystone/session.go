@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -17,24 +18,60 @@ import (
 )
 
 // Session is one long-lived admin connection to Keystone's identity v3 API.
-// The token is renewed by gophercloud (AllowReauth) when it expires or
-// Keystone answers 401. A Session is safe for concurrent use.
+// It authenticates on the first Connect (NewSession connects at once,
+// NewLazySession waits), after which gophercloud renews the token
+// (AllowReauth) when it expires or Keystone answers 401. A Session is safe for
+// concurrent use.
 type Session struct {
-	// Identity is the identity v3 client, at Config.AuthURL.
+	// Identity is the identity v3 client, at Config.AuthURL. Requests through
+	// it are valid only after Connect succeeded.
 	Identity *gophercloud.ServiceClient
 	// HTTPClient is the TLS-configured client shared by every request,
 	// including password probes.
 	HTTPClient http.Client
 	// UserID is the ID of the user the session authenticates as (from the
 	// first token), so controllers can refuse to manage their own account.
+	// It is set by NewSession; after NewLazySession read Self instead.
 	UserID  string
 	authURL string
+
+	cfg Config
+	pc  *gophercloud.ProviderClient
+	// ConnectRetry is the shortest gap between two authentication attempts
+	// after a failure (default DefaultConnectRetry): callers that all find
+	// the session unconnected share one attempt, so a rejected admin
+	// password is not tried once per caller (each try is a failed login).
+	ConnectRetry time.Duration
+	now          func() time.Time
+
+	mu        sync.Mutex
+	connected bool
+	lastErr   error
+	lastTry   time.Time
 }
+
+// DefaultConnectRetry is Session.ConnectRetry's default.
+const DefaultConnectRetry = 5 * time.Second
 
 // NewSession authenticates with cfg and returns the session. It fails when the
 // configuration is incomplete, the CA bundle cannot be read, or Keystone
-// rejects the credentials.
+// cannot be reached or rejects the credentials.
 func NewSession(ctx context.Context, cfg Config) (*Session, error) {
+	s, err := NewLazySession(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Connect(ctx); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// NewLazySession returns a session that authenticates on its first Connect,
+// so a controller can start, serve its health endpoints and report per
+// resource while Keystone is unreachable or rejects the admin. It fails only
+// when the configuration is incomplete or the CA bundle cannot be read.
+func NewLazySession(cfg Config) (*Session, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -48,6 +85,77 @@ func NewSession(ctx context.Context, cfg Config) (*Session, error) {
 	}
 	pc.HTTPClient = hc
 	pc.UserAgent.Prepend(version.UserAgent())
+	id, err := openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{})
+	if err != nil {
+		return nil, err
+	}
+	return &Session{Identity: id, HTTPClient: hc, authURL: cfg.AuthURL, cfg: cfg, pc: pc,
+		ConnectRetry: DefaultConnectRetry, now: time.Now}, nil
+}
+
+// ConnectError is why a session could not authenticate. Its message names
+// the endpoint or the admin credential (never the password), so it can be
+// shown in a resource's status as it is.
+type ConnectError struct {
+	// Endpoint is the auth URL.
+	Endpoint string
+	// Credential describes the admin credential (Config.String without the URL).
+	Credential string
+	// Rejected is true when Keystone answered and refused the credential (401);
+	// false when it could not be reached or answered something else.
+	Rejected bool
+	Err      error
+}
+
+func (e *ConnectError) Error() string {
+	if e.Rejected {
+		return fmt.Sprintf("Keystone at %s rejected the admin credential (%s; check OS_USERNAME, OS_PASSWORD and the domains, or the clouds.yaml): %v",
+			e.Endpoint, e.Credential, e.Err)
+	}
+	if IsNetwork(e.Err) {
+		return fmt.Sprintf("Keystone endpoint %s is unreachable (check OS_AUTH_URL): %v", e.Endpoint, e.Err)
+	}
+	return fmt.Sprintf("authenticate at Keystone endpoint %s as the admin (%s): %v", e.Endpoint, e.Credential, e.Err)
+}
+
+func (e *ConnectError) Unwrap() error { return e.Err }
+
+// connectDecision is what Connect does: nothing (already connected), repeat
+// the last failure (tried less than retry ago), or try.
+type connectDecision int
+
+const (
+	connectDone connectDecision = iota
+	connectRepeatFailure
+	connectTry
+)
+
+// decideConnect is Connect's pure decision.
+func decideConnect(connected bool, lastErr error, lastTry, now time.Time, retry time.Duration) connectDecision {
+	switch {
+	case connected:
+		return connectDone
+	case lastErr != nil && now.Sub(lastTry) < retry:
+		return connectRepeatFailure
+	}
+	return connectTry
+}
+
+// Connect authenticates the session once. It returns nil when the session is
+// connected, and a *ConnectError otherwise; after a failure, calls within
+// ConnectRetry return the same error without a request.
+func (s *Session) Connect(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	switch decideConnect(s.connected, s.lastErr, s.lastTry, now, s.ConnectRetry) {
+	case connectDone:
+		return nil
+	case connectRepeatFailure:
+		return s.lastErr
+	}
+	s.lastTry = now
+	cfg := s.cfg
 	ao := gophercloud.AuthOptions{
 		IdentityEndpoint: cfg.AuthURL,
 		Username:         cfg.Username,
@@ -61,20 +169,35 @@ func NewSession(ctx context.Context, cfg Config) (*Session, error) {
 		ao.Scope = &gophercloud.AuthScope{ProjectName: cfg.ProjectName, ProjectID: cfg.ProjectID,
 			DomainName: cfg.ProjectDomainName, DomainID: cfg.ProjectDomainID}
 	}
-	if err := openstack.Authenticate(ctx, pc, ao); err != nil {
-		return nil, fmt.Errorf("keystone: authenticate at %s: %w", cfg.AuthURL, err)
+	if err := openstack.Authenticate(ctx, s.pc, ao); err != nil {
+		s.lastErr = &ConnectError{Endpoint: cfg.AuthURL, Credential: cfg.credential(), Rejected: IsUnauthorized(err), Err: err}
+		return s.lastErr
 	}
-	id, err := openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{})
-	if err != nil {
-		return nil, err
-	}
-	sess := &Session{Identity: id, HTTPClient: hc, authURL: cfg.AuthURL}
-	if r, ok := pc.GetAuthResult().(tokens.CreateResult); ok {
+	if r, ok := s.pc.GetAuthResult().(tokens.CreateResult); ok {
 		if u, err := r.ExtractUser(); err == nil && u != nil {
-			sess.UserID = u.ID
+			s.UserID = u.ID
 		}
 	}
-	return sess, nil
+	s.connected, s.lastErr = true, nil
+	return nil
+}
+
+// WrapTransport wraps the HTTP transport of every request the session sends
+// (admin requests, authentication and password probes), for example to count
+// them. Call it before the session is used.
+func (s *Session) WrapTransport(wrap func(http.RoundTripper) http.RoundTripper) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.HTTPClient.Transport = wrap(s.HTTPClient.Transport)
+	s.pc.HTTPClient = s.HTTPClient
+}
+
+// Self is the ID of the user the session authenticates as, "" until Connect
+// succeeded.
+func (s *Session) Self() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.UserID
 }
 
 func newHTTPClient(cfg Config) (http.Client, error) {

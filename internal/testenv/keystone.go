@@ -38,7 +38,11 @@ const (
 	keystonePortPlaceholder = "127.0.0.1:1/"
 )
 
-func keystoneConf(dir string, lockout int) string {
+func keystoneConf(dir string, lockout int, passwordRegex string) string {
+	rule := ""
+	if passwordRegex != "" {
+		rule = "password_regex = " + passwordRegex + "\npassword_regex_description = the test stack's password rule (testenv.Options.KeystonePasswordRegex)\n"
+	}
 	return fmt.Sprintf(`[DEFAULT]
 use_stderr = true
 [database]
@@ -55,7 +59,7 @@ key_repository = %[1]s/credential-keys
 password_hash_rounds = 4
 [security_compliance]
 lockout_failure_attempts = %[2]d
-`, dir, lockout)
+%[3]s`, dir, lockout, rule)
 }
 
 // keystoneTemplate returns a folder with a bootstrapped database and key
@@ -80,7 +84,7 @@ func (s *Stack) keystoneTemplate(ctx context.Context) (string, error) {
 	}
 	defer os.RemoveAll(work)
 	conf := filepath.Join(work, "keystone.conf")
-	if err := os.WriteFile(conf, []byte(keystoneConf(work, 1000)), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte(keystoneConf(work, 1000, "")), 0o600); err != nil {
 		return "", err
 	}
 	url := "http://" + keystonePortPlaceholder + "v3"
@@ -137,7 +141,7 @@ func (s *Stack) startKeystone(ctx context.Context) error {
 	if out, err := exec.Command("sqlite3", db, sql).CombinedOutput(); err != nil {
 		return fmt.Errorf("set the catalog port: %v: %s", err, out)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "keystone.conf"), []byte(keystoneConf(dir, s.opts.KeystoneLockoutAttempts)), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "keystone.conf"), []byte(keystoneConf(dir, s.opts.KeystoneLockoutAttempts, s.opts.KeystonePasswordRegex)), 0o600); err != nil {
 		return err
 	}
 	p, err := s.startProc("keystone", "/usr/bin/keystone-wsgi-public",

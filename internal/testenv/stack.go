@@ -65,6 +65,11 @@ type Options struct {
 	// KeystoneLockoutAttempts sets [security_compliance] lockout_failure_attempts,
 	// which also makes Keystone count failed logins (default 1000).
 	KeystoneLockoutAttempts int
+	// KeystonePasswordRegex sets [security_compliance] password_regex: a
+	// password that does not match it is refused with 400 when a user is
+	// created or its password written (default: no rule). oslo.config
+	// expands $: write $$ for a literal dollar sign.
+	KeystonePasswordRegex string
 	// Logf receives progress lines; default: discarded.
 	Logf func(format string, args ...any)
 }

@@ -35,6 +35,20 @@ const (
 	ReasonReconcileError = "ReconcileError"
 )
 
+// Reasons of the events the controller emits besides the Ready condition's.
+const (
+	// EventReasonDeleted: the Keystone object was deleted with the resource
+	// (deletionPolicy delete).
+	EventReasonDeleted = "Deleted"
+	// EventReasonRetained: the resource was deleted and its Keystone object
+	// kept, because the deletionPolicy in force at deletion is retain.
+	EventReasonRetained = "Retained"
+	// EventReasonDriftRepaired: a resync found Keystone no longer matching the
+	// unchanged spec (an object missing, a field edited out of band) and
+	// repaired it; the message names what was missing or changed.
+	EventReasonDriftRepaired = "DriftRepaired"
+)
+
 // KeystoneRef names the Keystone deployment a resource belongs to.
 type KeystoneRef struct {
 	// Name of the Keystone deployment. Empty means the deployment served by the
