@@ -294,3 +294,13 @@ func TestRefuseOwnAdmin(t *testing.T) {
 		}
 	}
 }
+
+// Upstream's omitted destinationType is an exchange binding.
+func TestDestinationType(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"": "exchange", "exchange": "exchange", "queue": "queue"} {
+		if got := destinationType(rmqv1.BindingSpec{DestinationType: in}); got != want {
+			t.Errorf("destinationType(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

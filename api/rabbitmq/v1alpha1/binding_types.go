@@ -29,6 +29,8 @@ type BindingSpec struct {
 	// +optional
 	Destination string `json:"destination,omitempty"`
 	// DestinationType says whether destination is a queue or an exchange.
+	// Omitted means exchange, as upstream (which has no default and binds
+	// to an exchange then).
 	// +kubebuilder:validation:Enum=exchange;queue
 	// +optional
 	DestinationType string `json:"destinationType,omitempty"`
