@@ -3,8 +3,14 @@
 package topology
 
 import (
+	"errors"
 	"fmt"
 	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
 )
@@ -36,4 +42,49 @@ func TestIntegration_Topology_BindingWithoutDestinationTypeBindsAnExchange(t *te
 		}
 		return err
 	})
+}
+
+// Upstream makes the User the controller owner of a Permission naming it by
+// userReference (github.com/rabbitmq/messaging-topology-operator
+// internal/controller/permission_controller.go): deleting the User deletes
+// the Permission through the garbage collector, instead of leaving it
+// Ready=False for good.
+func TestIntegration_Topology_PermissionIsCollectedWithItsUser(t *testing.T) {
+	username := uniq("owned")
+	s := credentialsSecret(uniq("creds"), username, "pw")
+	create(t, s)
+	u := managementUser(uniq("user"), s.Name)
+	create(t, u)
+	perm := &rmqv1.Permission{ObjectMeta: meta_(uniq("perm")), Spec: rmqv1.PermissionSpec{
+		UserReference: &corev1.LocalObjectReference{Name: u.Name}, Vhost: "/",
+		Permissions: rmqv1.VhostPermissions{Configure: ".*", Write: ".*", Read: ".*"}, RabbitmqClusterReference: ref()}}
+	create(t, perm)
+	waitReady(t, perm)
+	if err := kube.Get(bg, client.ObjectKeyFromObject(u), u); err != nil {
+		t.Fatal(err)
+	}
+	owner := metav1.GetControllerOf(perm)
+	if owner == nil || owner.UID != u.UID || owner.Kind != "User" || owner.BlockOwnerDeletion == nil || !*owner.BlockOwnerDeletion {
+		t.Fatalf("controller owner %+v, want the User %s blocking its deletion", owner, u.UID)
+	}
+	if _, err := admin.GetPermissionsIn("/", username); err != nil {
+		t.Fatalf("permissions in the broker: %v", err)
+	}
+
+	if err := kube.Delete(bg, u); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the Permission is collected with its User", func() error {
+		err := kube.Get(bg, client.ObjectKeyFromObject(perm), &rmqv1.Permission{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return errors.New("the Permission still exists")
+	})
+	if _, err := admin.GetUser(username); brokerGone(err) != nil {
+		t.Fatalf("the user in the broker after the User's deletion: %v", err)
+	}
 }

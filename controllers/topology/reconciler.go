@@ -35,7 +35,8 @@ type actuator[T object] interface {
 	// Resolve reads what declaring obj needs from Kubernetes (a referenced
 	// Secret or User) and returns the desired state: a JSON-marshalable value
 	// that fully determines the requests Declare sends, hashed to skip no-op
-	// requests. It MAY set kind-specific status fields on obj. It MUST NOT
+	// requests. It MAY set kind-specific status fields on obj, and MAY write
+	// obj's owner references (Permission). It MUST NOT
 	// call the broker. An error (usually a missing dependency) is reported in
 	// Ready and retried with backoff.
 	Resolve(ctx context.Context, obj T) (any, error)

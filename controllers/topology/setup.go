@@ -143,7 +143,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 				return bld.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(usersOfSecret(kube)))
 			}),
 		setup(mgr, c, "Permission", func() *rmqv1.Permission { return &rmqv1.Permission{} },
-			permissionActuator{broker: b, kube: kube},
+			permissionActuator{broker: b, kube: kube, scheme: mgr.GetScheme()},
 			func(bld *ctrl.Builder) *ctrl.Builder {
 				return bld.Watches(&rmqv1.User{}, handler.EnqueueRequestsFromMapFunc(permissionsOfUser(kube)))
 			}),

@@ -33,7 +33,8 @@ import (
 )
 
 // The suite starts one real stack (etcd + kube-apiserver with this
-// repository's CRDs, and a RabbitMQ broker) and runs the seven controllers
+// repository's CRDs, kube-controller-manager for garbage collection, and a
+// RabbitMQ broker) and runs the seven controllers
 // in-process against it, in the namespace suiteNS, with a short resync so
 // drift repair is observable.
 
@@ -62,7 +63,7 @@ func runSuite(m *testing.M) int {
 	startCtx, startCancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer startCancel()
 	var err error
-	stack, err = testenv.Start(startCtx, testenv.Options{Kube: true, RabbitMQ: true})
+	stack, err = testenv.Start(startCtx, testenv.Options{Kube: true, ControllerManager: true, RabbitMQ: true})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "starting the stack: %v\n", err)
 		return 1
