@@ -5,8 +5,10 @@ package topology
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
+	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -87,4 +89,48 @@ func TestIntegration_Topology_PermissionIsCollectedWithItsUser(t *testing.T) {
 	if _, err := admin.GetUser(username); brokerGone(err) != nil {
 		t.Fatalf("the user in the broker after the User's deletion: %v", err)
 	}
+}
+
+// User semantics of upstream (github.com/rabbitmq/messaging-topology-operator
+// internal/controller/user_controller.go and internal/user.go): an import
+// Secret without username is an error, not a fallback to the resource name;
+// the password reaches the broker as a salted SHA-512 password_hash, so the
+// broker records SHA-512 (a plain password would be hashed with the
+// broker's default, SHA-256).
+func TestIntegration_Topology_UserSemanticsMatchUpstream(t *testing.T) {
+	s := &corev1.Secret{ObjectMeta: meta_(uniq("creds")), StringData: map[string]string{SecretKeyPassword: "pw-without-user"}}
+	create(t, s)
+	u := managementUser(uniq("nouser"), s.Name)
+	create(t, u)
+	eventually(t, "the User without username is refused", func() error {
+		c, err := readyStatus(u)
+		if err != nil {
+			return err
+		}
+		if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, `no "username" key`) {
+			return fmt.Errorf("Ready = %+v", c)
+		}
+		return nil
+	})
+	if _, err := admin.GetUser(u.Name); brokerGone(err) != nil {
+		t.Fatalf("a user named after the resource was declared: %v", err)
+	}
+
+	username := uniq("hashed")
+	s.StringData = map[string]string{SecretKeyUsername: username}
+	if err := kube.Update(bg, s); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, u)
+	if u.Status.Username != username {
+		t.Fatalf("status.username %q, want %q", u.Status.Username, username)
+	}
+	info, err := admin.GetUser(username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.HashingAlgorithm != rabbithole.HashingAlgorithmSHA512 || !passwordMatches(info.PasswordHash, info.HashingAlgorithm, "pw-without-user") {
+		t.Fatalf("broker user %s: hashing_algorithm %q; want a SHA-512 hash of the password", username, info.HashingAlgorithm)
+	}
+	eventually(t, "the password logs in", func() error { return loginAs(username, "pw-without-user") })
 }

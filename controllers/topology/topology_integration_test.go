@@ -19,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+	"github.com/c5c3/orderhub/internal/password"
 )
 
 var bg = context.Background()
@@ -99,17 +100,21 @@ func TestIntegration_Topology_GeneratedCredentials(t *testing.T) {
 	if err := kube.Get(bg, client.ObjectKey{Namespace: suiteNS, Name: u.Name + GeneratedSecretSuffix}, &s); err != nil {
 		t.Fatal(err)
 	}
-	if u.Status.Username != u.Name || u.Status.Credentials == nil || u.Status.Credentials.Name != s.Name {
-		t.Fatalf("status username=%q credentials=%v", u.Status.Username, u.Status.Credentials)
+	// The username is random, as upstream generates it, and reported.
+	username := string(s.Data[SecretKeyUsername])
+	if len(username) != password.Length || username == u.Name || u.Status.Username != username ||
+		u.Status.Credentials == nil || u.Status.Credentials.Name != s.Name {
+		t.Fatalf("secret username=%q, status username=%q credentials=%v", username, u.Status.Username, u.Status.Credentials)
 	}
-	if len(s.OwnerReferences) != 1 || s.OwnerReferences[0].UID != u.UID {
-		t.Fatalf("owner references %v, want the User", s.OwnerReferences)
+	if len(s.OwnerReferences) != 1 || s.OwnerReferences[0].UID != u.UID ||
+		s.OwnerReferences[0].BlockOwnerDeletion == nil || *s.OwnerReferences[0].BlockOwnerDeletion {
+		t.Fatalf("owner references %v, want the User, not blocking its deletion (upstream)", s.OwnerReferences)
 	}
-	password := string(s.Data[SecretKeyPassword])
-	if len(password) < 32 {
-		t.Fatalf("generated password has %d characters", len(password))
+	pw := string(s.Data[SecretKeyPassword])
+	if len(pw) != password.Length {
+		t.Fatalf("generated password has %d characters", len(pw))
 	}
-	eventually(t, "the generated password logs in", func() error { return loginAs(u.Name, password) })
+	eventually(t, "the generated password logs in", func() error { return loginAs(username, pw) })
 	// A spec change re-declares the user; the Secret must stay as written.
 	u.Spec.Tags = []rmqv1.UserTag{"management", "monitoring"}
 	if err := kube.Update(bg, u); err != nil {
@@ -119,10 +124,10 @@ func TestIntegration_Topology_GeneratedCredentials(t *testing.T) {
 	if err := kube.Get(bg, client.ObjectKeyFromObject(&s), &s); err != nil {
 		t.Fatal(err)
 	}
-	if string(s.Data[SecretKeyPassword]) != password {
+	if string(s.Data[SecretKeyPassword]) != pw {
 		t.Fatal("the generated password was rotated")
 	}
-	if err := loginAs(u.Name, password); err != nil {
+	if err := loginAs(username, pw); err != nil {
 		t.Fatalf("generated password after re-declaration: %v", err)
 	}
 }
