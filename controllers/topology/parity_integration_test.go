@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 	corev1 "k8s.io/api/core/v1"
@@ -133,4 +134,37 @@ func TestIntegration_Topology_UserSemanticsMatchUpstream(t *testing.T) {
 		t.Fatalf("broker user %s: hashing_algorithm %q; want a SHA-512 hash of the password", username, info.HashingAlgorithm)
 	}
 	eventually(t, "the password logs in", func() error { return loginAs(username, "pw-without-user") })
+}
+
+// A Permission on a vhost not declared yet is answered 400
+// vhost_or_user_not_found (not 404); it takes the fast dependency retry, so
+// it follows its vhost within DependencyRetry although its backoff is an
+// hour.
+func TestIntegration_Topology_PermissionOnMissingVhostRetriesFast(t *testing.T) {
+	ns := startOwnControllers(t, "topology-dep", Options{ResyncPeriod: time.Hour,
+		BackoffBase: time.Hour, BackoffMax: time.Hour, DependencyRetry: 500 * time.Millisecond}, nil)
+	vhost := uniq("later-vh")
+	perm := &rmqv1.Permission{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: uniq("perm")}, Spec: rmqv1.PermissionSpec{
+		User: stack.RabbitMQ.User, Vhost: vhost, Permissions: rmqv1.VhostPermissions{Read: ".*"},
+		RabbitmqClusterReference: ref(), DeletionPolicy: rmqv1.DeletionPolicyRetain}}
+	create(t, perm)
+	eventually(t, "the Permission reports the missing vhost", func() error {
+		c, err := readyStatus(perm)
+		if err != nil {
+			return err
+		}
+		if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "vhost_or_user_not_found") {
+			return fmt.Errorf("Ready = %+v", c)
+		}
+		return nil
+	})
+	if _, err := admin.PutVhost(vhost, rabbithole.VhostSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.DeleteVhost(vhost) })
+	waitReady(t, perm)
+	p, err := admin.GetPermissionsIn(vhost, stack.RabbitMQ.User)
+	if err != nil || p.Read != ".*" {
+		t.Fatalf("permissions in %s: %+v, %v", vhost, p, err)
+	}
 }

@@ -151,9 +151,10 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	case err == nil && p.declare:
 		if derr := r.act.Declare(ctx, obj, desired); derr != nil {
 			next = r.failed(last, key, rabbitmq.Message(derr), now)
-			if rabbitmq.IsNotFound(derr) {
-				// A vhost, queue or exchange not declared yet: ordering,
-				// resolved by a prompt retry rather than a long backoff.
+			if rabbitmq.IsMissingDependency(derr) {
+				// A vhost, user, queue or exchange not declared yet:
+				// ordering, resolved by a prompt retry rather than a long
+				// backoff (docs/topology.md, "Reconciliation").
 				next.next = minTime(next.next, now.Add(r.opts.DependencyRetry))
 			}
 			logger.Info("declaration failed; retrying with backoff", "error", rabbitmq.Message(derr), "retryIn", next.next.Sub(now).String())

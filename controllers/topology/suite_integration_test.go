@@ -256,3 +256,25 @@ func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 func rabbitholeUser(password string) rabbithole.UserSettings {
 	return rabbithole.UserSettings{Password: password, Tags: rabbithole.UserTags{"administrator"}}
 }
+
+// startOwnControllers runs a second set of the seven controllers, serving a
+// new namespace of its own with opts (Broker, ClusterName and Namespace are
+// filled in), its broker requests passing through transport (nil: the
+// default one). It returns the namespace; the controllers stop with the test.
+func startOwnControllers(t *testing.T, prefix string, opts Options, transport http.RoundTripper) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ns := uniq(prefix)
+	if err := kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	mgr, broker := newManager(ns, transport)
+	opts.Broker, opts.ClusterName, opts.Namespace = broker, clusterName, ns
+	if _, err := SetupWithManager(ctx, mgr, opts); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = mgr.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return ns
+}
