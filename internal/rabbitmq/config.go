@@ -116,7 +116,8 @@ func (c Config) Endpoint() string {
 // basic authentication exactly as given: no URL is built from it, so %, @, :,
 // / and spaces need no escaping. With https the broker is verified against
 // CAFile (or the system roots). transport, when non-nil, replaces the
-// default transport (tests and the benchmark count requests with it).
+// default transport (tests and the benchmark count requests with it). Every
+// request is counted in orderhub_rabbitmq_requests_total (metrics.go).
 func NewClient(c Config, transport http.RoundTripper) (*rabbithole.Client, error) {
 	if err := c.complete(); err != nil {
 		return nil, err
@@ -140,7 +141,7 @@ func NewClient(c Config, transport http.RoundTripper) (*rabbithole.Client, error
 		}
 		transport = t
 	}
-	cl, err := rabbithole.NewTLSClient(c.Endpoint(), c.Username, c.Password, transport)
+	cl, err := rabbithole.NewTLSClient(c.Endpoint(), c.Username, c.Password, countingTransport{next: transport})
 	if err != nil {
 		return nil, err
 	}

@@ -2,6 +2,7 @@ package rabbitmq
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -81,5 +82,14 @@ func TestIsMissingDependency(t *testing.T) {
 		if got := IsMissingDependency(c.err); got != c.want {
 			t.Errorf("%s: IsMissingDependency = %v, want %v", name, got, c.want)
 		}
+	}
+}
+
+func TestStatusLabel(t *testing.T) {
+	if got := statusLabel(&http.Response{StatusCode: 204}, nil); got != "204" {
+		t.Errorf("204 answer: %q", got)
+	}
+	if got := statusLabel(nil, errors.New("connection refused")); got != "error" {
+		t.Errorf("transport error: %q", got)
 	}
 }
