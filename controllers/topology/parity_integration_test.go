@@ -168,3 +168,16 @@ func TestIntegration_Topology_PermissionOnMissingVhostRetriesFast(t *testing.T) 
 		t.Fatalf("permissions in %s: %+v, %v", vhost, p, err)
 	}
 }
+
+// Upstream's Queue webhook refuses a quorum queue that is not durable; here
+// a CEL rule does, with upstream's meaning, before the broker sees it.
+func TestIntegration_Topology_QuorumQueueMustBeDurable(t *testing.T) {
+	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Name: uniq("quorum-q"), Type: "quorum",
+		Durable: new(false), RabbitmqClusterReference: ref()}}
+	if err := kube.Create(bg, q); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "quorum queues must be durable") {
+		t.Fatalf("create of a non-durable quorum queue: %v, want Invalid", err)
+	}
+	q.Spec.Durable = nil // the schema default, true
+	create(t, q)
+	waitReady(t, q)
+}

@@ -10,6 +10,9 @@ import (
 // name, vhost, type, durable, autoDelete and arguments are immutable, as
 // upstream's webhook has them: the broker cannot change them on an existing
 // queue, and a renamed queue would be left behind, tracked by nothing.
+//
+// A quorum queue must be durable (upstream's webhook refuses it at creation).
+// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'quorum' || !has(self.durable) || self.durable",message="quorum queues must be durable: set durable to true",fieldPath=".durable"
 // +kubebuilder:validation:XValidation:rule="self.name == oldSelf.name",message="name is immutable: delete the Queue and create it again with the new value",fieldPath=".name"
 // +kubebuilder:validation:XValidation:rule="(has(self.vhost) ? (has(oldSelf.vhost) ? self.vhost == oldSelf.vhost : size(self.vhost) == 0) : (!has(oldSelf.vhost) || size(oldSelf.vhost) == 0))",message="vhost is immutable: delete the Queue and create it again with the new value",fieldPath=".vhost"
 // +kubebuilder:validation:XValidation:rule="(has(self.type) ? (has(oldSelf.type) ? self.type == oldSelf.type : size(self.type) == 0) : (!has(oldSelf.type) || size(oldSelf.type) == 0))",message="type is immutable: delete the Queue and create it again with the new value",fieldPath=".type"
@@ -30,7 +33,7 @@ type QueueSpec struct {
 	// +optional
 	Type string `json:"type,omitempty"`
 	// Durable queues survive a broker restart. Defaults to true, as upstream's
-	// mutating webhook sets it; quorum queues must be durable.
+	// mutating webhook sets it; quorum queues must be durable (a CEL rule).
 	// +kubebuilder:default:=true
 	// +optional
 	Durable *bool `json:"durable,omitempty"`
