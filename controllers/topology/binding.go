@@ -22,23 +22,36 @@ func (bindingActuator) Resolve(_ context.Context, o *rmqv1.Binding) (any, error)
 	return bindingInfo(o)
 }
 
-// bindingInfo is the binding as the API names it. destinationType defaults
-// to queue, as the OpenStack-Helm CRDs do (upstream has no default).
+// Destination types of a binding (spec.destinationType).
+const (
+	destinationQueue    = "queue"
+	destinationExchange = "exchange"
+)
+
+// destinationType is spec.destinationType, an omitted one meaning exchange:
+// upstream has no default and passes the empty value to rabbit-hole, whose
+// binding path is /e/{destination} for anything but "queue"
+// (github.com/michaelklishin/rabbit-hole/v3 bindings.go, bindingPath).
+func destinationType(spec rmqv1.BindingSpec) string {
+	if spec.DestinationType == destinationQueue {
+		return destinationQueue
+	}
+	return destinationExchange
+}
+
+// bindingInfo is the binding as the API names it.
 func bindingInfo(o *rmqv1.Binding) (rabbithole.BindingInfo, error) {
 	args, err := arguments(o.Spec.Arguments)
 	if err != nil {
 		return rabbithole.BindingInfo{}, err
 	}
-	dt := o.Spec.DestinationType
-	if dt == "" {
-		dt = "queue"
-	}
+	dt := destinationType(o.Spec)
 	return rabbithole.BindingInfo{Vhost: vhostOrRoot(o.Spec.Vhost), Source: o.Spec.Source, Destination: o.Spec.Destination,
 		DestinationType: dt, RoutingKey: o.Spec.RoutingKey, Arguments: args}, nil
 }
 
 func (a bindingActuator) list(b rabbithole.BindingInfo) ([]rabbithole.BindingInfo, error) {
-	if b.DestinationType == "queue" {
+	if b.DestinationType == destinationQueue {
 		return a.broker.ListQueueBindingsBetween(b.Vhost, b.Source, b.Destination)
 	}
 	return a.broker.ListExchangeBindingsBetween(b.Vhost, b.Source, b.Destination)

@@ -67,6 +67,10 @@ type attempt struct {
 	next     time.Time
 	// message is the last failure, for the Ready condition.
 	message string
+	// drift is what a resync found different in the broker, kept while
+	// the repairing declaration fails, so its success is reported as a
+	// repair.
+	drift string
 }
 
 // plan says what a reconcile does with the broker.

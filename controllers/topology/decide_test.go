@@ -223,9 +223,10 @@ func TestUserFromSecret(t *testing.T) {
 		wantErr   bool
 	}{
 		{"username and password are imported verbatim", map[string][]byte{"username": []byte("ks"), "password": []byte("p%@:/ x")}, "ks", "p%@:/ x", "", false, false},
-		{"a missing username defaults to the resource name", map[string][]byte{"password": []byte("p")}, "keystone", "p", "", false, false},
-		{"passwordHash wins over password", map[string][]byte{"password": []byte("p"), "passwordHash": []byte("h")}, "keystone", "", "h", false, false},
-		{"an empty passwordHash makes a passwordless user", map[string][]byte{"passwordHash": {}}, "keystone", "", "", true, false},
+		{"a missing username is an error, as upstream", map[string][]byte{"password": []byte("p")}, "", "", "", false, true},
+		{"an empty username is an error, as upstream", map[string][]byte{"username": {}, "password": []byte("p")}, "", "", "", false, true},
+		{"passwordHash wins over password", map[string][]byte{"username": []byte("ks"), "password": []byte("p"), "passwordHash": []byte("h")}, "ks", "", "h", false, false},
+		{"an empty passwordHash makes a passwordless user", map[string][]byte{"username": []byte("ks"), "passwordHash": {}}, "ks", "", "", true, false},
 		{"no password at all is an error", map[string][]byte{"username": []byte("ks")}, "", "", "", false, true},
 	}
 	for _, c := range cases {
@@ -292,5 +293,33 @@ func TestRefuseOwnAdmin(t *testing.T) {
 		if err := refuseOwnAdmin(tc.user, tc.admin); (err != nil) != tc.refused {
 			t.Errorf("refuseOwnAdmin(%q, %q) = %v, want refused=%v", tc.user, tc.admin, err, tc.refused)
 		}
+	}
+}
+
+// Upstream's omitted destinationType is an exchange binding.
+func TestDestinationType(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{"": "exchange", "exchange": "exchange", "queue": "queue"} {
+		if got := destinationType(rmqv1.BindingSpec{DestinationType: in}); got != want {
+			t.Errorf("destinationType(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// The plain password is sent as a salted SHA-512 password_hash, as upstream
+// sends it; a hash the broker accepts for the password.
+func TestSaltedSettings(t *testing.T) {
+	t.Parallel()
+	in := rabbithole.UserSettings{Name: "ks", Tags: rabbithole.UserTags{"management"}, Password: "p%41 @:/"}
+	a, b := saltedSettings(in), saltedSettings(in)
+	if a.Password != "" || a.HashingAlgorithm != rabbithole.HashingAlgorithmSHA512 || a.PasswordHash == b.PasswordHash {
+		t.Fatalf("got %+v and %+v: want no plain password, SHA-512, a fresh salt each time", a, b)
+	}
+	if !passwordMatches(a.PasswordHash, a.HashingAlgorithm, in.Password) || passwordMatches(a.PasswordHash, a.HashingAlgorithm, "other") {
+		t.Fatal("the hash does not verify the password")
+	}
+	imported := rabbithole.UserSettings{Name: "ks", PasswordHash: "h", HashingAlgorithm: rabbithole.HashingAlgorithmSHA512}
+	if got := saltedSettings(imported); got.PasswordHash != "h" || got.Password != "" {
+		t.Fatalf("an imported hash was changed: %+v", got)
 	}
 }

@@ -6,20 +6,33 @@ import (
 	"crypto/sha512"
 	"crypto/subtle"
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"slices"
+	"strings"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+	"github.com/c5c3/orderhub/internal/rabbitmq"
 )
 
 // drifter is implemented by actuators that can tell with GET requests
 // whether the broker still holds the desired state. The forced resync then
 // sends its PUT or POST only on drift, so a steady state without drift costs
-// reads only. Any error (including 404) counts as drift.
+// reads only.
 type drifter[T object] interface {
-	InSync(ctx context.Context, obj T, desired any) (bool, error)
+	// Drift reads the broker object and returns what differs from desired,
+	// one phrase per difference naming the object ("queue \"q\" in vhost
+	// \"/\" was missing", "tags of user \"u\" differ"); none when in sync.
+	// An error means it cannot tell (errCannotTell when nothing can be
+	// verified, for example an imported password hash); the caller then
+	// declares without reporting a repair.
+	Drift(ctx context.Context, obj T, desired any) ([]string, error)
 }
+
+// errCannotTell: the broker state cannot be compared with the desired one.
+var errCannotTell = errors.New("cannot compare with the broker")
 
 var (
 	_ drifter[*rmqv1.Vhost]      = vhostActuator{}
@@ -31,38 +44,63 @@ var (
 	_ drifter[*rmqv1.Policy]     = policyActuator{}
 )
 
-func (a vhostActuator) InSync(_ context.Context, _ *rmqv1.Vhost, desired any) (bool, error) {
-	d := desired.(vhostDesired)
-	v, err := a.broker.GetVhost(d.Name)
-	if err != nil {
-		return false, err
+// missing turns a 404 of the GET of what into the drift "<what> was
+// missing"; any other error passes through.
+func missing(err error, what string) ([]string, error) {
+	if rabbitmq.IsNotFound(err) {
+		return []string{what + " was missing"}, nil
 	}
-	if v.Tracing != d.Settings.Tracing || !sameSet(v.Tags, d.Settings.Tags) ||
-		(d.Settings.DefaultQueueType != "" && v.DefaultQueueType != d.Settings.DefaultQueueType) {
-		return false, nil
-	}
-	current, err := a.broker.GetVhostLimits(d.Name)
-	if err != nil {
-		return false, err
-	}
-	return limitsMatch(flattenVhostLimits(current), d.Limits), nil
+	return nil, err
 }
 
-func (a userActuator) InSync(_ context.Context, _ *rmqv1.User, desired any) (bool, error) {
+// differs collects "<field> of <what> differ(s)" for each field whose
+// condition holds.
+type differs struct {
+	what string
+	out  []string
+}
+
+func (d *differs) check(changed bool, field string) {
+	if changed {
+		d.out = append(d.out, fmt.Sprintf("%s of %s differed", field, d.what))
+	}
+}
+
+func (a vhostActuator) Drift(_ context.Context, _ *rmqv1.Vhost, desired any) ([]string, error) {
+	d := desired.(vhostDesired)
+	what := fmt.Sprintf("vhost %q", d.Name)
+	v, err := a.broker.GetVhost(d.Name)
+	if err != nil {
+		return missing(err, what)
+	}
+	diff := differs{what: what}
+	diff.check(v.Tracing != d.Settings.Tracing, "tracing")
+	diff.check(!sameSet(v.Tags, d.Settings.Tags), "tags")
+	diff.check(d.Settings.DefaultQueueType != "" && v.DefaultQueueType != d.Settings.DefaultQueueType, "default queue type")
+	current, err := a.broker.GetVhostLimits(d.Name)
+	if err != nil {
+		return nil, err
+	}
+	diff.check(!limitsMatch(flattenVhostLimits(current), d.Limits), "limits")
+	return diff.out, nil
+}
+
+func (a userActuator) Drift(_ context.Context, _ *rmqv1.User, desired any) ([]string, error) {
 	d := desired.(userDesired)
 	if d.Passwordless || d.Settings.PasswordHash != "" || (d.previous != "" && d.previous != d.Username) {
-		return false, nil // nothing to verify against: declare
+		return nil, errCannotTell // nothing to verify against: declare
 	}
+	what := fmt.Sprintf("user %q", d.Username)
 	u, err := a.broker.GetUser(d.Username)
 	if err != nil {
-		return false, err
+		return missing(err, what)
 	}
-	if !sameSet(u.Tags, d.Settings.Tags) || !passwordMatches(u.PasswordHash, u.HashingAlgorithm, d.Settings.Password) {
-		return false, nil
-	}
+	diff := differs{what: what}
+	diff.check(!sameSet(u.Tags, d.Settings.Tags), "tags")
+	diff.check(!passwordMatches(u.PasswordHash, u.HashingAlgorithm, d.Settings.Password), "password")
 	current, err := a.broker.GetUserLimits(d.Username)
 	if err != nil {
-		return false, err
+		return nil, err
 	}
 	have := map[string]int{}
 	for _, c := range current {
@@ -70,23 +108,30 @@ func (a userActuator) InSync(_ context.Context, _ *rmqv1.User, desired any) (boo
 			have[k] = v
 		}
 	}
-	return limitsMatch(have, d.Limits), nil
+	diff.check(!limitsMatch(have, d.Limits), "limits")
+	return diff.out, nil
 }
 
-func (a permissionActuator) InSync(_ context.Context, _ *rmqv1.Permission, desired any) (bool, error) {
+func (a permissionActuator) Drift(_ context.Context, _ *rmqv1.Permission, desired any) ([]string, error) {
 	d := desired.(permissionDesired)
+	what := fmt.Sprintf("permissions of user %q in vhost %q", d.User, d.Vhost)
 	p, err := a.broker.GetPermissionsIn(d.Vhost, d.User)
 	if err != nil {
-		return false, err
+		return missing(err, what)
 	}
-	return p.Configure == d.Permissions.Configure && p.Write == d.Permissions.Write && p.Read == d.Permissions.Read, nil
+	diff := differs{what: what}
+	diff.check(p.Configure != d.Permissions.Configure, "configure")
+	diff.check(p.Write != d.Permissions.Write, "write")
+	diff.check(p.Read != d.Permissions.Read, "read")
+	return diff.out, nil
 }
 
-func (a queueActuator) InSync(_ context.Context, _ *rmqv1.Queue, desired any) (bool, error) {
+func (a queueActuator) Drift(_ context.Context, _ *rmqv1.Queue, desired any) ([]string, error) {
 	d := desired.(queueDesired)
+	what := fmt.Sprintf("queue %q in vhost %q", d.Name, d.Vhost)
 	q, err := a.broker.GetQueue(d.Vhost, d.Name)
 	if err != nil {
-		return false, err
+		return missing(err, what)
 	}
 	want := map[string]any{}
 	for k, v := range d.Settings.Arguments {
@@ -100,36 +145,55 @@ func (a queueActuator) InSync(_ context.Context, _ *rmqv1.Queue, desired any) (b
 		// A queue declared without a type may be listed with the default.
 		have = withoutKey(have, "x-queue-type")
 	}
-	return q.Durable == d.Settings.Durable && bool(q.AutoDelete) == d.Settings.AutoDelete && sameArguments(have, want), nil
+	diff := differs{what: what}
+	diff.check(q.Durable != d.Settings.Durable, "durable")
+	diff.check(bool(q.AutoDelete) != d.Settings.AutoDelete, "autoDelete")
+	diff.check(!sameArguments(have, want), "arguments")
+	return diff.out, nil
 }
 
-func (a exchangeActuator) InSync(_ context.Context, _ *rmqv1.Exchange, desired any) (bool, error) {
+func (a exchangeActuator) Drift(_ context.Context, _ *rmqv1.Exchange, desired any) ([]string, error) {
 	d := desired.(exchangeDesired)
+	what := fmt.Sprintf("exchange %q in vhost %q", d.Name, d.Vhost)
 	e, err := a.broker.GetExchange(d.Vhost, d.Name)
 	if err != nil {
-		return false, err
+		return missing(err, what)
 	}
-	return e.Type == d.Settings.Type && e.Durable == d.Settings.Durable && bool(e.AutoDelete) == d.Settings.AutoDelete &&
-		sameArguments(e.Arguments, d.Settings.Arguments), nil
+	diff := differs{what: what}
+	diff.check(e.Type != d.Settings.Type, "type")
+	diff.check(e.Durable != d.Settings.Durable, "durable")
+	diff.check(bool(e.AutoDelete) != d.Settings.AutoDelete, "autoDelete")
+	diff.check(!sameArguments(e.Arguments, d.Settings.Arguments), "arguments")
+	return diff.out, nil
 }
 
-func (a bindingActuator) InSync(_ context.Context, _ *rmqv1.Binding, desired any) (bool, error) {
+func (a bindingActuator) Drift(_ context.Context, _ *rmqv1.Binding, desired any) ([]string, error) {
 	b := desired.(rabbithole.BindingInfo)
+	what := fmt.Sprintf("binding from exchange %q to %s %q with routing key %q in vhost %q",
+		b.Source, b.DestinationType, b.Destination, b.RoutingKey, b.Vhost)
 	listed, err := a.list(b)
 	if err != nil {
-		return false, err
+		return missing(err, what)
 	}
-	return len(matchingBindings(listed, b.RoutingKey, b.Arguments)) > 0, nil
+	if len(matchingBindings(listed, b.RoutingKey, b.Arguments)) == 0 {
+		return []string{what + " was missing"}, nil
+	}
+	return nil, nil
 }
 
-func (a policyActuator) InSync(_ context.Context, _ *rmqv1.Policy, desired any) (bool, error) {
+func (a policyActuator) Drift(_ context.Context, _ *rmqv1.Policy, desired any) ([]string, error) {
 	d := desired.(rabbithole.Policy)
+	what := fmt.Sprintf("policy %q in vhost %q", d.Name, d.Vhost)
 	p, err := a.broker.GetPolicy(d.Vhost, d.Name)
 	if err != nil {
-		return false, err
+		return missing(err, what)
 	}
-	return p.Pattern == d.Pattern && p.ApplyTo == d.ApplyTo && p.Priority == d.Priority &&
-		sameArguments(p.Definition, d.Definition), nil
+	diff := differs{what: what}
+	diff.check(p.Pattern != d.Pattern, "pattern")
+	diff.check(p.ApplyTo != d.ApplyTo, "applyTo")
+	diff.check(p.Priority != d.Priority, "priority")
+	diff.check(!sameArguments(p.Definition, d.Definition), "definition")
+	return diff.out, nil
 }
 
 // passwordMatches checks password against a management API password_hash:
@@ -195,13 +259,17 @@ func withoutKey(m map[string]any, key string) map[string]any {
 	return out
 }
 
-// inSync asks act whether the broker still matches desired; false when the
-// actuator cannot tell.
-func inSync[T object](ctx context.Context, act actuator[T], obj T, desired any) bool {
+// observeDrift asks act what differs in the broker from desired. inSync
+// is true only when the actuator could compare and found nothing; drift
+// lists what it found (empty when it could not tell).
+func observeDrift[T object](ctx context.Context, act actuator[T], obj T, desired any) (inSync bool, drift string) {
 	d, ok := any(act).(drifter[T])
 	if !ok {
-		return false
+		return false, ""
 	}
-	ok, err := d.InSync(ctx, obj, desired)
-	return err == nil && ok
+	found, err := d.Drift(ctx, obj, desired)
+	if err != nil {
+		return false, ""
+	}
+	return len(found) == 0, strings.Join(found, "; ")
 }

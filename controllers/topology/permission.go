@@ -5,6 +5,7 @@ import (
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
@@ -15,6 +16,7 @@ import (
 type permissionActuator struct {
 	broker *rabbithole.Client
 	kube   client.Client
+	scheme *runtime.Scheme
 }
 
 var _ actuator[*rmqv1.Permission] = permissionActuator{}
@@ -25,8 +27,10 @@ type permissionDesired struct {
 }
 
 // username is spec.user, or the status.username of the User named by
-// spec.userReference; "" (with a reason) when that is not known yet.
-func (a permissionActuator) username(ctx context.Context, o *rmqv1.Permission) (string, error) {
+// spec.userReference; "" (with a reason) when that is not known yet. With
+// own set, a referenced User that exists is made the Permission's
+// controller owner first.
+func (a permissionActuator) username(ctx context.Context, o *rmqv1.Permission, own bool) (string, error) {
 	if o.Spec.UserReference == nil {
 		return o.Spec.User, nil
 	}
@@ -37,6 +41,11 @@ func (a permissionActuator) username(ctx context.Context, o *rmqv1.Permission) (
 		}
 		return "", err
 	}
+	if own && u.DeletionTimestamp.IsZero() {
+		if err := ownPermissionByUser(ctx, a.kube, a.scheme, o, &u); err != nil {
+			return "", err
+		}
+	}
 	if u.Status.Username == "" {
 		return "", waitingf("User %q has no status.username yet", u.Name)
 	}
@@ -44,7 +53,7 @@ func (a permissionActuator) username(ctx context.Context, o *rmqv1.Permission) (
 }
 
 func (a permissionActuator) Resolve(ctx context.Context, o *rmqv1.Permission) (any, error) {
-	user, err := a.username(ctx, o)
+	user, err := a.username(ctx, o, true)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +70,7 @@ func (a permissionActuator) Declare(_ context.Context, _ *rmqv1.Permission, desi
 // answers 404, which counts as success; a referenced User resource already
 // gone means its broker user, and with it the permissions, went first.
 func (a permissionActuator) Delete(ctx context.Context, o *rmqv1.Permission) error {
-	user, err := a.username(ctx, o)
+	user, err := a.username(ctx, o, false)
 	if err != nil {
 		if o.Spec.UserReference != nil && isWaiting(err) {
 			return nil

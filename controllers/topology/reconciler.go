@@ -35,7 +35,8 @@ type actuator[T object] interface {
 	// Resolve reads what declaring obj needs from Kubernetes (a referenced
 	// Secret or User) and returns the desired state: a JSON-marshalable value
 	// that fully determines the requests Declare sends, hashed to skip no-op
-	// requests. It MAY set kind-specific status fields on obj. It MUST NOT
+	// requests. It MAY set kind-specific status fields on obj, and MAY write
+	// obj's owner references (Permission). It MUST NOT
 	// call the broker. An error (usually a missing dependency) is reported in
 	// Ready and retried with backoff.
 	Resolve(ctx context.Context, obj T) (any, error)
@@ -138,27 +139,41 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	p := planDeclare(last, key, now, r.opts.ResyncPeriod)
 
+	// verify: a forced resync, or first sight after a restart of a resource
+	// that was Ready, reads the broker first and declares only on drift.
+	verify := err == nil && p.declare && (last.ok && last.key == key || last.key == "" && readyAtGeneration(obj))
+	inSync, drift := false, ""
+	if verify {
+		inSync, drift = observeDrift(ctx, r.act, obj, desired)
+	} else if !last.ok && last.key == key {
+		drift = last.drift // a repair whose declaration failed and is retried
+	}
+
 	next := last
 	switch {
 	case err != nil && p.declare:
 		next = r.failed(last, key, err.Error(), now)
-	case err == nil && p.declare && (last.ok && last.key == key || last.key == "" && readyAtGeneration(obj)) &&
-		inSync(ctx, r.act, obj, desired):
-		// Forced resync, or first sight after a restart of a resource that
-		// was Ready, without drift: reads only, no PUT or POST.
+	case verify && inSync:
+		// Without drift: reads only, no PUT or POST.
 		next = attempt{uid: string(obj.GetUID()), key: key, ok: true, at: now}
 	case err == nil && p.declare:
 		if derr := r.act.Declare(ctx, obj, desired); derr != nil {
 			next = r.failed(last, key, rabbitmq.Message(derr), now)
-			if rabbitmq.IsNotFound(derr) {
-				// A vhost, queue or exchange not declared yet: ordering,
-				// resolved by a prompt retry rather than a long backoff.
+			next.drift = drift
+			if rabbitmq.IsMissingDependency(derr) {
+				// A vhost, user, queue or exchange not declared yet:
+				// ordering, resolved by a prompt retry rather than a long
+				// backoff (docs/topology.md, "Reconciliation").
 				next.next = minTime(next.next, now.Add(r.opts.DependencyRetry))
 			}
 			logger.Info("declaration failed; retrying with backoff", "error", rabbitmq.Message(derr), "retryIn", next.next.Sub(now).String())
 		} else {
 			next = attempt{uid: string(obj.GetUID()), key: key, ok: true, at: now}
-			logger.V(1).Info("declared")
+			if drift != "" {
+				r.repaired(ctx, obj, drift)
+			} else {
+				logger.V(1).Info("declared")
+			}
 		}
 	}
 	r.remember(req.NamespacedName, next)
@@ -167,6 +182,16 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: r.requeueAfter(next, p, now)}, nil
+}
+
+// repaired reports a declaration that repaired drift found in the broker:
+// a Normal event naming what was missing or changed, an info log line, and
+// one more orderhub_topology_repairs_total for the kind.
+func (r *reconciler[T]) repaired(ctx context.Context, obj T, drift string) {
+	log.FromContext(ctx).Info("repaired drift in RabbitMQ", "drift", drift)
+	r.events.Eventf(obj, nil, corev1.EventTypeNormal, EventReasonDriftRepaired, EventActionRepair,
+		"%s", truncate("repaired in RabbitMQ: "+drift, maxMessage))
+	repairsTotal.WithLabelValues(r.kind).Inc()
 }
 
 // failed records one more consecutive failure of key.
@@ -212,10 +237,10 @@ func (r *reconciler[T]) writeStatus(ctx context.Context, before, obj T, a attemp
 	}
 	if prev == nil || prev.Status != cond.Status || prev.Message != cond.Message {
 		if a.ok {
-			r.events.Eventf(obj, nil, corev1.EventTypeNormal, rmqv1.ReasonSuccessfulCreateOrUpdate, "Declare",
+			r.events.Eventf(obj, nil, corev1.EventTypeNormal, rmqv1.ReasonSuccessfulCreateOrUpdate, EventActionDeclare,
 				"%s declared in RabbitMQ", r.kind)
 		} else {
-			r.events.Eventf(obj, nil, corev1.EventTypeWarning, rmqv1.ReasonFailedCreateOrUpdate, "Declare",
+			r.events.Eventf(obj, nil, corev1.EventTypeWarning, rmqv1.ReasonFailedCreateOrUpdate, EventActionDeclare,
 				"%s", cond.Message)
 		}
 	}
@@ -240,10 +265,10 @@ func (r *reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 			a := r.failed(last, "delete", rabbitmq.Message(err), now)
 			r.remember(key, a)
 			log.FromContext(ctx).Info("deletion failed; retrying with backoff", "error", a.message, "retryIn", a.next.Sub(now).String())
-			r.events.Eventf(obj, nil, corev1.EventTypeWarning, "FailedDelete", "Delete", "%s", truncate(a.message, maxMessage))
+			r.events.Eventf(obj, nil, corev1.EventTypeWarning, EventReasonFailedDelete, EventActionDelete, "%s", truncate(a.message, maxMessage))
 			return ctrl.Result{RequeueAfter: a.next.Sub(now)}, nil
 		}
-		r.events.Eventf(obj, nil, corev1.EventTypeNormal, "SuccessfulDelete", "Delete", "%s deleted from RabbitMQ", r.kind)
+		r.events.Eventf(obj, nil, corev1.EventTypeNormal, EventReasonSuccessfulDelete, EventActionDelete, "%s deleted from RabbitMQ", r.kind)
 	}
 	r.forget(key)
 	return ctrl.Result{}, r.setFinalizer(ctx, obj, false)

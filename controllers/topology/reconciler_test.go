@@ -2,6 +2,7 @@ package topology
 
 import (
 	"context"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -38,14 +39,18 @@ func (a *recordingActuator) Declare(context.Context, *rmqv1.Queue, any) error {
 	return a.declareErr
 }
 func (a *recordingActuator) Delete(context.Context, *rmqv1.Queue) error { a.deletes++; return nil }
-func (a *recordingActuator) InSync(context.Context, *rmqv1.Queue, any) (bool, error) {
+func (a *recordingActuator) Drift(context.Context, *rmqv1.Queue, any) ([]string, error) {
 	a.syncChecks++
-	return a.inSync, nil
+	if a.inSync {
+		return nil, nil
+	}
+	return []string{`queue "q" in vhost "/" was missing`}, nil
 }
 
 type fixture struct {
 	r          *reconciler[*rmqv1.Queue]
 	act        *recordingActuator
+	events     *events.FakeRecorder
 	kube       client.Client
 	now        time.Time
 	statusPuts int
@@ -70,8 +75,9 @@ func newFixture(t *testing.T, q *rmqv1.Queue) *fixture {
 	if err := opts.defaults(); err != nil {
 		t.Fatal(err)
 	}
+	f.events = events.NewFakeRecorder(100)
 	f.r = &reconciler[*rmqv1.Queue]{kind: "Queue", client: f.kube, newObj: func() *rmqv1.Queue { return &rmqv1.Queue{} },
-		act: f.act, opts: opts, events: events.NewFakeRecorder(100), skipped: &sync.Map{},
+		act: f.act, opts: opts, events: f.events, skipped: &sync.Map{},
 		now: func() time.Time { return f.now }, state: map[types.NamespacedName]attempt{}}
 	return f
 }
@@ -239,5 +245,64 @@ func TestReconcile_MissingDependencyRetriesPromptly(t *testing.T) {
 	}
 	if res.RequeueAfter != f.r.opts.BackoffMax {
 		t.Fatalf("a broker failure backs off to %v, want %v", res.RequeueAfter, f.r.opts.BackoffMax)
+	}
+}
+
+// drained returns the events recorded so far.
+func (f *fixture) drained() []string {
+	var out []string
+	for {
+		select {
+		case e := <-f.events.Events:
+			out = append(out, e)
+		default:
+			return out
+		}
+	}
+}
+
+func countPrefix(events []string, prefix string) int {
+	n := 0
+	for _, e := range events {
+		if strings.HasPrefix(e, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// A resync that finds drift and repairs it says so once, with what was
+// missing, also when the repairing declaration first fails; a resync
+// without drift and a first declaration say nothing of a repair.
+func TestReconcile_RepairIsReported(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, queue(rmqv1.RabbitmqClusterReference{Name: "rabbitmq"}))
+	repair := corev1.EventTypeNormal + " " + EventReasonDriftRepaired + ` repaired in RabbitMQ: queue "q" in vhost "/" was missing`
+	f.reconcile(t) // first declaration: not a repair
+	f.now = f.now.Add(f.r.opts.ResyncPeriod)
+	f.act.inSync = true
+	f.reconcile(t) // resync without drift
+	if got := countPrefix(f.drained(), corev1.EventTypeNormal+" "+EventReasonDriftRepaired); got != 0 {
+		t.Fatalf("%d repair events without drift", got)
+	}
+
+	f.now = f.now.Add(f.r.opts.ResyncPeriod)
+	f.act.inSync = false
+	f.reconcile(t) // drift, repaired at once
+	if got := countPrefix(f.drained(), repair); got != 1 {
+		t.Fatalf("%d repair events, want 1", got)
+	}
+
+	f.now = f.now.Add(f.r.opts.ResyncPeriod)
+	f.act.declareErr = rabbithole.ErrorResponse{StatusCode: 404, Message: "not_found", Reason: "no exchange"}
+	f.reconcile(t) // drift, the repair fails
+	if got := countPrefix(f.drained(), repair); got != 0 {
+		t.Fatalf("%d repair events for a failed repair", got)
+	}
+	f.act.declareErr = nil
+	f.now = f.now.Add(f.r.opts.DependencyRetry)
+	f.reconcile(t) // the retry succeeds: reported as the repair
+	if got := countPrefix(f.drained(), repair); got != 1 {
+		t.Fatalf("%d repair events after the retried repair, want 1", got)
 	}
 }

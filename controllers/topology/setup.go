@@ -49,7 +49,8 @@ type Options struct {
 	// after a failure. Defaults 1 s and 2 minutes.
 	BackoffBase, BackoffMax time.Duration
 	// DependencyRetry caps the backoff when the broker answers 404 to a
-	// declaration (a vhost, queue or exchange not declared yet), so
+	// declaration (a vhost, queue or exchange not declared yet), or 400
+	// vhost_or_user_not_found to a Permission, so
 	// dependents follow their dependency promptly. Default 5 s.
 	DependencyRetry time.Duration
 	// MaxConcurrentReconciles per kind; default 4.
@@ -143,7 +144,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 				return bld.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(usersOfSecret(kube)))
 			}),
 		setup(mgr, c, "Permission", func() *rmqv1.Permission { return &rmqv1.Permission{} },
-			permissionActuator{broker: b, kube: kube},
+			permissionActuator{broker: b, kube: kube, scheme: mgr.GetScheme()},
 			func(bld *ctrl.Builder) *ctrl.Builder {
 				return bld.Watches(&rmqv1.User{}, handler.EnqueueRequestsFromMapFunc(permissionsOfUser(kube)))
 			}),

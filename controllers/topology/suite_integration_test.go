@@ -33,7 +33,8 @@ import (
 )
 
 // The suite starts one real stack (etcd + kube-apiserver with this
-// repository's CRDs, and a RabbitMQ broker) and runs the seven controllers
+// repository's CRDs, kube-controller-manager for garbage collection, and a
+// RabbitMQ broker) and runs the seven controllers
 // in-process against it, in the namespace suiteNS, with a short resync so
 // drift repair is observable.
 
@@ -62,7 +63,7 @@ func runSuite(m *testing.M) int {
 	startCtx, startCancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer startCancel()
 	var err error
-	stack, err = testenv.Start(startCtx, testenv.Options{Kube: true, RabbitMQ: true})
+	stack, err = testenv.Start(startCtx, testenv.Options{Kube: true, ControllerManager: true, RabbitMQ: true})
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "starting the stack: %v\n", err)
 		return 1
@@ -254,4 +255,26 @@ func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 
 func rabbitholeUser(password string) rabbithole.UserSettings {
 	return rabbithole.UserSettings{Password: password, Tags: rabbithole.UserTags{"administrator"}}
+}
+
+// startOwnControllers runs a second set of the seven controllers, serving a
+// new namespace of its own with opts (Broker, ClusterName and Namespace are
+// filled in), its broker requests passing through transport (nil: the
+// default one). It returns the namespace; the controllers stop with the test.
+func startOwnControllers(t *testing.T, prefix string, opts Options, transport http.RoundTripper) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	ns := uniq(prefix)
+	if err := kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	mgr, broker := newManager(ns, transport)
+	opts.Broker, opts.ClusterName, opts.Namespace = broker, clusterName, ns
+	if _, err := SetupWithManager(ctx, mgr, opts); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { defer close(done); _ = mgr.Start(ctx) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return ns
 }

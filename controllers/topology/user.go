@@ -84,13 +84,14 @@ func (a userActuator) Resolve(ctx context.Context, o *rmqv1.User) (any, error) {
 	return d, nil
 }
 
-// userFromSecret builds the declaration from a credentials Secret's data:
-// username (default: the resource name), then passwordHash (wins; empty
-// means passwordless, SHA-512 as upstream) or password.
+// userFromSecret builds the declaration from a credentials Secret's data, as
+// upstream reads it (github.com/rabbitmq/messaging-topology-operator
+// internal/controller/user_controller.go, importCredentials): username is
+// required, then passwordHash (wins; empty means passwordless) or password.
 func userFromSecret(o *rmqv1.User, data map[string][]byte) (userDesired, error) {
 	d := userDesired{Username: string(data[SecretKeyUsername])}
 	if d.Username == "" {
-		d.Username = o.Name
+		return userDesired{}, fmt.Errorf("no %q key (upstream's rule: the username is never guessed)", SecretKeyUsername)
 	}
 	tags := make(rabbithole.UserTags, 0, len(o.Spec.Tags))
 	for _, t := range o.Spec.Tags {
@@ -115,21 +116,27 @@ func userFromSecret(o *rmqv1.User, data map[string][]byte) (userDesired, error) 
 	return d, nil
 }
 
-// generate writes <name>-user-credentials with the resource name as username
-// and a generated password (internal/password: 52 characters, A–Z and 2–7), owned by the User so it is collected
-// with it.
+// generate writes <name>-user-credentials with a random username and a
+// random password, as upstream does (there both are 24 random bytes in
+// base64url), both from internal/password (52 characters, A–Z and 2–7, so
+// neither begins with "-"), owned by the User so it is collected with it.
 func (a userActuator) generate(ctx context.Context, o *rmqv1.User, name string) (corev1.Secret, error) {
 	s := corev1.Secret{
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: name,
 			Labels: map[string]string{labelTopologyOperator: "true"}},
 		Type: corev1.SecretTypeOpaque,
 		Data: map[string][]byte{
-			SecretKeyUsername: []byte(o.Name),
+			SecretKeyUsername: password.New(),
 			SecretKeyPassword: password.New(),
 		},
 	}
 	if err := controllerutil.SetControllerReference(o, &s, a.scheme); err != nil {
 		return corev1.Secret{}, err
+	}
+	// As upstream: the Secret does not hold up a foreground deletion of the
+	// User.
+	for i := range s.OwnerReferences {
+		s.OwnerReferences[i].BlockOwnerDeletion = new(false)
 	}
 	if err := a.kube.Create(ctx, &s); err != nil {
 		if apierrors.IsAlreadyExists(err) {
@@ -147,7 +154,7 @@ func (a userActuator) Declare(_ context.Context, o *rmqv1.User, desired any) err
 	if d.Passwordless {
 		err = rabbitmq.Done(a.broker.PutUserWithoutPassword(d.Username, d.Settings))
 	} else {
-		err = rabbitmq.Done(a.broker.PutUser(d.Username, d.Settings))
+		err = rabbitmq.Done(a.broker.PutUser(d.Username, saltedSettings(d.Settings)))
 	}
 	if err != nil {
 		return err
@@ -198,4 +205,19 @@ func refuseOwnAdmin(username, admin string) error {
 			"refusing to manage it: choose another username", username)
 	}
 	return nil
+}
+
+// saltedSettings replaces a plain password by its salted SHA-512
+// password_hash, as upstream sends it (internal/user.go, GenerateUserSettings),
+// so the password never travels and the broker stores the same kind of hash
+// either controller would. A fresh salt is drawn per request; the desired
+// state keeps the plain password, so its hash does not change per request.
+func saltedSettings(s rabbithole.UserSettings) rabbithole.UserSettings {
+	if s.Password == "" {
+		return s
+	}
+	s.PasswordHash = rabbithole.Base64EncodedSaltedPasswordHashSHA512(s.Password)
+	s.HashingAlgorithm = rabbithole.HashingAlgorithmSHA512
+	s.Password = ""
+	return s
 }

@@ -119,7 +119,8 @@ func (c Config) Endpoint() string {
 // / and spaces need no escaping. With https the broker is verified against
 // CAFile (or the system roots). transport, when non-nil, replaces the
 // default transport (tests and the benchmark count requests with it). Every
-// request carries version.UserAgent.
+// request carries version.UserAgent and is counted in
+// orderhub_rabbitmq_requests_total (metrics.go).
 func NewClient(c Config, transport http.RoundTripper) (*rabbithole.Client, error) {
 	if err := c.complete(); err != nil {
 		return nil, err
@@ -143,7 +144,7 @@ func NewClient(c Config, transport http.RoundTripper) (*rabbithole.Client, error
 		}
 		transport = t
 	}
-	cl, err := rabbithole.NewTLSClient(c.Endpoint(), c.Username, c.Password, version.Transport(transport))
+	cl, err := rabbithole.NewTLSClient(c.Endpoint(), c.Username, c.Password, countingTransport{next: version.Transport(transport)})
 	if err != nil {
 		return nil, err
 	}

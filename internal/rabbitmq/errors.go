@@ -31,6 +31,23 @@ func StatusCode(err error) int {
 // IsNotFound reports whether the broker answered 404.
 func IsNotFound(err error) bool { return StatusCode(err) == http.StatusNotFound }
 
+// reasonVhostOrUserNotFound is the broker's reason text when a permission
+// is granted on a vhost or to a user that does not exist (HTTP 400, not 404).
+const reasonVhostOrUserNotFound = "vhost_or_user_not_found"
+
+// IsMissingDependency reports whether the broker refused a declaration
+// because an object it names is not declared yet: 404 (a queue or exchange
+// of a binding, the vhost of a queue), or 400 vhost_or_user_not_found (the
+// vhost or user of a permission). The topology controller retries those
+// promptly instead of with its backoff.
+func IsMissingDependency(err error) bool {
+	var er rabbithole.ErrorResponse
+	if errors.As(err, &er) && er.StatusCode == http.StatusBadRequest {
+		return strings.Contains(er.Reason, reasonVhostOrUserNotFound) || strings.Contains(er.Message, reasonVhostOrUserNotFound)
+	}
+	return IsNotFound(err)
+}
+
 // Message renders err for a Ready condition: for a broker refusal the HTTP
 // status and the broker's own reason text (for example "inequivalent arg
 // 'x-queue-type' for queue ..."), otherwise err's text. It never contains

@@ -2,6 +2,7 @@ package rabbitmq
 
 import (
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -61,5 +62,34 @@ func TestMessageAndStatus(t *testing.T) {
 	}
 	if StatusCode(errors.New("dial tcp: connection refused")) != 0 {
 		t.Fatal("a transport error has no status")
+	}
+}
+
+func TestIsMissingDependency(t *testing.T) {
+	cases := map[string]struct {
+		err  error
+		want bool
+	}{
+		"404": {rabbithole.ErrorResponse{StatusCode: 404, Message: "not_found"}, true},
+		"400 vhost_or_user_not_found": {rabbithole.ErrorResponse{StatusCode: 400, Message: "bad_request",
+			Reason: "vhost_or_user_not_found"}, true},
+		"400 inequivalent arg": {rabbithole.ErrorResponse{StatusCode: 400, Message: "bad_request", Reason: "inequivalent arg 'durable'"}, false},
+		"500":                  {rabbithole.ErrorResponse{StatusCode: 500, Reason: "vhost_or_user_not_found"}, false},
+		"a transport error":    {errors.New("dial tcp: connection refused"), false},
+		"no error":             {nil, false},
+	}
+	for name, c := range cases {
+		if got := IsMissingDependency(c.err); got != c.want {
+			t.Errorf("%s: IsMissingDependency = %v, want %v", name, got, c.want)
+		}
+	}
+}
+
+func TestStatusLabel(t *testing.T) {
+	if got := statusLabel(&http.Response{StatusCode: 204}, nil); got != "204" {
+		t.Errorf("204 answer: %q", got)
+	}
+	if got := statusLabel(nil, errors.New("connection refused")); got != "error" {
+		t.Errorf("transport error: %q", got)
 	}
 }

@@ -8,6 +8,15 @@ import (
 // BindingSpec is a binding from an exchange to a queue or exchange;
 // POST /api/bindings/{vhost}/e/{source}/{q|e}/{destination}, sent only when
 // no binding between the two has the same routing key and arguments.
+//
+// Every field that identifies the binding is immutable, as upstream's webhook
+// has it: an edited binding would leave the old one routing messages.
+// +kubebuilder:validation:XValidation:rule="(has(self.vhost) ? (has(oldSelf.vhost) ? self.vhost == oldSelf.vhost : size(self.vhost) == 0) : (!has(oldSelf.vhost) || size(oldSelf.vhost) == 0))",message="vhost is immutable: delete the Binding and create it again with the new value",fieldPath=".vhost"
+// +kubebuilder:validation:XValidation:rule="(has(self.source) ? (has(oldSelf.source) ? self.source == oldSelf.source : size(self.source) == 0) : (!has(oldSelf.source) || size(oldSelf.source) == 0))",message="source is immutable: delete the Binding and create it again with the new value",fieldPath=".source"
+// +kubebuilder:validation:XValidation:rule="(has(self.destination) ? (has(oldSelf.destination) ? self.destination == oldSelf.destination : size(self.destination) == 0) : (!has(oldSelf.destination) || size(oldSelf.destination) == 0))",message="destination is immutable: delete the Binding and create it again with the new value",fieldPath=".destination"
+// +kubebuilder:validation:XValidation:rule="(has(self.destinationType) ? (has(oldSelf.destinationType) ? self.destinationType == oldSelf.destinationType : size(self.destinationType) == 0) : (!has(oldSelf.destinationType) || size(oldSelf.destinationType) == 0))",message="destinationType is immutable: delete the Binding and create it again with the new value",fieldPath=".destinationType"
+// +kubebuilder:validation:XValidation:rule="(has(self.routingKey) ? (has(oldSelf.routingKey) ? self.routingKey == oldSelf.routingKey : size(self.routingKey) == 0) : (!has(oldSelf.routingKey) || size(oldSelf.routingKey) == 0))",message="routingKey is immutable: delete the Binding and create it again with the new value",fieldPath=".routingKey"
+// +kubebuilder:validation:XValidation:rule="has(self.arguments) == has(oldSelf.arguments) && (!has(self.arguments) || self.arguments == oldSelf.arguments)",message="arguments is immutable: delete the Binding and create it again with the new value",fieldPath=".arguments"
 type BindingSpec struct {
 	// Vhost of the binding.
 	// +kubebuilder:default:=/
@@ -20,6 +29,8 @@ type BindingSpec struct {
 	// +optional
 	Destination string `json:"destination,omitempty"`
 	// DestinationType says whether destination is a queue or an exchange.
+	// Omitted means exchange, as upstream (which has no default and binds
+	// to an exchange then).
 	// +kubebuilder:validation:Enum=exchange;queue
 	// +optional
 	DestinationType string `json:"destinationType,omitempty"`

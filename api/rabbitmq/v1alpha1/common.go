@@ -49,7 +49,12 @@ const (
 // connectionSecret, or a namespace other than the controller's own means the
 // resource belongs to another controller (for example the upstream operator)
 // and is left entirely alone, status included.
+//
+// The reference is immutable, as upstream's webhook has it: repointing a
+// served resource would leave its broker object with no controller deleting
+// it.
 // +kubebuilder:validation:XValidation:rule="has(self.name) != has(self.connectionSecret)",message="exactly one of name and connectionSecret must be set"
+// +kubebuilder:validation:XValidation:rule="(has(self.name) ? (has(oldSelf.name) ? self.name == oldSelf.name : size(self.name) == 0) : (!has(oldSelf.name) || size(oldSelf.name) == 0)) && (has(self.__namespace__) ? (has(oldSelf.__namespace__) ? self.__namespace__ == oldSelf.__namespace__ : size(self.__namespace__) == 0) : (!has(oldSelf.__namespace__) || size(oldSelf.__namespace__) == 0)) && has(self.connectionSecret) == has(oldSelf.connectionSecret) && (!has(self.connectionSecret) || (has(self.connectionSecret.name) ? (has(oldSelf.connectionSecret.name) ? self.connectionSecret.name == oldSelf.connectionSecret.name : size(self.connectionSecret.name) == 0) : (!has(oldSelf.connectionSecret.name) || size(oldSelf.connectionSecret.name) == 0)))",message="rabbitmqClusterReference is immutable: set deletionPolicy retain, delete the resource and create it again with the new reference"
 type RabbitmqClusterReference struct {
 	// Name of the RabbitMQ cluster. This controller serves the resource only
 	// when the name equals its configured cluster name.

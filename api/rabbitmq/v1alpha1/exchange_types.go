@@ -6,6 +6,15 @@ import (
 )
 
 // ExchangeSpec is the exchange to declare; PUT /api/exchanges/{vhost}/{name}.
+//
+// name, vhost, type, durable and autoDelete are immutable, as upstream's
+// webhook has them; arguments stay editable, as upstream (the broker refuses
+// a changed alternate-exchange, and Ready says so).
+// +kubebuilder:validation:XValidation:rule="self.name == oldSelf.name",message="name is immutable: delete the Exchange and create it again with the new value",fieldPath=".name"
+// +kubebuilder:validation:XValidation:rule="(has(self.vhost) ? (has(oldSelf.vhost) ? self.vhost == oldSelf.vhost : size(self.vhost) == 0) : (!has(oldSelf.vhost) || size(oldSelf.vhost) == 0))",message="vhost is immutable: delete the Exchange and create it again with the new value",fieldPath=".vhost"
+// +kubebuilder:validation:XValidation:rule="(has(self.type) ? (has(oldSelf.type) ? self.type == oldSelf.type : size(self.type) == 0) : (!has(oldSelf.type) || size(oldSelf.type) == 0))",message="type is immutable: delete the Exchange and create it again with the new value",fieldPath=".type"
+// +kubebuilder:validation:XValidation:rule="(has(self.durable) ? (has(oldSelf.durable) ? self.durable == oldSelf.durable : self.durable == false) : (!has(oldSelf.durable) || oldSelf.durable == false))",message="durable is immutable: delete the Exchange and create it again with the new value",fieldPath=".durable"
+// +kubebuilder:validation:XValidation:rule="(has(self.autoDelete) ? (has(oldSelf.autoDelete) ? self.autoDelete == oldSelf.autoDelete : self.autoDelete == false) : (!has(oldSelf.autoDelete) || oldSelf.autoDelete == false))",message="autoDelete is immutable: delete the Exchange and create it again with the new value",fieldPath=".autoDelete"
 type ExchangeSpec struct {
 	// Name of the exchange.
 	// +kubebuilder:validation:Required

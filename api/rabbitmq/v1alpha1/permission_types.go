@@ -8,6 +8,12 @@ import (
 // PermissionSpec grants a user configure, write and read patterns on a vhost;
 // PUT /api/permissions/{vhost}/{user}.
 // +kubebuilder:validation:XValidation:rule="has(self.user) != has(self.userReference)",message="exactly one of user and userReference must be set"
+//
+// user, userReference and vhost are immutable, as upstream's webhook has
+// them: moved permissions would stay granted where they were.
+// +kubebuilder:validation:XValidation:rule="(has(self.user) ? (has(oldSelf.user) ? self.user == oldSelf.user : size(self.user) == 0) : (!has(oldSelf.user) || size(oldSelf.user) == 0))",message="user is immutable: delete the Permission and create it again with the new value",fieldPath=".user"
+// +kubebuilder:validation:XValidation:rule="has(self.userReference) == has(oldSelf.userReference) && (!has(self.userReference) || (has(self.userReference.name) ? (has(oldSelf.userReference.name) ? self.userReference.name == oldSelf.userReference.name : size(self.userReference.name) == 0) : (!has(oldSelf.userReference.name) || size(oldSelf.userReference.name) == 0)))",message="userReference is immutable: delete the Permission and create it again with the new value",fieldPath=".userReference"
+// +kubebuilder:validation:XValidation:rule="self.vhost == oldSelf.vhost",message="vhost is immutable: delete the Permission and create it again with the new value",fieldPath=".vhost"
 type PermissionSpec struct {
 	// User is the RabbitMQ username.
 	// +kubebuilder:validation:MinLength=1

@@ -6,6 +6,10 @@ import (
 )
 
 // PolicySpec is the policy to declare; PUT /api/policies/{vhost}/{name}.
+//
+// name and vhost are immutable, as upstream's webhook has them.
+// +kubebuilder:validation:XValidation:rule="self.name == oldSelf.name",message="name is immutable: delete the Policy and create it again with the new value",fieldPath=".name"
+// +kubebuilder:validation:XValidation:rule="(has(self.vhost) ? (has(oldSelf.vhost) ? self.vhost == oldSelf.vhost : size(self.vhost) == 0) : (!has(oldSelf.vhost) || size(oldSelf.vhost) == 0))",message="vhost is immutable: delete the Policy and create it again with the new value",fieldPath=".vhost"
 type PolicySpec struct {
 	// Name of the policy.
 	// +kubebuilder:validation:Required

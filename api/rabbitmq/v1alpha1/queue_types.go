@@ -7,9 +7,18 @@ import (
 
 // QueueSpec is the queue to declare; PUT /api/queues/{vhost}/{name}.
 //
-// Upstream refuses edits of name, vhost, type, durable and autoDelete with a
-// webhook. Here an edit is accepted and re-declared, and the broker's refusal
-// of an incompatible redeclaration appears in the Ready condition.
+// name, vhost, type, durable, autoDelete and arguments are immutable, as
+// upstream's webhook has them: the broker cannot change them on an existing
+// queue, and a renamed queue would be left behind, tracked by nothing.
+//
+// A quorum queue must be durable (upstream's webhook refuses it at creation).
+// +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'quorum' || !has(self.durable) || self.durable",message="quorum queues must be durable: set durable to true",fieldPath=".durable"
+// +kubebuilder:validation:XValidation:rule="self.name == oldSelf.name",message="name is immutable: delete the Queue and create it again with the new value",fieldPath=".name"
+// +kubebuilder:validation:XValidation:rule="(has(self.vhost) ? (has(oldSelf.vhost) ? self.vhost == oldSelf.vhost : size(self.vhost) == 0) : (!has(oldSelf.vhost) || size(oldSelf.vhost) == 0))",message="vhost is immutable: delete the Queue and create it again with the new value",fieldPath=".vhost"
+// +kubebuilder:validation:XValidation:rule="(has(self.type) ? (has(oldSelf.type) ? self.type == oldSelf.type : size(self.type) == 0) : (!has(oldSelf.type) || size(oldSelf.type) == 0))",message="type is immutable: delete the Queue and create it again with the new value",fieldPath=".type"
+// +kubebuilder:validation:XValidation:rule="(has(self.durable) ? (has(oldSelf.durable) ? self.durable == oldSelf.durable : self.durable == true) : (!has(oldSelf.durable) || oldSelf.durable == true))",message="durable is immutable: delete the Queue and create it again with the new value",fieldPath=".durable"
+// +kubebuilder:validation:XValidation:rule="(has(self.autoDelete) ? (has(oldSelf.autoDelete) ? self.autoDelete == oldSelf.autoDelete : self.autoDelete == false) : (!has(oldSelf.autoDelete) || oldSelf.autoDelete == false))",message="autoDelete is immutable: delete the Queue and create it again with the new value",fieldPath=".autoDelete"
+// +kubebuilder:validation:XValidation:rule="has(self.arguments) == has(oldSelf.arguments) && (!has(self.arguments) || self.arguments == oldSelf.arguments)",message="arguments is immutable: delete the Queue and create it again with the new value",fieldPath=".arguments"
 type QueueSpec struct {
 	// Name of the queue.
 	// +kubebuilder:validation:Required
@@ -24,7 +33,7 @@ type QueueSpec struct {
 	// +optional
 	Type string `json:"type,omitempty"`
 	// Durable queues survive a broker restart. Defaults to true, as upstream's
-	// mutating webhook sets it; quorum queues must be durable.
+	// mutating webhook sets it; quorum queues must be durable (a CEL rule).
 	// +kubebuilder:default:=true
 	// +optional
 	Durable *bool `json:"durable,omitempty"`

@@ -16,14 +16,13 @@ type UserSpec struct {
 	// +kubebuilder:validation:Required
 	RabbitmqClusterReference RabbitmqClusterReference `json:"rabbitmqClusterReference"`
 	// ImportCredentialsSecret names a Secret in the same namespace holding the
-	// credentials: key username (defaults to the resource name when absent),
-	// and passwordHash (wins; an empty value makes a passwordless user) or
-	// password. A change of the Secret's content, or pointing this field at
+	// credentials: key username (required, as upstream), and passwordHash
+	// (wins; an empty value makes a passwordless user) or password. A change of the Secret's content, or pointing this field at
 	// another Secret, reaches the broker.
 	//
 	// Without it a password is generated once and written to the Secret
 	// <name>-user-credentials (keys username and password, owned by the User);
-	// the username is then the resource name.
+	// the username is then random too, as upstream generates it.
 	// +optional
 	ImportCredentialsSecret *corev1.LocalObjectReference `json:"importCredentialsSecret,omitempty"`
 	// Limits of the user (max-connections, max-channels). A limit left out is

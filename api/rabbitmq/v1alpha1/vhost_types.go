@@ -5,6 +5,10 @@ import (
 )
 
 // VhostSpec is the virtual host to declare; PUT /api/vhosts/{name}.
+//
+// name is immutable, as upstream's webhook has it: a renamed vhost would
+// leave the old one in the broker, tracked by nothing.
+// +kubebuilder:validation:XValidation:rule="self.name == oldSelf.name",message="name is immutable: delete the Vhost and create it again with the new value",fieldPath=".name"
 type VhostSpec struct {
 	// Name of the virtual host in RabbitMQ; "/" is the default vhost.
 	// +kubebuilder:validation:Required

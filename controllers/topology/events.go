@@ -1,0 +1,19 @@
+package topology
+
+// Event reasons and actions of the topology controller besides the Ready
+// reasons (api/rabbitmq/v1alpha1, ReasonSuccessfulCreateOrUpdate and
+// ReasonFailedCreateOrUpdate, which double as event reasons).
+const (
+	// EventReasonDriftRepaired (Normal): a resync found the broker object
+	// missing or changed and declared it again; the note names what.
+	EventReasonDriftRepaired = "DriftRepaired"
+	// EventReasonSuccessfulDelete (Normal): the broker object was deleted.
+	EventReasonSuccessfulDelete = "SuccessfulDelete"
+	// EventReasonFailedDelete (Warning): the deletion was refused or could
+	// not be sent; retried with backoff.
+	EventReasonFailedDelete = "FailedDelete"
+
+	EventActionDeclare = "Declare"
+	EventActionRepair  = "Repair"
+	EventActionDelete  = "Delete"
+)

@@ -1,0 +1,16 @@
+package topology
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// repairsTotal counts declarations that repaired drift found in the broker
+// (EventReasonDriftRepaired), by kind. It is served with controller-runtime's
+// metrics (--metrics-bind-address).
+var repairsTotal = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "orderhub_topology_repairs_total",
+	Help: "Declarations that repaired a broker object found missing or changed by a resync, by kind.",
+}, []string{"kind"})
+
+func init() { metrics.Registry.MustRegister(repairsTotal) }

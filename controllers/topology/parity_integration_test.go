@@ -1,0 +1,183 @@
+//go:build integration
+
+package topology
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+)
+
+// docs/topology.md, "Compatibility with the upstream operator": a Binding
+// without destinationType binds to an exchange, as upstream's does, and its
+// deletion removes exactly that exchange-to-exchange binding.
+func TestIntegration_Topology_BindingWithoutDestinationTypeBindsAnExchange(t *testing.T) {
+	src := &rmqv1.Exchange{ObjectMeta: meta_(uniq("ex")), Spec: rmqv1.ExchangeSpec{Name: uniq("src-ex"), Type: "topic", RabbitmqClusterReference: ref()}}
+	dst := &rmqv1.Exchange{ObjectMeta: meta_(uniq("ex")), Spec: rmqv1.ExchangeSpec{Name: uniq("dst-ex"), Type: "fanout", RabbitmqClusterReference: ref()}}
+	create(t, src)
+	create(t, dst)
+	b := &rmqv1.Binding{ObjectMeta: meta_(uniq("b")), Spec: rmqv1.BindingSpec{Source: src.Spec.Name, Destination: dst.Spec.Name,
+		RoutingKey: "events.#", RabbitmqClusterReference: ref()}}
+	create(t, b)
+	waitReady(t, b)
+	if b.Spec.DestinationType != "" {
+		t.Fatalf("destinationType stored as %q; upstream stores no default", b.Spec.DestinationType)
+	}
+	bs, err := admin.ListExchangeBindingsBetween("/", src.Spec.Name, dst.Spec.Name)
+	if err != nil || len(bs) != 1 || bs[0].DestinationType != "exchange" || bs[0].RoutingKey != "events.#" {
+		t.Fatalf("exchange bindings between %s and %s: %+v, %v", src.Spec.Name, dst.Spec.Name, bs, err)
+	}
+	deleteAndWait(t, b)
+	eventually(t, "the exchange binding is deleted", func() error {
+		bs, err := admin.ListExchangeBindingsBetween("/", src.Spec.Name, dst.Spec.Name)
+		if err == nil && len(bs) != 0 {
+			return fmt.Errorf("%d bindings left", len(bs))
+		}
+		return err
+	})
+}
+
+// Upstream makes the User the controller owner of a Permission naming it by
+// userReference (github.com/rabbitmq/messaging-topology-operator
+// internal/controller/permission_controller.go): deleting the User deletes
+// the Permission through the garbage collector, instead of leaving it
+// Ready=False for good.
+func TestIntegration_Topology_PermissionIsCollectedWithItsUser(t *testing.T) {
+	username := uniq("owned")
+	s := credentialsSecret(uniq("creds"), username, "pw")
+	create(t, s)
+	u := managementUser(uniq("user"), s.Name)
+	create(t, u)
+	perm := &rmqv1.Permission{ObjectMeta: meta_(uniq("perm")), Spec: rmqv1.PermissionSpec{
+		UserReference: &corev1.LocalObjectReference{Name: u.Name}, Vhost: "/",
+		Permissions: rmqv1.VhostPermissions{Configure: ".*", Write: ".*", Read: ".*"}, RabbitmqClusterReference: ref()}}
+	create(t, perm)
+	waitReady(t, perm)
+	if err := kube.Get(bg, client.ObjectKeyFromObject(u), u); err != nil {
+		t.Fatal(err)
+	}
+	owner := metav1.GetControllerOf(perm)
+	if owner == nil || owner.UID != u.UID || owner.Kind != "User" || owner.BlockOwnerDeletion == nil || !*owner.BlockOwnerDeletion {
+		t.Fatalf("controller owner %+v, want the User %s blocking its deletion", owner, u.UID)
+	}
+	if _, err := admin.GetPermissionsIn("/", username); err != nil {
+		t.Fatalf("permissions in the broker: %v", err)
+	}
+
+	if err := kube.Delete(bg, u); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the Permission is collected with its User", func() error {
+		err := kube.Get(bg, client.ObjectKeyFromObject(perm), &rmqv1.Permission{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return errors.New("the Permission still exists")
+	})
+	if _, err := admin.GetUser(username); brokerGone(err) != nil {
+		t.Fatalf("the user in the broker after the User's deletion: %v", err)
+	}
+}
+
+// User semantics of upstream (github.com/rabbitmq/messaging-topology-operator
+// internal/controller/user_controller.go and internal/user.go): an import
+// Secret without username is an error, not a fallback to the resource name;
+// the password reaches the broker as a salted SHA-512 password_hash, so the
+// broker records SHA-512 (a plain password would be hashed with the
+// broker's default, SHA-256).
+func TestIntegration_Topology_UserSemanticsMatchUpstream(t *testing.T) {
+	s := &corev1.Secret{ObjectMeta: meta_(uniq("creds")), StringData: map[string]string{SecretKeyPassword: "pw-without-user"}}
+	create(t, s)
+	u := managementUser(uniq("nouser"), s.Name)
+	create(t, u)
+	eventually(t, "the User without username is refused", func() error {
+		c, err := readyStatus(u)
+		if err != nil {
+			return err
+		}
+		if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, `no "username" key`) {
+			return fmt.Errorf("Ready = %+v", c)
+		}
+		return nil
+	})
+	if _, err := admin.GetUser(u.Name); brokerGone(err) != nil {
+		t.Fatalf("a user named after the resource was declared: %v", err)
+	}
+
+	username := uniq("hashed")
+	s.StringData = map[string]string{SecretKeyUsername: username}
+	if err := kube.Update(bg, s); err != nil {
+		t.Fatal(err)
+	}
+	waitReady(t, u)
+	if u.Status.Username != username {
+		t.Fatalf("status.username %q, want %q", u.Status.Username, username)
+	}
+	info, err := admin.GetUser(username)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.HashingAlgorithm != rabbithole.HashingAlgorithmSHA512 || !passwordMatches(info.PasswordHash, info.HashingAlgorithm, "pw-without-user") {
+		t.Fatalf("broker user %s: hashing_algorithm %q; want a SHA-512 hash of the password", username, info.HashingAlgorithm)
+	}
+	eventually(t, "the password logs in", func() error { return loginAs(username, "pw-without-user") })
+}
+
+// A Permission on a vhost not declared yet is answered 400
+// vhost_or_user_not_found (not 404); it takes the fast dependency retry, so
+// it follows its vhost within DependencyRetry although its backoff is an
+// hour.
+func TestIntegration_Topology_PermissionOnMissingVhostRetriesFast(t *testing.T) {
+	ns := startOwnControllers(t, "topology-dep", Options{ResyncPeriod: time.Hour,
+		BackoffBase: time.Hour, BackoffMax: time.Hour, DependencyRetry: 500 * time.Millisecond}, nil)
+	vhost := uniq("later-vh")
+	perm := &rmqv1.Permission{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: uniq("perm")}, Spec: rmqv1.PermissionSpec{
+		User: stack.RabbitMQ.User, Vhost: vhost, Permissions: rmqv1.VhostPermissions{Read: ".*"},
+		RabbitmqClusterReference: ref(), DeletionPolicy: rmqv1.DeletionPolicyRetain}}
+	create(t, perm)
+	eventually(t, "the Permission reports the missing vhost", func() error {
+		c, err := readyStatus(perm)
+		if err != nil {
+			return err
+		}
+		if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "vhost_or_user_not_found") {
+			return fmt.Errorf("Ready = %+v", c)
+		}
+		return nil
+	})
+	if _, err := admin.PutVhost(vhost, rabbithole.VhostSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.DeleteVhost(vhost) })
+	waitReady(t, perm)
+	p, err := admin.GetPermissionsIn(vhost, stack.RabbitMQ.User)
+	if err != nil || p.Read != ".*" {
+		t.Fatalf("permissions in %s: %+v, %v", vhost, p, err)
+	}
+}
+
+// Upstream's Queue webhook refuses a quorum queue that is not durable; here
+// a CEL rule does, with upstream's meaning, before the broker sees it.
+func TestIntegration_Topology_QuorumQueueMustBeDurable(t *testing.T) {
+	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Name: uniq("quorum-q"), Type: "quorum",
+		Durable: new(false), RabbitmqClusterReference: ref()}}
+	if err := kube.Create(bg, q); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "quorum queues must be durable") {
+		t.Fatalf("create of a non-durable quorum queue: %v, want Invalid", err)
+	}
+	q.Spec.Durable = nil // the schema default, true
+	create(t, q)
+	waitReady(t, q)
+}
