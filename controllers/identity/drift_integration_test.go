@@ -13,40 +13,10 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
+	"github.com/c5c3/orderhub/internal/testenv"
 )
-
-// counterValue reads a counter of controller-runtime's metrics registry (the
-// controller runs in this process) with the given labels.
-func counterValue(t *testing.T, name string, labels map[string]string) float64 {
-	t.Helper()
-	mfs, err := crmetrics.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := 0.0
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-	metrics:
-		for _, m := range mf.GetMetric() {
-			got := map[string]string{}
-			for _, l := range m.GetLabel() {
-				got[l.GetName()] = l.GetValue()
-			}
-			for k, v := range labels {
-				if got[k] != v {
-					continue metrics
-				}
-			}
-			sum += m.GetCounter().GetValue()
-		}
-	}
-	return sum
-}
 
 // A description edited by hand in Keystone is put back by the forced resync,
 // visibly: a Normal DriftRepaired event naming the domain and the field, and
@@ -58,9 +28,9 @@ func TestDriftRepairIsVisible(t *testing.T) {
 		Spec: kv1.DomainSpec{CommonSpec: kv1.CommonSpec{KeystoneRef: ref()}, Name: name, Description: "as declared"}}
 	mustCreate(t, d)
 	waitReady(t, d)
-	repairs := counterValue(t, "orderhub_identity_drift_repairs_total", map[string]string{"kind": "Domain"})
-	patches := counterValue(t, "orderhub_identity_keystone_requests_total", map[string]string{"method": "PATCH", "code": "200"})
-	if gets := counterValue(t, "orderhub_identity_keystone_requests_total", map[string]string{"method": "GET", "code": "200"}); gets == 0 {
+	repairs := testenv.CounterSum(t, "orderhub_identity_drift_repairs_total", map[string]string{"kind": "Domain"})
+	patches := testenv.CounterSum(t, "orderhub_identity_keystone_requests_total", map[string]string{"method": "PATCH", "code": "200"})
+	if gets := testenv.CounterSum(t, "orderhub_identity_keystone_requests_total", map[string]string{"method": "GET", "code": "200"}); gets == 0 {
 		t.Error("no GET counted in orderhub_identity_keystone_requests_total")
 	}
 
@@ -86,10 +56,10 @@ func TestDriftRepairIsVisible(t *testing.T) {
 		}
 		return false, errors.New("no DriftRepaired event yet").Error()
 	})
-	if n := counterValue(t, "orderhub_identity_drift_repairs_total", map[string]string{"kind": "Domain"}) - repairs; n < 1 {
+	if n := testenv.CounterSum(t, "orderhub_identity_drift_repairs_total", map[string]string{"kind": "Domain"}) - repairs; n < 1 {
 		t.Errorf("orderhub_identity_drift_repairs_total{kind=Domain} grew by %v, want >= 1", n)
 	}
-	if n := counterValue(t, "orderhub_identity_keystone_requests_total", map[string]string{"method": "PATCH", "code": "200"}) - patches; n < 1 {
+	if n := testenv.CounterSum(t, "orderhub_identity_keystone_requests_total", map[string]string{"method": "PATCH", "code": "200"}) - patches; n < 1 {
 		t.Errorf("orderhub_identity_keystone_requests_total{method=PATCH,code=200} grew by %v, want >= 1", n)
 	}
 }

@@ -10,38 +10,10 @@ import (
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 	eventsv1 "k8s.io/api/events/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+	"github.com/c5c3/orderhub/internal/testenv"
 )
-
-// counterSum adds the values of the counter name in controller-runtime's
-// metrics registry whose labels include every pair of labels.
-func counterSum(t *testing.T, name string, labels map[string]string) float64 {
-	t.Helper()
-	mfs, err := crmetrics.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := 0.0
-	for _, mf := range mfs {
-		if mf.GetName() != name {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			matched := 0
-			for _, l := range m.GetLabel() {
-				if v, ok := labels[l.GetName()]; ok && v == l.GetValue() {
-					matched++
-				}
-			}
-			if matched == len(labels) {
-				sum += m.GetCounter().GetValue()
-			}
-		}
-	}
-	return sum
-}
 
 // repairEvent returns the note of a DriftRepaired event about obj that
 // contains want, or an error saying what events there are.
@@ -70,8 +42,8 @@ func repairEvent(obj client.Object, want string) error {
 // a queue deleted in the broker likewise. Every management API request is
 // counted in orderhub_rabbitmq_requests_total by method and status code.
 func TestIntegration_Topology_DriftRepairIsVisible(t *testing.T) {
-	bindingRepairs := counterSum(t, "orderhub_topology_repairs_total", map[string]string{"kind": "Binding"})
-	queueRepairs := counterSum(t, "orderhub_topology_repairs_total", map[string]string{"kind": "Queue"})
+	bindingRepairs := testenv.CounterSum(t, "orderhub_topology_repairs_total", map[string]string{"kind": "Binding"})
+	queueRepairs := testenv.CounterSum(t, "orderhub_topology_repairs_total", map[string]string{"kind": "Queue"})
 
 	ex := &rmqv1.Exchange{ObjectMeta: meta_(uniq("ex")), Spec: rmqv1.ExchangeSpec{Name: uniq("redeclared-ex"), Type: "direct", RabbitmqClusterReference: ref()}}
 	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Name: uniq("drift-q"), RabbitmqClusterReference: ref()}}
@@ -103,14 +75,14 @@ func TestIntegration_Topology_DriftRepairIsVisible(t *testing.T) {
 		return repairEvent(q, fmt.Sprintf("queue %q in vhost \"/\" was missing", q.Spec.Name))
 	})
 
-	if got := counterSum(t, "orderhub_topology_repairs_total", map[string]string{"kind": "Binding"}); got < bindingRepairs+1 {
+	if got := testenv.CounterSum(t, "orderhub_topology_repairs_total", map[string]string{"kind": "Binding"}); got < bindingRepairs+1 {
 		t.Fatalf("Binding repairs counted %v, was %v", got, bindingRepairs)
 	}
-	if got := counterSum(t, "orderhub_topology_repairs_total", map[string]string{"kind": "Queue"}); got < queueRepairs+1 {
+	if got := testenv.CounterSum(t, "orderhub_topology_repairs_total", map[string]string{"kind": "Queue"}); got < queueRepairs+1 {
 		t.Fatalf("Queue repairs counted %v, was %v", got, queueRepairs)
 	}
 	for _, l := range []map[string]string{{"method": "GET", "code": "200"}, {"method": "PUT", "code": "201"}, {"method": "POST", "code": "201"}} {
-		if counterSum(t, "orderhub_rabbitmq_requests_total", l) == 0 {
+		if testenv.CounterSum(t, "orderhub_rabbitmq_requests_total", l) == 0 {
 			t.Errorf("no request counted with %v", l)
 		}
 	}
