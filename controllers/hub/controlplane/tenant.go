@@ -1,0 +1,61 @@
+package controlplane
+
+import (
+	"slices"
+	"strings"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/delivery/eso"
+)
+
+// The tenant store (docs/reference/openbao.md): in every consented
+// namespace the plane provisions a ServiceAccount and a SecretStore that
+// logs in to OpenBao's Kubernetes auth method as that ServiceAccount. The
+// OpenBao role binds the ServiceAccount's name; its policy, templated on
+// the ServiceAccount's namespace, grants only that namespace's backup
+// leaves. No OpenBao token is written into any namespace.
+
+// TenantStore is the SecretStore the plane provisions in namespace ns under
+// the name store (StoreName).
+func TenantStore(cp *c5c3v1alpha1.ControlPlane, ob OpenBao, store, ns string) eso.SecretStore {
+	return eso.SecretStore{Name: store, Namespace: ns, Labels: Labels(cp), Server: ob.Address, Mount: ob.Mount,
+		Kubernetes: &eso.KubernetesAuth{MountPath: ob.AuthMount, Role: ob.Role, ServiceAccount: ob.ServiceAccount}}
+}
+
+// Placed is a namespaced object the plane labelled (Labels) and found.
+type Placed struct {
+	Namespace, Name string
+}
+
+// Stale returns the plane's labelled tenant objects (SecretStores or
+// ServiceAccounts) to delete: those in a namespace the plane no longer
+// consents to (de-listed from allowedNamespaces, or a service namespace
+// dropped), and those whose name is not want (the store was renamed
+// through spec.secretStoreRef, or the hub's ServiceAccount name changed).
+// want "" (the plane names a ClusterSecretStore, or provisions none) makes
+// every found object stale. consented is ConsentedNamespaces(cp) (or nil).
+func Stale(consented []string, want string, found []Placed) []Placed {
+	var out []Placed
+	for _, p := range found {
+		if want == "" || p.Name != want || !slices.Contains(consented, p.Namespace) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// LegacyTokenSuffix ends the name of the OpenBao token copies
+// (<store>-token) that orderhub before Kubernetes auth wrote into every
+// consented namespace.
+const LegacyTokenSuffix = "-token"
+
+// IsLegacyTokenCopy reports whether a Secret the plane labelled (Labels) is
+// such a token copy, to be deleted on upgrade: its name ends in -token and it
+// is not one of the plane's admin clouds.yaml Secrets (the only other
+// Secrets carrying the plane's labels, and only in its own namespace).
+func IsLegacyTokenCopy(cp *c5c3v1alpha1.ControlPlane, s Placed) bool {
+	if !strings.HasSuffix(s.Name, LegacyTokenSuffix) {
+		return false
+	}
+	return s.Namespace != cp.Namespace || !slices.Contains(CloudsSecretNames(cp), s.Name)
+}
