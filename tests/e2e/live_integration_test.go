@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -43,10 +44,7 @@ import (
 // one stack, so each uses Keystone names of its own.
 var liveSuites = []string{"keystone-service", "keystone-service-foreign-namespace", "keystone-user"}
 
-const (
-	hubNS       = "orderhub-system"
-	tokenSecret = "openbao-token"
-)
+const hubNS = "orderhub-system"
 
 // TestIntegration_ChainsawLiveSuites starts the full stack (Kubernetes with
 // the garbage collector and namespace controllers, Keystone, OpenBao, K-ORC,
@@ -153,8 +151,7 @@ func startHub(t *testing.T, st *testenv.Stack) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	token, err := st.SeedOpenBaoToken(ctx, direct, hubNS, tokenSecret, controlplane.DefaultOpenBaoTokenKey)
-	if err != nil {
+	if err := direct.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hubNS}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -182,7 +179,7 @@ func startHub(t *testing.T, st *testenv.Stack) {
 		mgr.Add(webhooks.Registrar{Client: direct, Server: mgr.GetWebhookServer(), URLBase: urlBase, CABundle: bundle.CACert}),
 		controlplane.SetupWithManager(mgr, controlplane.Options{RetryInterval: 2 * time.Second,
 			OpenBao: &controlplane.OpenBao{Address: st.OpenBao.Addr, Mount: st.OpenBao.KVMount,
-				TokenSecret: token}}),
+				AuthMount: st.OpenBao.AuthMount, Role: st.OpenBao.Role, ServiceAccount: st.OpenBao.ServiceAccount}}),
 		keystoneservice.SetupWithManager(mgr),
 		credentialrotation.SetupWithManager(mgr),
 		keystoneuser.SetupWithManager(hub, keystoneuser.Options{}),

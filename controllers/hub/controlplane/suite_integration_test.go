@@ -28,14 +28,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{TokenKey: DefaultOpenBaoTokenKey}, setup))
+	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{}, setup))
 }
 
 // setup runs the ControlPlane reconciler on the manager.
 func setup(_ context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 	stack, kube = s.Stack, s.Kube
 	if err := SetupWithManager(s.Manager, Options{
-		OpenBao:       &OpenBao{Address: stack.OpenBao.Addr, Mount: stack.OpenBao.KVMount, TokenSecret: s.Token},
+		OpenBao: &OpenBao{Address: stack.OpenBao.Addr, Mount: stack.OpenBao.KVMount,
+			AuthMount: stack.OpenBao.AuthMount, Role: stack.OpenBao.Role, ServiceAccount: stack.OpenBao.ServiceAccount},
 		RetryInterval: 2 * time.Second,
 	}); err != nil {
 		return nil, err
