@@ -1,6 +1,7 @@
 package openbao
 
 import (
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -65,5 +66,18 @@ func TestTenantPolicyCoversBackupPaths(t *testing.T) {
 		if allowed(path) {
 			t.Errorf("path %s granted", path)
 		}
+	}
+}
+
+// TestTenantPolicyDocumented: the policy docs/reference/openbao.md tells an
+// operator to write is the one the local stack writes (the shell fills in
+// ${ACCESSOR}).
+func TestTenantPolicyDocumented(t *testing.T) {
+	b, err := os.ReadFile("../../docs/reference/openbao.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := TenantPolicy("kv-v2", "${ACCESSOR}"); !strings.Contains(string(b), "<<EOF\n"+want+"EOF\n") {
+		t.Fatalf("docs/reference/openbao.md does not carry the policy:\n%s", want)
 	}
 }
