@@ -13,10 +13,13 @@
 //     EndpointUnreachable, TLSVerificationFailed and CatalogEndpointMismatch
 //     (seed 001 "Conditions", c5c3-brief §1.3);
 //   - the admin Domain import <cp>-domain-<slug> (c5c3-brief §1.6);
-//   - a SecretStore against OpenBao in every namespace the plane consents to
-//     (its own, its dedicated service namespaces, and
-//     spec.korc.serviceRegistrations.allowedNamespaces; c5c3-brief §1.4),
-//     when the hub is given an OpenBao address.
+//   - a ServiceAccount and a SecretStore against OpenBao in every namespace
+//     the plane consents to (its own, its dedicated service namespaces, and
+//     spec.korc.serviceRegistrations.allowedNamespaces), when the hub is
+//     given an OpenBao address; the store logs in with OpenBao's Kubernetes
+//     auth as that ServiceAccount, and a namespace the plane stops
+//     consenting to loses both (tenant.go, stores.go,
+//     docs/reference/openbao.md).
 //
 // Before any of this, the duplicate guard (duplicate.go, c5c3-brief §1.2)
 // parks every ControlPlane that is not the oldest of its namespace with

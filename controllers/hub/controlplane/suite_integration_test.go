@@ -16,7 +16,8 @@ import (
 
 // The suite starts one real stack (Kubernetes with the garbage collector,
 // Keystone, OpenBao, K-ORC and ESO) and runs the ControlPlane reconciler
-// in-process against it, with the OpenBao token in testenv.DefaultHubNamespace.
+// in-process against it; its SecretStores log in to the stack's OpenBao with
+// the tenant auth testenv sets up (Kubernetes auth, role and policy).
 
 const (
 	waitTimeout = 3 * time.Minute
