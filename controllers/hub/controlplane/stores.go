@@ -20,7 +20,7 @@ import (
 // ensureStores provisions the ServiceAccount and the SecretStore in every
 // consented namespace that exists, removes the plane's tenant objects from
 // namespaces it no longer consents to and the OpenBao token copies older
-// releases wrote, and returns why the store in the plane's own namespace is
+// releases wrote (sweep), and returns why the store in the plane's own namespace is
 // not Ready ("" when it is, or when the plane names a ClusterSecretStore).
 func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (string, error) {
 	ob := *r.opts.OpenBao
@@ -50,7 +50,7 @@ func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlP
 			errs = append(errs, err)
 		}
 	}
-	if err := r.sweep(ctx, cp, consented, store, ob.ServiceAccount); err != nil {
+	if err := r.sweep(ctx, cp, ok, consented); err != nil {
 		errs = append(errs, err)
 	}
 	if !ok {
@@ -85,8 +85,30 @@ func (r *Reconciler) applyServiceAccount(ctx context.Context, cp *c5c3v1alpha1.C
 
 // sweep deletes the plane's SecretStores and ServiceAccounts that Stale
 // names (a de-listed namespace loses its OpenBao access; its delivered
-// Secrets stay) and every legacy token copy (IsLegacyTokenCopy).
-func (r *Reconciler) sweep(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, consented []string, store, sa string) error {
+// Secrets stay) and every legacy token copy (IsLegacyTokenCopy). A plane
+// that names a ClusterSecretStore (provisions is false) keeps the tenant
+// objects it provisioned before: PushSecrets may still name them.
+func (r *Reconciler) sweep(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, provisions bool, consented []string) error {
+	var errs []error
+	if provisions {
+		errs = append(errs, r.sweepTenantObjects(ctx, cp, consented))
+	}
+	var secrets corev1.SecretList
+	if err := r.client.List(ctx, &secrets, client.MatchingLabels(Labels(cp))); err != nil {
+		errs = append(errs, fmt.Errorf("list the plane's Secrets: %w", err))
+	} else {
+		for _, s := range secrets.Items {
+			if IsLegacyTokenCopy(cp, Placed{s.Namespace, s.Name}) {
+				errs = append(errs, r.delete(ctx, "Secret", &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// sweepTenantObjects deletes the plane's SecretStores and ServiceAccounts
+// outside the consented namespaces.
+func (r *Reconciler) sweepTenantObjects(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, consented []string) error {
 	var errs []error
 	stores := eso.NewList(eso.SecretStoreGVK)
 	if err := r.client.List(ctx, stores, client.MatchingLabels(Labels(cp))); err != nil {
@@ -96,7 +118,7 @@ func (r *Reconciler) sweep(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, c
 		for _, s := range stores.Items {
 			found = append(found, Placed{s.GetNamespace(), s.GetName()})
 		}
-		for _, p := range Stale(consented, store, found) {
+		for _, p := range Stale(consented, found) {
 			u := eso.New(eso.SecretStoreGVK)
 			u.SetNamespace(p.Namespace)
 			u.SetName(p.Name)
@@ -111,21 +133,8 @@ func (r *Reconciler) sweep(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, c
 		for _, s := range sas.Items {
 			found = append(found, Placed{s.Namespace, s.Name})
 		}
-		if store == "" {
-			sa = ""
-		}
-		for _, p := range Stale(consented, sa, found) {
+		for _, p := range Stale(consented, found) {
 			errs = append(errs, r.delete(ctx, "ServiceAccount", &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}))
-		}
-	}
-	var secrets corev1.SecretList
-	if err := r.client.List(ctx, &secrets, client.MatchingLabels(Labels(cp))); err != nil {
-		errs = append(errs, fmt.Errorf("list the plane's Secrets: %w", err))
-	} else {
-		for _, s := range secrets.Items {
-			if IsLegacyTokenCopy(cp, Placed{s.Namespace, s.Name}) {
-				errs = append(errs, r.delete(ctx, "Secret", &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}))
-			}
 		}
 	}
 	return errors.Join(errs...)

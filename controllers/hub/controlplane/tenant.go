@@ -30,14 +30,14 @@ type Placed struct {
 // Stale returns the plane's labelled tenant objects (SecretStores or
 // ServiceAccounts) to delete: those in a namespace the plane no longer
 // consents to (de-listed from allowedNamespaces, or a service namespace
-// dropped), and those whose name is not want (the store was renamed
-// through spec.secretStoreRef, or the hub's ServiceAccount name changed).
-// want "" (the plane names a ClusterSecretStore, or provisions none) makes
-// every found object stale. consented is ConsentedNamespaces(cp) (or nil).
-func Stale(consented []string, want string, found []Placed) []Placed {
+// dropped). consented is ConsentedNamespaces(cp). Objects in a consented
+// namespace stay, whatever their name: a store left by a rename of
+// spec.secretStoreRef logs in as the same identity, and deleting it could
+// strand the PushSecrets still naming it.
+func Stale(consented []string, found []Placed) []Placed {
 	var out []Placed
 	for _, p := range found {
-		if want == "" || p.Name != want || !slices.Contains(consented, p.Namespace) {
+		if !slices.Contains(consented, p.Namespace) {
 			out = append(out, p)
 		}
 	}
