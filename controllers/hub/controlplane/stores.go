@@ -61,8 +61,7 @@ func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlP
 		return fmt.Sprintf("SecretStore %s/%s: %v", cp.Namespace, store, err), errors.Join(errs...)
 	}
 	if c := eso.ReadyCondition(own); !c.True() {
-		return fmt.Sprintf("SecretStore %s/%s is not Ready: %s %s", cp.Namespace, store, c.Reason, c.Message),
-			errors.Join(errs...)
+		return StoreNotReadyMessage(cp.Namespace, store, ob, c), errors.Join(errs...)
 	}
 	return "", errors.Join(errs...)
 }

@@ -1,6 +1,7 @@
 package controlplane
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 
@@ -58,4 +59,18 @@ func IsLegacyTokenCopy(cp *c5c3v1alpha1.ControlPlane, s Placed) bool {
 		return false
 	}
 	return s.Namespace != cp.Namespace || !slices.Contains(CloudsSecretNames(cp), s.Name)
+}
+
+// StoreNotReadyMessage says why the plane's own store is not Ready (ESO's
+// condition c) and what it logs in as, naming the setup page as the remedy:
+// a store that cannot log in usually means OpenBao lacks the auth method,
+// the role or the policy.
+func StoreNotReadyMessage(ns, store string, ob OpenBao, c eso.Condition) string {
+	why := strings.TrimSpace(c.Reason + " " + c.Message)
+	if !c.Found {
+		why = "ESO has not validated it yet"
+	}
+	return fmt.Sprintf("SecretStore %s/%s is not Ready: %s (it logs in to OpenBao's Kubernetes auth at auth/%s as role %s "+
+		"with ServiceAccount %s/%s; docs/reference/openbao.md says how to set OpenBao up)",
+		ns, store, why, ob.AuthMount, ob.Role, ns, ob.ServiceAccount)
 }

@@ -2,11 +2,13 @@ package controlplane
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/delivery/eso"
 )
 
 func TestTenantStore(t *testing.T) {
@@ -59,5 +61,21 @@ func TestIsLegacyTokenCopy(t *testing.T) {
 		if got := IsLegacyTokenCopy(cp, s); got != want {
 			t.Errorf("%v: got %v, want %v", s, got, want)
 		}
+	}
+}
+
+func TestStoreNotReadyMessage(t *testing.T) {
+	t.Parallel()
+	ob := OpenBao{AuthMount: "kubernetes", Role: "eso-tenant", ServiceAccount: "eso-tenant-auth"}
+	got := StoreNotReadyMessage("openstack", "openbao-tenant-store", ob,
+		eso.Condition{Found: true, Status: "False", Reason: "InvalidProviderConfig", Message: "permission denied"})
+	for _, want := range []string{"openstack/openbao-tenant-store", "InvalidProviderConfig permission denied",
+		"auth/kubernetes", "role eso-tenant", "openstack/eso-tenant-auth", "docs/reference/openbao.md"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("message %q lacks %q", got, want)
+		}
+	}
+	if got := StoreNotReadyMessage("n", "s", ob, eso.Condition{}); !strings.Contains(got, "not validated it yet") {
+		t.Errorf("unvalidated: %q", got)
 	}
 }
