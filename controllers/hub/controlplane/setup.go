@@ -86,7 +86,10 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			builder.WithPredicates(createOrDelete))
 	if opts.OpenBao != nil {
 		b = b.Watches(eso.New(eso.SecretStoreGVK), handler.EnqueueRequestsFromMapFunc(planeOfLabels)).
-			Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(planeOfLabels))
+			// Only deletions: a ServiceAccount removed behind the plane's back
+			// is re-created; its own applies need no extra pass.
+			Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(planeOfLabels),
+				builder.WithPredicates(deleteOnly))
 	}
 	return b.Complete(r)
 }
@@ -94,6 +97,14 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 // createOrDelete passes only create and delete events.
 var createOrDelete = predicate.Funcs{
 	CreateFunc:  func(event.CreateEvent) bool { return true },
+	DeleteFunc:  func(event.DeleteEvent) bool { return true },
+	UpdateFunc:  func(event.UpdateEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+// deleteOnly passes only delete events.
+var deleteOnly = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
 	DeleteFunc:  func(event.DeleteEvent) bool { return true },
 	UpdateFunc:  func(event.UpdateEvent) bool { return false },
 	GenericFunc: func(event.GenericEvent) bool { return false },
