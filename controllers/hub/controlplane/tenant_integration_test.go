@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	bao "github.com/openbao/openbao/api/v2"
+	authenticationv1 "k8s.io/api/authentication/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
@@ -17,12 +18,14 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/delivery/eso"
 	"github.com/c5c3/orderhub/delivery/openbao"
+	"github.com/c5c3/orderhub/internal/testenv"
 )
 
 // The tenant isolation tests (docs/reference/openbao.md): the plane's
@@ -532,5 +535,104 @@ func TestIntegration_TokenCopiesRemovedOnUpgrade(t *testing.T) {
 		if _, token := auth["tokenSecretRef"]; token || auth["kubernetes"] == nil {
 			t.Errorf("store in %s after upgrade: auth %v", ns, auth)
 		}
+	}
+}
+
+// TestIntegration_TenantTokenReach logs in to OpenBao as a consented
+// namespace's ServiceAccount exactly as ESO does (a TokenRequest token,
+// auth/<mount>/login with the role) and uses the OpenBao token directly, so
+// the policy is tested without ESO's order of requests: the namespace's own
+// leaves can be written, read and deleted; another namespace's leaf, a path
+// of its own namespace outside the three leaves, listing, and sys/ are
+// refused with 403.
+func TestIntegration_TenantTokenReach(t *testing.T) {
+	ks := stack.Keystone
+	ctx := context.Background()
+	cp := newPlane(t, "reach-plane", ks.URL, ks.AdminPassword, "reach-a")
+	waitForReason(t, cp, c5c3v1alpha1.ReasonAdminCredentialReady)
+	waitStoreReady(t, "reach-a", DefaultTenantStoreName)
+	root, err := stack.KV()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rootClient, err := openbao.NewClient(openbao.Config{Address: stack.OpenBao.Addr, Token: stack.OpenBao.Token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	victim := backupPath(t, cp.Namespace, "victim")
+	if _, err := rootClient.KVv2(stack.OpenBao.KVMount).Put(ctx, victim, map[string]any{"password": "untouched"}); err != nil {
+		t.Fatal(err)
+	}
+
+	cs, err := kubernetes.NewForConfig(stack.Kube.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := cs.CoreV1().ServiceAccounts("reach-a").CreateToken(ctx, stack.OpenBao.ServiceAccount,
+		&authenticationv1.TokenRequest{}, metav1.CreateOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := bao.NewClient(bao.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.SetAddress(stack.OpenBao.Addr); err != nil {
+		t.Fatal(err)
+	}
+	c.ClearToken()
+	login, err := c.Logical().WriteWithContext(ctx, "auth/"+stack.OpenBao.AuthMount+"/login",
+		map[string]any{"role": stack.OpenBao.Role, "jwt": tr.Status.Token})
+	if err != nil || login == nil || login.Auth == nil {
+		t.Fatalf("login as reach-a/%s: %v", stack.OpenBao.ServiceAccount, err)
+	}
+	if got := login.Auth.Policies; len(got) != 1 || got[0] != testenv.TenantPolicyName {
+		t.Errorf("token policies %v, want only %s (no default policy)", got, testenv.TenantPolicyName)
+	}
+	c.SetToken(login.Auth.ClientToken)
+	kv := c.KVv2(stack.OpenBao.KVMount)
+
+	// Own leaves: write, read, delete.
+	for _, leaf := range []string{
+		backupPath(t, "reach-a", "svc"),
+		"openstack/keystone/reach-a/app-1a2b3c4d-applicationcredential/service-accounts/application-credential",
+		"openstack/keystone/reach-a/usr-1a2b3c4d-user/service-accounts/password",
+	} {
+		if _, err := kv.Put(ctx, leaf, map[string]any{"password": "own"}); err != nil {
+			t.Errorf("write own leaf %s: %v", leaf, err)
+			continue
+		}
+		if s, err := kv.Get(ctx, leaf); err != nil || s.Data["password"] != "own" {
+			t.Errorf("read own leaf %s: %v", leaf, err)
+		}
+		if err := kv.DeleteMetadata(ctx, leaf); err != nil {
+			t.Errorf("delete own leaf %s: %v", leaf, err)
+		}
+	}
+	refused := func(what string, err error) {
+		t.Helper()
+		var re *bao.ResponseError
+		if !errors.As(err, &re) || re.StatusCode != 403 {
+			t.Errorf("%s: %v, want 403", what, err)
+			return
+		}
+		t.Logf("%s: 403 %s", what, strings.Join(strings.Fields(strings.Join(re.Errors, " ")), " "))
+	}
+	_, err = kv.Get(ctx, victim)
+	refused("read another namespace's leaf", err)
+	_, err = kv.Put(ctx, victim, map[string]any{"password": "stolen"})
+	refused("write another namespace's leaf", err)
+	refused("delete another namespace's leaf", kv.DeleteMetadata(ctx, victim))
+	_, err = kv.Put(ctx, "openstack/keystone/reach-a/svc/other", map[string]any{"x": "y"})
+	refused("write outside the three leaves of its own namespace", err)
+	_, err = c.Logical().ListWithContext(ctx, stack.OpenBao.KVMount+"/metadata/openstack/keystone/reach-a")
+	refused("list its own namespace", err)
+	_, err = c.Logical().ReadWithContext(ctx, "sys/mounts")
+	refused("read sys/mounts", err)
+	_, err = c.Logical().ReadWithContext(ctx, "sys/policies/acl/"+testenv.TenantPolicyName)
+	refused("read sys/policies/acl", err)
+
+	if s, err := root.Read(ctx, victim); err != nil || s.Data["password"] != "untouched" {
+		t.Fatalf("victim leaf changed: %v", err)
 	}
 }
