@@ -36,6 +36,7 @@ const (
 )
 
 // +kubebuilder:rbac:groups=c5c3.io,resources=controlplanes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneservices,verbs=get;list;watch
 // +kubebuilder:rbac:groups=c5c3.io,resources=controlplanes/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;create;update;patch;delete
@@ -89,7 +90,11 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			// Only deletions: a ServiceAccount removed behind the plane's back
 			// is re-created; its own applies need no extra pass.
 			Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(planeOfLabels),
-				builder.WithPredicates(deleteOnly))
+				builder.WithPredicates(deleteOnly)).
+			// A KeystoneService teardown keeps its namespace's store until it
+			// ends (TearingDown).
+			Watches(&c5c3v1alpha1.KeystoneService{}, handler.EnqueueRequestsFromMapFunc(planeOfService),
+				builder.WithPredicates(deletion))
 	}
 	return b.Complete(r)
 }
@@ -108,6 +113,24 @@ var deleteOnly = predicate.Funcs{
 	DeleteFunc:  func(event.DeleteEvent) bool { return true },
 	UpdateFunc:  func(event.UpdateEvent) bool { return false },
 	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+// deletion passes the update that sets a deletion timestamp (and later
+// updates of an object being deleted) and the delete event.
+var deletion = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return true },
+	UpdateFunc:  func(e event.UpdateEvent) bool { return !e.ObjectNew.GetDeletionTimestamp().IsZero() },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+// planeOfService maps a KeystoneService to the ControlPlane it references.
+func planeOfService(_ context.Context, o client.Object) []reconcile.Request {
+	ks, ok := o.(*c5c3v1alpha1.KeystoneService)
+	if !ok || ks.Spec.ControlPlaneRef.Name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ks.ControlPlaneNamespace(), Name: ks.Spec.ControlPlaneRef.Name}}}
 }
 
 // planesInNamespace maps an object to every ControlPlane in its namespace

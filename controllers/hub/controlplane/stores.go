@@ -18,19 +18,30 @@ import (
 )
 
 // ensureStores provisions the ServiceAccount and the SecretStore in every
-// consented namespace that exists, removes the plane's tenant objects from
+// consented namespace that exists (and in those a KeystoneService teardown
+// still needs, TearingDown), removes the plane's tenant objects from
 // namespaces it no longer consents to and the OpenBao token copies older
 // releases wrote (sweep), and returns why the store in the plane's own namespace is
 // not Ready ("" when it is, or when the plane names a ClusterSecretStore).
 func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (string, error) {
 	ob := *r.opts.OpenBao
-	store, ok := StoreName(cp)
-	var consented []string
-	if ok {
-		consented = ConsentedNamespaces(cp)
-	}
+	store, provisions := StoreName(cp)
 	var errs []error
-	for _, ns := range consented {
+	var namespaces []string
+	sweepTenants := provisions
+	if provisions {
+		namespaces = ConsentedNamespaces(cp)
+		var services c5c3v1alpha1.KeystoneServiceList
+		if err := r.client.List(ctx, &services); err != nil {
+			// Without the list a teardown's store could be swept: provision
+			// the consented namespaces and sweep no tenant object this pass.
+			errs = append(errs, fmt.Errorf("list KeystoneServices: %w", err))
+			sweepTenants = false
+		} else {
+			namespaces = StoreNamespaces(namespaces, TearingDown(cp, services.Items))
+		}
+	}
+	for _, ns := range namespaces {
 		var n corev1.Namespace
 		if err := r.client.Get(ctx, types.NamespacedName{Name: ns}, &n); err != nil || !n.DeletionTimestamp.IsZero() {
 			continue // provisioned once the namespace exists (namespaces are not watched: next pass)
@@ -50,10 +61,10 @@ func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlP
 			errs = append(errs, err)
 		}
 	}
-	if err := r.sweep(ctx, cp, ok, consented); err != nil {
+	if err := r.sweep(ctx, cp, sweepTenants, namespaces); err != nil {
 		errs = append(errs, err)
 	}
-	if !ok {
+	if !provisions {
 		return "", errors.Join(errs...)
 	}
 	own := eso.New(eso.SecretStoreGVK)
@@ -85,12 +96,12 @@ func (r *Reconciler) applyServiceAccount(ctx context.Context, cp *c5c3v1alpha1.C
 // sweep deletes the plane's SecretStores and ServiceAccounts that Stale
 // names (a de-listed namespace loses its OpenBao access; its delivered
 // Secrets stay) and every legacy token copy (IsLegacyTokenCopy). A plane
-// that names a ClusterSecretStore (provisions is false) keeps the tenant
-// objects it provisioned before: PushSecrets may still name them.
-func (r *Reconciler) sweep(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, provisions bool, consented []string) error {
+// that names a ClusterSecretStore keeps the tenant objects it provisioned
+// before (PushSecrets may still name them): tenants is false then.
+func (r *Reconciler) sweep(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, tenants bool, namespaces []string) error {
 	var errs []error
-	if provisions {
-		errs = append(errs, r.sweepTenantObjects(ctx, cp, consented))
+	if tenants {
+		errs = append(errs, r.sweepTenantObjects(ctx, cp, namespaces))
 	}
 	var secrets corev1.SecretList
 	if err := r.client.List(ctx, &secrets, client.MatchingLabels(Labels(cp))); err != nil {

@@ -23,6 +23,36 @@ func TenantStore(cp *c5c3v1alpha1.ControlPlane, ob OpenBao, store, ns string) es
 		Kubernetes: &eso.KubernetesAuth{MountPath: ob.AuthMount, Role: ob.Role, ServiceAccount: ob.ServiceAccount}}
 }
 
+// TearingDown returns the namespaces, sorted and deduplicated, of the
+// KeystoneServices in services that reference cp and are being deleted
+// while still holding their teardown finalizer. Their PushSecrets can only
+// remove their backups through the namespace's store, so the plane keeps
+// (or restores) the store and ServiceAccount there until the teardown ends,
+// also when the namespace is no longer consented (docs/reference/openbao.md,
+// "De-listing and re-listing").
+func TearingDown(cp *c5c3v1alpha1.ControlPlane, services []c5c3v1alpha1.KeystoneService) []string {
+	var out []string
+	for i := range services {
+		ks := &services[i]
+		if ks.DeletionTimestamp.IsZero() || !slices.Contains(ks.Finalizers, c5c3v1alpha1.FinalizerKeystoneServiceTeardown) ||
+			ks.Spec.ControlPlaneRef.Name != cp.Name || ks.ControlPlaneNamespace() != cp.Namespace {
+			continue
+		}
+		out = append(out, ks.Namespace)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// StoreNamespaces are the namespaces the plane provisions a store in: the
+// consented ones and those a KeystoneService teardown still needs
+// (TearingDown), sorted and deduplicated.
+func StoreNamespaces(consented, tearingDown []string) []string {
+	out := append(slices.Clone(consented), tearingDown...)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
 // Placed is a namespaced object the plane labelled (Labels) and found.
 type Placed struct {
 	Namespace, Name string
@@ -31,7 +61,7 @@ type Placed struct {
 // Stale returns the plane's labelled tenant objects (SecretStores or
 // ServiceAccounts) to delete: those in a namespace the plane no longer
 // consents to (de-listed from allowedNamespaces, or a service namespace
-// dropped). consented is ConsentedNamespaces(cp). Objects in a consented
+// dropped). consented is StoreNamespaces. Objects in a consented
 // namespace stay, whatever their name: a store left by a rename of
 // spec.secretStoreRef logs in as the same identity, and deleting it could
 // strand the PushSecrets still naming it.

@@ -440,13 +440,14 @@ func setAllowed(t *testing.T, cp *c5c3v1alpha1.ControlPlane, allowed ...string) 
 
 // TestIntegration_TenantDelisting: de-listing a namespace from
 // allowedNamespaces removes its store and ServiceAccount, so it can no
-// longer reach OpenBao; the Secret already delivered there stays. Re-listing
+// longer reach OpenBao; the Secret already delivered there stays. A
+// KeystoneService teardown there brings them back until it ends. Re-listing
 // restores the store as it was (same role, same ServiceAccount name, same
 // leaf: no new credential), and reads work again.
 func TestIntegration_TenantDelisting(t *testing.T) {
-	ks := stack.Keystone
+	ctx := context.Background()
 	const ns = "dl-a"
-	cp := newPlane(t, "dl-plane", ks.URL, ks.AdminPassword, ns)
+	cp := newPlane(t, "dl-plane", stack.Keystone.URL, stack.Keystone.AdminPassword, ns)
 	waitForReason(t, cp, c5c3v1alpha1.ReasonAdminCredentialReady)
 	waitStoreReady(t, ns, DefaultTenantStoreName)
 	path := backupPath(t, ns, "svc")
@@ -480,6 +481,35 @@ func TestIntegration_TenantDelisting(t *testing.T) {
 	mustCreate(t, read)
 	waitRefused(t, read, "")
 	notMaterialized(t, ns, "read-after-delisting")
+
+	// A KeystoneService of the plane there being deleted (its teardown
+	// finalizer held; no KeystoneService reconciler runs in this suite)
+	// brings the store back until the teardown ends: its PushSecret can only
+	// remove the backup through it.
+	ks := &c5c3v1alpha1.KeystoneService{ObjectMeta: metav1.ObjectMeta{Name: "leaving", Namespace: ns,
+		Finalizers: []string{c5c3v1alpha1.FinalizerKeystoneServiceTeardown}},
+		Spec: c5c3v1alpha1.KeystoneServiceSpec{ControlPlaneRef: c5c3v1alpha1.ControlPlaneRefSpec{Name: cp.Name, Namespace: cp.Namespace},
+			Account: &c5c3v1alpha1.KeystoneServiceAccountSpec{Project: c5c3v1alpha1.ServiceAccountProjectSpec{Name: "leaving"}}}}
+	mustCreate(t, ks)
+	if err := kube.Delete(ctx, ks); err != nil {
+		t.Fatal(err)
+	}
+	waitStoreReady(t, ns, DefaultTenantStoreName)
+	var sa corev1.ServiceAccount
+	if err := kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: stack.OpenBao.ServiceAccount}, &sa); err != nil {
+		t.Fatalf("ServiceAccount during the teardown: %v", err)
+	}
+	if err := kube.Get(ctx, client.ObjectKeyFromObject(ks), ks); err != nil {
+		t.Fatal(err)
+	}
+	base := ks.DeepCopy()
+	ks.Finalizers = nil
+	if err := kube.Patch(ctx, ks, client.MergeFrom(base)); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, "the store after the teardown", store)
+	waitGone(t, "the ServiceAccount after the teardown",
+		&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: stack.OpenBao.ServiceAccount}})
 
 	// Re-listing: the hub's store returns, Ready with the same auth, and a
 	// read of the namespace's leaf works again.

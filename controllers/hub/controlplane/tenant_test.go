@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -77,5 +78,39 @@ func TestStoreNotReadyMessage(t *testing.T) {
 	}
 	if got := StoreNotReadyMessage("n", "s", ob, eso.Condition{}); !strings.Contains(got, "not validated it yet") {
 		t.Errorf("unvalidated: %q", got)
+	}
+}
+
+func TestTearingDown(t *testing.T) {
+	t.Parallel()
+	now := metav1.Now()
+	cp := plane(nil) // openstack/cp
+	ks := func(ns, ref, refNS string, deleting bool, finalizer string) c5c3v1alpha1.KeystoneService {
+		k := c5c3v1alpha1.KeystoneService{ObjectMeta: metav1.ObjectMeta{Name: "k", Namespace: ns}}
+		k.Spec.ControlPlaneRef = c5c3v1alpha1.ControlPlaneRefSpec{Name: ref, Namespace: refNS}
+		if deleting {
+			k.DeletionTimestamp = &now
+		}
+		if finalizer != "" {
+			k.Finalizers = []string{finalizer}
+		}
+		return k
+	}
+	fin := c5c3v1alpha1.FinalizerKeystoneServiceTeardown
+	got := TearingDown(cp, []c5c3v1alpha1.KeystoneService{
+		ks("tenant-b", "cp", "openstack", true, fin),    // counts
+		ks("tenant-b", "cp", "openstack", true, fin),    // deduplicated
+		ks("openstack", "cp", "", true, fin),            // own namespace, ref namespace defaulted: counts
+		ks("tenant-a", "cp", "openstack", false, fin),   // not being deleted
+		ks("tenant-c", "cp", "openstack", true, ""),     // finalizer released
+		ks("tenant-d", "other", "openstack", true, fin), // another plane
+		ks("tenant-e", "cp", "elsewhere", true, fin),    // a plane of that name elsewhere
+	})
+	if want := []string{"openstack", "tenant-b"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if got := StoreNamespaces([]string{"openstack", "tenant-a"}, []string{"tenant-b", "openstack"}); !reflect.DeepEqual(got,
+		[]string{"openstack", "tenant-a", "tenant-b"}) {
+		t.Fatalf("StoreNamespaces %v", got)
 	}
 }
