@@ -76,7 +76,7 @@ func TestIntegration_ChainsawLiveSuites(t *testing.T) {
 	st := testenv.ForTest(t, testenv.Options{Kube: true, ControllerManager: true, Keystone: true,
 		OpenBao: true, KORC: true, ESO: true})
 	t.Logf("stack up in %s", time.Since(start).Round(time.Second))
-	startHub(t, st)
+	hubLog, direct := startHub(t, st)
 
 	root := e2eDir(t)
 	for _, suite := range liveSuites {
@@ -118,6 +118,21 @@ func TestIntegration_ChainsawLiveSuites(t *testing.T) {
 			t.Logf("chainsaw %s passed in %s:\n%s", suite, time.Since(begin).Round(time.Second), stepLines(string(out)))
 		})
 	}
+	// After the suites: no OpenBao token or ServiceAccount JWT in the hub's
+	// log, the events or the ControlPlane conditions, and no OpenBao token
+	// in any Secret (docs/reference/openbao.md).
+	ctx := context.Background()
+	findings, err := st.AuditCredentials(ctx, direct, hubLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := st.SecretsHoldingCredentials(ctx, direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found := append(findings, held...); len(found) > 0 {
+		t.Fatalf("credentials found after the suites:\n%s", strings.Join(found, "\n"))
+	}
 }
 
 // startHub runs the hub's webhooks and reconcilers against st until the test
@@ -125,7 +140,7 @@ func TestIntegration_ChainsawLiveSuites(t *testing.T) {
 // ControlPlane, KeystoneService and CredentialRotation reconcilers on the
 // management cluster's manager, the order reconcilers on the multicluster
 // manager wrapping it (no target clusters), which is the one started.
-func startHub(t *testing.T, st *testenv.Stack) {
+func startHub(t *testing.T, st *testenv.Stack) (hubLog string, direct client.Client) {
 	t.Helper()
 	// The hub logs to a file (from its own goroutines, also after the test
 	// ends); its tail is printed when the test fails.
@@ -146,7 +161,7 @@ func startHub(t *testing.T, st *testenv.Stack) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct, err := client.New(st.Kube.Config, client.Options{Scheme: scheme})
+	direct, err = client.New(st.Kube.Config, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,6 +242,7 @@ func startHub(t *testing.T, st *testenv.Stack) {
 		}
 		return fmt.Errorf("dry-run create: %v", err)
 	})
+	return logPath, direct
 }
 
 // scriptPath is PATH for the suites' scripts, with the stack's kubectl
