@@ -56,24 +56,25 @@ step "starting orderhub hub"
 go build -o "$bin" ./cmd/orderhub
 stop_hub
 mkdir -p "$dir/pids" "$dir/logs"
-# The SecretStores authenticate with this token; the hub copies it into every
-# namespace a ControlPlane consents to.
+# The SecretStores log in with OpenBao's Kubernetes auth (the stack set up the
+# auth method, the tenant policy and the role; docs/reference/openbao.md); no
+# token is handed to the hub. A token copy an earlier demo left is removed.
 $k create namespace orderhub-system --dry-run=client -o yaml | $k apply -f - >/dev/null
-$k -n orderhub-system create secret generic openbao-token --from-file=token=<(printf %s "$BAO_TOKEN") \
-	--dry-run=client -o yaml | $k apply -f - >/dev/null
+$k -n orderhub-system delete secret openbao-token --ignore-not-found >/dev/null
 webhook_port=$(free_port)
 probe_port=$(free_port)
 log=$dir/logs/orderhub-hub.log
-setsid "$bin" hub \
+setsid env -u BAO_TOKEN -u VAULT_TOKEN "$bin" hub \
 	--leader-elect=false \
 	--metrics-bind-address=0 \
 	--health-probe-bind-address="127.0.0.1:$probe_port" \
 	--webhook-url-base="https://127.0.0.1:$webhook_port" \
 	--webhook-cert-dir="$dir/hub-webhook-certs" \
 	--openbao-address="$BAO_ADDR" \
-	--openbao-token-secret=orderhub-system/openbao-token \
-	--openbao-token-key=token \
 	--openbao-kv-mount=secret \
+	--openbao-auth-mount="$ORDERHUB_OPENBAO_AUTH_MOUNT" \
+	--openbao-role="$ORDERHUB_OPENBAO_ROLE" \
+	--openbao-service-account="$ORDERHUB_OPENBAO_SERVICE_ACCOUNT" \
 	</dev/null >"$log" 2>&1 &
 hub_pid=$!
 echo "$hub_pid $bin hub" >"$pidfile"
@@ -95,7 +96,7 @@ for i in $(seq 1 120); do
 done
 echo "   pid $hub_pid, log $log"
 echo "   admission webhooks self-registered at https://127.0.0.1:$webhook_port (orderhub-hub-mutating, orderhub-hub-validating)"
-echo "   SecretStores -> $BAO_ADDR (KV v2 mount secret), token from Secret orderhub-system/openbao-token"
+echo "   SecretStores -> $BAO_ADDR (KV v2 mount secret), Kubernetes auth $ORDERHUB_OPENBAO_AUTH_MOUNT, role $ORDERHUB_OPENBAO_ROLE, ServiceAccount $ORDERHUB_OPENBAO_SERVICE_ACCOUNT"
 
 step "ControlPlane cp (External Keystone $ORDERHUB_KEYSTONE_URL)"
 $k create namespace "$ns" --dry-run=client -o yaml | $k apply -f - >/dev/null

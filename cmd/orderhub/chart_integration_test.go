@@ -466,10 +466,19 @@ func TestIntegration_Chart_Switches(t *testing.T) {
 				t.Errorf("hub args %q", containerArgs(d))
 			}
 		}},
-		{"openbao.address=https://openbao:8200,openbao.tokenSecret=openbao/token", func(t *testing.T, objs []rendered) {
+		{"openbao.address=https://openbao:8200,openbao.role=team-a", func(t *testing.T, objs []rendered) {
 			d := deployment(t, objs, "hub")
-			if !slices.Contains(containerArgs(d), "--openbao-address=https://openbao:8200") || !slices.Contains(containerArgs(d), "--openbao-token-secret=openbao/token") {
-				t.Errorf("hub args %q", containerArgs(d))
+			args := containerArgs(d)
+			for _, want := range []string{"--openbao-address=https://openbao:8200", "--openbao-role=team-a",
+				"--openbao-auth-mount=kubernetes", "--openbao-service-account=eso-tenant-auth", "--openbao-kv-mount=kv-v2"} {
+				if !slices.Contains(args, want) {
+					t.Errorf("hub args %q lack %s", args, want)
+				}
+			}
+			for _, a := range args {
+				if strings.HasPrefix(a, "--openbao-token") {
+					t.Errorf("hub args %q pass a removed token flag", args)
+				}
 			}
 			checkArgsParse(t, d)
 		}},
@@ -511,10 +520,14 @@ func TestIntegration_Chart_Switches(t *testing.T) {
 	}
 }
 
-func TestIntegration_Chart_RefusesOpenBaoWithoutToken(t *testing.T) {
-	_, err := helmTemplate(t, "openbao.address=https://openbao:8200")
-	if err == nil || !strings.Contains(err.Error(), "openbao.tokenSecret") {
-		t.Fatalf("err = %v, want one naming openbao.tokenSecret", err)
+// The OpenBao token values are gone with token auth (docs/reference/openbao.md,
+// "Upgrading from token auth"): the schema refuses them instead of ignoring
+// them, so a values file written for an older release fails loudly.
+func TestIntegration_Chart_RefusesTheRemovedOpenBaoTokenValues(t *testing.T) {
+	for _, set := range []string{"openbao.address=https://openbao:8200,openbao.tokenSecret=openbao/token", "openbao.tokenKey=token", "openbao.role="} {
+		if _, err := helmTemplate(t, set); err == nil {
+			t.Errorf("--set %s was accepted", set)
+		}
 	}
 }
 

@@ -4,11 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"strings"
 
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	"github.com/open-policy-agent/cert-controller/pkg/rotator"
-	"k8s.io/apimachinery/pkg/types"
 
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,13 +36,18 @@ type hubFlags struct {
 	webhookURLBase string
 	certRotation   certRotationFlags
 
-	controlPlane       bool
-	keystoneService    bool
-	orders             bool
-	openBaoAddress     string
+	controlPlane          bool
+	keystoneService       bool
+	orders                bool
+	openBaoAddress        string
+	openBaoMount          string
+	openBaoAuthMount      string
+	openBaoRole           string
+	openBaoServiceAccount string
+	// Removed flags, accepted so an upgrade with the old arguments starts
+	// (and removes the token copies); a warning names them.
 	openBaoTokenSecret string
 	openBaoTokenKey    string
-	openBaoMount       string
 
 	targetClusterSecretNamespace string
 	targetClusterSecretLabel     string
@@ -70,10 +73,16 @@ func (h *hubFlags) register(fs *flag.FlagSet) {
 		"ControlPlane's namespace, OpenBao backups, and the delivered <name>-credentials Secrets on the order's cluster.")
 	fs.StringVar(&h.openBaoAddress, "openbao-address", "", "OpenBao URL the ControlPlane's per-namespace SecretStores point at (e.g. https://openbao.openbao-system.svc:8200). "+
 		"Empty: no SecretStore is provisioned and none gates AdminCredentialReady.")
-	fs.StringVar(&h.openBaoTokenSecret, "openbao-token-secret", "", "<namespace>/<name> of the Secret holding the OpenBao token the SecretStores authenticate with "+
-		"(copied as <store>-token into every namespace a ControlPlane consents to). Required with --openbao-address.")
-	fs.StringVar(&h.openBaoTokenKey, "openbao-token-key", controlplane.DefaultOpenBaoTokenKey, "Key of the token in --openbao-token-secret.")
 	fs.StringVar(&h.openBaoMount, "openbao-kv-mount", controlplane.DefaultOpenBaoMount, "KV v2 mount the SecretStores read and write.")
+	fs.StringVar(&h.openBaoAuthMount, "openbao-auth-mount", controlplane.DefaultOpenBaoAuthMount, "Mount path of OpenBao's Kubernetes auth method "+
+		"the SecretStores log in with (docs/reference/openbao.md).")
+	fs.StringVar(&h.openBaoRole, "openbao-role", controlplane.DefaultOpenBaoRole, "OpenBao role of that auth method the SecretStores log in as; "+
+		"it binds --openbao-service-account in any namespace, and its policy grants each namespace only its own paths.")
+	fs.StringVar(&h.openBaoServiceAccount, "openbao-service-account", controlplane.DefaultOpenBaoServiceAccount, "Name of the ServiceAccount the hub "+
+		"creates in every namespace a ControlPlane consents to; its SecretStore logs in to OpenBao as it.")
+	fs.StringVar(&h.openBaoTokenSecret, "openbao-token-secret", "", "Removed (ignored, with a warning): the SecretStores log in with Kubernetes auth "+
+		"and the hub deletes the token copies older releases wrote.")
+	fs.StringVar(&h.openBaoTokenKey, "openbao-token-key", "", "Removed (ignored, with a warning), as --openbao-token-secret.")
 	fs.StringVar(&h.targetClusterSecretNamespace, "target-cluster-secret-namespace", "", "Namespace of the target-cluster registrations: "+
 		"a Secret there labelled <--target-cluster-secret-label>=true registers the cluster named after the Secret, with a kubeconfig under the key "+
 		clusters.DefaultSecretKey+" (see delivery/clusters). Default: --namespace; empty (and no --namespace): no target clusters. "+
@@ -101,18 +110,26 @@ func (h *hubFlags) targetClusterOptions(ns string) (*clusters.Options, error) {
 }
 
 // controlPlaneOptions turns the OpenBao flags into controlplane.Options.
-func (h *hubFlags) controlPlaneOptions() (controlplane.Options, error) {
+func (h *hubFlags) controlPlaneOptions() controlplane.Options {
 	var o controlplane.Options
 	if h.openBaoAddress == "" {
-		return o, nil
+		return o
 	}
-	ns, name, ok := strings.Cut(h.openBaoTokenSecret, "/")
-	if !ok || ns == "" || name == "" {
-		return o, fmt.Errorf("--openbao-address needs --openbao-token-secret=<namespace>/<name>, got %q", h.openBaoTokenSecret)
+	o.OpenBao = &controlplane.OpenBao{Address: h.openBaoAddress, Mount: h.openBaoMount, AuthMount: h.openBaoAuthMount,
+		Role: h.openBaoRole, ServiceAccount: h.openBaoServiceAccount}
+	return o
+}
+
+// removedFlags names the removed flags that were set.
+func (h *hubFlags) removedFlags() []string {
+	var out []string
+	if h.openBaoTokenSecret != "" {
+		out = append(out, "--openbao-token-secret")
 	}
-	o.OpenBao = &controlplane.OpenBao{Address: h.openBaoAddress, Mount: h.openBaoMount,
-		TokenSecret: types.NamespacedName{Namespace: ns, Name: name}, TokenKey: h.openBaoTokenKey}
-	return o, nil
+	if h.openBaoTokenKey != "" {
+		out = append(out, "--openbao-token-key")
+	}
+	return out
 }
 
 // runHub starts the hub manager and blocks until SIGINT/SIGTERM.
@@ -131,10 +148,7 @@ func runHubContext(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	cpOpts, err := hf.controlPlaneOptions()
-	if err != nil {
-		return err
-	}
+	cpOpts := hf.controlPlaneOptions()
 	tcOpts, err := hf.targetClusterOptions(mf.namespace)
 	if err != nil {
 		return err
@@ -176,6 +190,10 @@ func runHubContext(ctx context.Context, args []string) error {
 		if err := mgr.AddReadyzCheck("webhook", webhookReadyCheck(mgr, certsReady)); err != nil {
 			return err
 		}
+	}
+	if removed := hf.removedFlags(); len(removed) > 0 {
+		ctrl.Log.WithName("hub").Info("ignoring removed flags: the SecretStores log in with OpenBao's Kubernetes auth "+
+			"(--openbao-auth-mount, --openbao-role, --openbao-service-account); see docs/reference/openbao.md", "flags", removed)
 	}
 	// The multicluster manager wraps mgr: the controllers below stay on mgr
 	// (the management cluster); target clusters engage from the registration

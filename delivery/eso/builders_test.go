@@ -44,10 +44,31 @@ func TestSecretStoreBuild(t *testing.T) {
 		"bad server": {Name: "x", Namespace: "n", Server: "openbao:8200", Mount: "m", TokenSecretName: "t", TokenSecretKey: "k"},
 		"no mount":   {Name: "x", Namespace: "n", Server: "http://o", TokenSecretName: "t", TokenSecretKey: "k"},
 		"no token":   {Name: "x", Namespace: "n", Server: "http://o", Mount: "m"},
+		"both auths": {Name: "x", Namespace: "n", Server: "http://o", Mount: "m", TokenSecretName: "t", TokenSecretKey: "k",
+			Kubernetes: &KubernetesAuth{MountPath: "kubernetes", Role: "r", ServiceAccount: "sa"}},
+		"no role": {Name: "x", Namespace: "n", Server: "http://o", Mount: "m",
+			Kubernetes: &KubernetesAuth{MountPath: "kubernetes", ServiceAccount: "sa"}},
+		"no service account": {Name: "x", Namespace: "n", Server: "http://o", Mount: "m",
+			Kubernetes: &KubernetesAuth{MountPath: "kubernetes", Role: "r"}},
+		"no auth mount": {Name: "x", Namespace: "n", Server: "http://o", Mount: "m",
+			Kubernetes: &KubernetesAuth{Role: "r", ServiceAccount: "sa"}},
 	} {
 		if _, err := s.Build(); err == nil {
 			t.Errorf("%s: built", name)
 		}
+	}
+}
+
+func TestSecretStoreBuildKubernetesAuth(t *testing.T) {
+	u, err := SecretStore{Name: "bao", Namespace: "ns", Server: "http://127.0.0.1:8200", Mount: "secret",
+		Kubernetes: &KubernetesAuth{MountPath: "kubernetes", Role: "eso-tenant", ServiceAccount: "eso-tenant-auth"}}.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"kubernetes": map[string]any{"mountPath": "kubernetes", "role": "eso-tenant",
+		"serviceAccountRef": map[string]any{"name": "eso-tenant-auth"}}}
+	if got := nested(t, u, "spec", "provider", "vault", "auth"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("auth\n got %v\nwant %v", got, want)
 	}
 }
 

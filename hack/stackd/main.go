@@ -77,13 +77,19 @@ func serve(dir string, node bool) error {
 		"BAO_TOKEN":             st.OpenBao.Token,
 		"VAULT_ADDR":            st.OpenBao.Addr,
 		"VAULT_TOKEN":           st.OpenBao.Token,
-		"RABBITMQ_URL":          st.RabbitMQ.URL,
-		"RABBITMQ_HOST":         st.RabbitMQ.Host,
-		"RABBITMQ_PORT":         fmt.Sprint(st.RabbitMQ.ManagementPort),
-		"RABBITMQ_AMQP_PORT":    fmt.Sprint(st.RabbitMQ.AMQPPort),
-		"RABBITMQ_USERNAME":     st.RabbitMQ.User,
-		"RABBITMQ_PASSWORD":     st.RabbitMQ.Password,
-		"ORDERHUB_STACK_DIR":    dir,
+		// The tenant auth the stack set up (docs/reference/openbao.md), for
+		// the hub's --openbao-auth-mount, --openbao-role and
+		// --openbao-service-account.
+		"ORDERHUB_OPENBAO_AUTH_MOUNT":      st.OpenBao.AuthMount,
+		"ORDERHUB_OPENBAO_ROLE":            st.OpenBao.Role,
+		"ORDERHUB_OPENBAO_SERVICE_ACCOUNT": st.OpenBao.ServiceAccount,
+		"RABBITMQ_URL":                     st.RabbitMQ.URL,
+		"RABBITMQ_HOST":                    st.RabbitMQ.Host,
+		"RABBITMQ_PORT":                    fmt.Sprint(st.RabbitMQ.ManagementPort),
+		"RABBITMQ_AMQP_PORT":               fmt.Sprint(st.RabbitMQ.AMQPPort),
+		"RABBITMQ_USERNAME":                st.RabbitMQ.User,
+		"RABBITMQ_PASSWORD":                st.RabbitMQ.Password,
+		"ORDERHUB_STACK_DIR":               dir,
 	}
 	if st.Node != nil {
 		env["ORDERHUB_NODE_NAME"] = st.Node.Name

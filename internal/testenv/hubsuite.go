@@ -3,7 +3,10 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,7 +16,6 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,20 +27,21 @@ import (
 )
 
 // The hub integration suites (controllers/hub/*, tests/multicluster) share
-// one bootstrap: a full stack, a client with HubScheme, the tests' own admin
-// identity client, the seeded OpenBao token, a plane namespace with the
-// admin password Secret and an External ControlPlane pointing at the
-// stack's Keystone, and a manager with metrics and probes off. The helpers
-// below are that bootstrap. testenv imports no controllers package
+// one bootstrap: a full stack (its OpenBao with the tenant auth,
+// openbao_auth.go), a client with HubScheme, the tests' own admin identity
+// client, the hub namespace, a plane namespace with the admin password
+// Secret and an External ControlPlane pointing at the stack's Keystone, and
+// a manager with metrics and probes off; after the tests, the credential
+// audit (audit.go) of the hub's log, the events and the conditions. The
+// helpers below are that bootstrap. testenv imports no controllers package
 // (controller tests import testenv; a reverse import would be a cycle), so
 // names owned by controllers/hub/controlplane (the admin password Secret
-// and key, the token key) are passed in by the suite, and the suite
-// installs the ControlPlane reconciler itself from HubSuite.Token.
+// and key) are passed in by the suite, and the suite installs the
+// ControlPlane reconciler itself from Stack.OpenBao.
 
 // Defaults of HubSuiteOptions.
 const (
 	DefaultHubNamespace = "orderhub-system"
-	DefaultTokenSecret  = "openbao-token"
 	// DefaultPlaneName is the ControlPlane's name when PlaneSeed.Name is empty.
 	DefaultPlaneName = "cp"
 	// HubStartTimeout bounds testenv.Start in RunHubSuite.
@@ -121,12 +124,8 @@ func NewManager(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, error) 
 type HubSuiteOptions struct {
 	// Stack is what to start; nil: HubStackOptions().
 	Stack *Options
-	// HubNamespace and TokenSecret name the Secret holding the OpenBao
-	// token; defaults DefaultHubNamespace and DefaultTokenSecret.
-	HubNamespace, TokenSecret string
-	// TokenKey is the key of the token in that Secret
-	// (controlplane.DefaultOpenBaoTokenKey). Required.
-	TokenKey string
+	// HubNamespace is created first; default DefaultHubNamespace.
+	HubNamespace string
 	// Namespaces are created after the token is seeded and before the plane.
 	Namespaces []string
 	// Plane, when set, is seeded with SeedPlane after Namespaces.
@@ -141,19 +140,24 @@ type HubSuite struct {
 	Kube client.Client
 	// Identity is the tests' own admin identity v3 client (AdminIdentity).
 	Identity *gophercloud.ServiceClient
-	// Token is the seeded OpenBao token Secret (controlplane.Options.OpenBao.TokenSecret).
-	Token types.NamespacedName
+	// HubLog is the file the manager's log (controller-runtime's logger) is
+	// written to, besides stderr; the credential audit reads it.
+	HubLog string
 	// Manager is a fresh manager (NewManager) on the stack's cluster.
 	Manager ctrl.Manager
 }
 
 // RunHubSuite is the body of a hub integration suite's TestMain: it starts
 // the stack (exit code 1 when that fails), sets controller-runtime's logger
-// to stderr, builds the HubSuite (scheme, client, identity, token,
-// namespaces, plane, manager), calls setup (which registers the suite's
-// reconcilers and returns the runnable to start beside the tests, usually
-// the manager or the multicluster manager wrapping it) and runs the tests
-// with Stack.RunTests. It stops the stack on return. A failing bootstrap
+// to stderr and HubSuite.HubLog, builds the HubSuite (scheme, client,
+// identity, hub namespace, namespaces, plane, manager), calls setup (which
+// registers the suite's reconcilers and returns the runnable to start beside
+// the tests, usually the manager or the multicluster manager wrapping it)
+// and runs the tests with Stack.RunTests. After the tests it runs the
+// credential audit (AuditCredentials): an OpenBao token or a ServiceAccount
+// JWT in the hub's log, an event or a condition message fails the suite
+// (exit code 1; the finding names where, never the value). It stops the
+// stack on return. A failing bootstrap
 // step after the stack started panics, as the suites' must did. ctx passed
 // to setup is cancelled when the tests end.
 func RunHubSuite(m *testing.M, o HubSuiteOptions, setup func(ctx context.Context, s *HubSuite) (manager.Runnable, error)) int {
@@ -172,23 +176,33 @@ func RunHubSuite(m *testing.M, o HubSuiteOptions, setup func(ctx context.Context
 	}
 	defer func() { _ = stack.Stop() }()
 
-	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
+	hubLog := filepath.Join(stack.Dir, "logs", "hub.log")
+	logFile, err := os.OpenFile(hubLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	must(err)
+	defer logFile.Close()
+	ctrl.SetLogger(zap.New(zap.WriteTo(io.MultiWriter(os.Stderr, logFile))))
 	s, err := newHubSuite(ctx, stack, o)
 	must(err)
+	s.HubLog = hubLog
 	run, err := setup(ctx, s)
 	must(err)
-	return stack.RunTests(m, run)
+	code := stack.RunTests(m, run)
+	findings, err := stack.AuditCredentials(context.Background(), s.Kube, hubLog)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "credential audit: %v\n", err)
+		return 1
+	}
+	if len(findings) > 0 {
+		fmt.Fprintf(os.Stderr, "credential audit: credentials in the hub's log, events or conditions:\n  %s\n", strings.Join(findings, "\n  "))
+		return 1
+	}
+	fmt.Fprintf(os.Stderr, "credential audit: no OpenBao token or ServiceAccount JWT in the hub log (%s), the events or the ControlPlane conditions\n", hubLog)
+	return code
 }
 
 func newHubSuite(ctx context.Context, stack *Stack, o HubSuiteOptions) (*HubSuite, error) {
 	if o.HubNamespace == "" {
 		o.HubNamespace = DefaultHubNamespace
-	}
-	if o.TokenSecret == "" {
-		o.TokenSecret = DefaultTokenSecret
-	}
-	if o.TokenKey == "" {
-		return nil, fmt.Errorf("testenv: HubSuiteOptions.TokenKey is required")
 	}
 	s := &HubSuite{Stack: stack}
 	var err error
@@ -203,7 +217,7 @@ func newHubSuite(ctx context.Context, stack *Stack, o HubSuiteOptions) (*HubSuit
 			return nil, err
 		}
 	}
-	if s.Token, err = stack.SeedOpenBaoToken(ctx, s.Kube, o.HubNamespace, o.TokenSecret, o.TokenKey); err != nil {
+	if err := s.Kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: o.HubNamespace}}); err != nil && !apierrors.IsAlreadyExists(err) {
 		return nil, err
 	}
 	for _, ns := range o.Namespaces {

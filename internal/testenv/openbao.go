@@ -21,6 +21,10 @@ type OpenBao struct {
 	Token string
 	// KVMount is the KV v2 mount path ("secret").
 	KVMount string
+	// AuthMount, AuthAccessor, Role and ServiceAccount describe the tenant
+	// auth (openbao_auth.go: Kubernetes auth against the stack's
+	// kube-apiserver); set when the stack runs Kube too, empty otherwise.
+	AuthMount, AuthAccessor, Role, ServiceAccount string
 }
 
 func (s *Stack) startOpenBao(ctx context.Context) error {
@@ -56,7 +60,7 @@ func (s *Stack) KV() (*openbao.KV, error) {
 	if s.OpenBao == nil {
 		return nil, fmt.Errorf("testenv: the stack runs no OpenBao-compatible server")
 	}
-	c, err := openbao.NewClient(openbao.Config{Address: s.OpenBao.Addr, Token: s.OpenBao.Token})
+	c, err := s.rootClient()
 	if err != nil {
 		return nil, err
 	}

@@ -38,7 +38,8 @@ type Options struct {
 	Keystone bool
 	// RabbitMQ starts a broker with the management plugin.
 	RabbitMQ bool
-	// OpenBao starts the OpenBao-compatible dev server with KV v2 at secret/.
+	// OpenBao starts the OpenBao-compatible dev server with KV v2 at secret/;
+	// with Kube it also sets up the tenant auth (openbao_auth.go).
 	OpenBao bool
 	// KORC starts the K-ORC manager and installs its CRDs.
 	KORC bool
@@ -198,6 +199,11 @@ func Start(ctx context.Context, o Options) (st *Stack, err error) {
 	}
 	if err = errors.Join(errs...); err != nil {
 		return nil, err
+	}
+	if o.OpenBao && o.Kube {
+		if err = s.configureTenantAuth(ctx); err != nil {
+			return nil, fmt.Errorf("openbao tenant auth: %w", err)
+		}
 	}
 	if o.ControllerManager {
 		if err = s.startControllerManager(ctx); err != nil {

@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -44,10 +45,7 @@ import (
 // share one stack, so each uses Keystone names of its own.
 var liveSuites = []string{"keystone-service", "keystone-service-foreign-namespace", "keystone-user"}
 
-const (
-	hubNS       = "orderhub-system"
-	tokenSecret = "openbao-token"
-)
+const hubNS = "orderhub-system"
 
 // TestIntegration_ChainsawLiveSuites starts the full stack (Kubernetes with
 // the garbage collector and namespace controllers, Keystone, OpenBao, K-ORC,
@@ -79,7 +77,7 @@ func TestIntegration_ChainsawLiveSuites(t *testing.T) {
 	st := testenv.ForTest(t, testenv.Options{Kube: true, ControllerManager: true, Keystone: true,
 		OpenBao: true, KORC: true, ESO: true})
 	t.Logf("stack up in %s", time.Since(start).Round(time.Second))
-	startHub(t, st)
+	hubLog, direct := startHub(t, st)
 
 	root := e2eDir(t)
 	for _, suite := range liveSuites {
@@ -121,6 +119,21 @@ func TestIntegration_ChainsawLiveSuites(t *testing.T) {
 			t.Logf("chainsaw %s passed in %s:\n%s", suite, time.Since(begin).Round(time.Second), stepLines(string(out)))
 		})
 	}
+	// After the suites: no OpenBao token or ServiceAccount JWT in the hub's
+	// log, the events or the ControlPlane conditions, and no OpenBao token
+	// in any Secret (docs/reference/openbao.md).
+	ctx := context.Background()
+	findings, err := st.AuditCredentials(ctx, direct, hubLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, err := st.SecretsHoldingCredentials(ctx, direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found := append(findings, held...); len(found) > 0 {
+		t.Fatalf("credentials found after the suites:\n%s", strings.Join(found, "\n"))
+	}
 }
 
 // startHub runs the hub's webhooks and reconcilers against st until the test
@@ -128,7 +141,7 @@ func TestIntegration_ChainsawLiveSuites(t *testing.T) {
 // ControlPlane, KeystoneService and CredentialRotation reconcilers on the
 // management cluster's manager, the order reconcilers on the multicluster
 // manager wrapping it (no target clusters), which is the one started.
-func startHub(t *testing.T, st *testenv.Stack) {
+func startHub(t *testing.T, st *testenv.Stack) (hubLog string, direct client.Client) {
 	t.Helper()
 	// The hub logs to a file (from its own goroutines, also after the test
 	// ends); its tail is printed when the test fails.
@@ -149,13 +162,12 @@ func startHub(t *testing.T, st *testenv.Stack) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	direct, err := client.New(st.Kube.Config, client.Options{Scheme: scheme})
+	direct, err = client.New(st.Kube.Config, client.Options{Scheme: scheme})
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	token, err := st.SeedOpenBaoToken(ctx, direct, hubNS, tokenSecret, controlplane.DefaultOpenBaoTokenKey)
-	if err != nil {
+	if err := direct.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hubNS}}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -183,7 +195,7 @@ func startHub(t *testing.T, st *testenv.Stack) {
 		mgr.Add(webhooks.Registrar{Client: direct, Server: mgr.GetWebhookServer(), URLBase: urlBase, CABundle: bundle.CACert}),
 		controlplane.SetupWithManager(mgr, controlplane.Options{RetryInterval: 2 * time.Second,
 			OpenBao: &controlplane.OpenBao{Address: st.OpenBao.Addr, Mount: st.OpenBao.KVMount,
-				TokenSecret: token}}),
+				AuthMount: st.OpenBao.AuthMount, Role: st.OpenBao.Role, ServiceAccount: st.OpenBao.ServiceAccount}}),
 		keystoneservice.SetupWithManager(mgr),
 		credentialrotation.SetupWithManager(mgr),
 		keystoneuser.SetupWithManager(hub, keystoneuser.Options{}),
@@ -231,6 +243,7 @@ func startHub(t *testing.T, st *testenv.Stack) {
 		}
 		return fmt.Errorf("dry-run create: %v", err)
 	})
+	return logPath, direct
 }
 
 // scriptPath is PATH for the suites' scripts, with the stack's kubectl

@@ -120,7 +120,8 @@ func TestInCluster_HelmInstallAndAnOrderThroughTheHubPod(t *testing.T) {
 	}
 
 	// What the chart's values name: the Keystone admin openrc Secret, the
-	// broker's admin Secret, the OpenBao token Secret.
+	// broker's admin Secret. No OpenBao token: the SecretStores log in with
+	// OpenBao's Kubernetes auth, which the stack set up.
 	ks, rmq := st.Keystone, st.RabbitMQ
 	if _, err := cs.CoreV1().Namespaces().Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: releaseNS}}, metav1.CreateOptions{}); err != nil {
 		t.Fatal(err)
@@ -130,7 +131,6 @@ func TestInCluster_HelmInstallAndAnOrderThroughTheHubPod(t *testing.T) {
 			"OS_USER_DOMAIN_NAME": ks.AdminUserDomain, "OS_PROJECT_NAME": ks.AdminProject,
 			"OS_PROJECT_DOMAIN_NAME": ks.AdminProjectDomain, "OS_REGION_NAME": ks.Region, "OS_INTERFACE": "public"},
 		"rabbitmq-admin-user": {"RABBITMQ_ADMIN_USERNAME": rmq.User, "RABBITMQ_ADMIN_PASSWORD": rmq.Password},
-		"openbao-token":       {"token": st.OpenBao.Token},
 	} {
 		if _, err := cs.CoreV1().Secrets(releaseNS).Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: name},
 			StringData: data}, metav1.CreateOptions{}); err != nil {
@@ -146,8 +146,9 @@ func TestInCluster_HelmInstallAndAnOrderThroughTheHubPod(t *testing.T) {
 		"hub.ports.health=" + strconv.Itoa(p[0]), "hub.ports.metrics=" + strconv.Itoa(p[1]), "hub.ports.webhook=" + strconv.Itoa(p[2]),
 		"identity.ports.health=" + strconv.Itoa(p[3]), "identity.ports.metrics=" + strconv.Itoa(p[4]),
 		"topology.ports.health=" + strconv.Itoa(p[5]), "topology.ports.metrics=" + strconv.Itoa(p[6]),
-		"openbao.address=" + st.OpenBao.Addr, "openbao.tokenSecret=" + releaseNS + "/openbao-token",
-		"openbao.kvMount=" + st.OpenBao.KVMount,
+		"openbao.address=" + st.OpenBao.Addr, "openbao.kvMount=" + st.OpenBao.KVMount,
+		"openbao.authMount=" + st.OpenBao.AuthMount, "openbao.role=" + st.OpenBao.Role,
+		"openbao.serviceAccount=" + st.OpenBao.ServiceAccount,
 		"topology.rabbitmq.host=127.0.0.1", "topology.rabbitmq.port=" + strconv.Itoa(rmq.ManagementPort),
 	}
 	args := []string{"install", release, filepath.Join(repo, "charts", "orderhub"), "--namespace", releaseNS,

@@ -71,12 +71,9 @@ func TestIntegration_Multicluster_ControlPlanePlacement(t *testing.T) {
 	}
 	ks := hubStack.Keystone
 
-	// The management cluster: the plane, its admin password, the OpenBao
-	// token, and the target's registration Secret.
-	token, err := hubStack.SeedOpenBaoToken(ctx, hubKube, hubNS, testenv.DefaultTokenSecret, controlplane.DefaultOpenBaoTokenKey)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// The management cluster: the hub namespace, the plane, its admin
+	// password, and the target's registration Secret.
+	mustCreate(t, hubKube, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hubNS}})
 	if err := hubStack.SeedPlane(ctx, hubKube, testenv.PlaneSeed{Namespace: planeNS,
 		PasswordSecret: controlplane.DefaultPasswordSecret, PasswordKey: controlplane.DefaultPasswordKey,
 		Spec: c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{
@@ -98,7 +95,8 @@ func TestIntegration_Multicluster_ControlPlanePlacement(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := controlplane.SetupWithManager(mgr, controlplane.Options{RetryInterval: 2 * time.Second,
-		OpenBao: &controlplane.OpenBao{Address: hubStack.OpenBao.Addr, Mount: hubStack.OpenBao.KVMount, TokenSecret: token}}); err != nil {
+		OpenBao: &controlplane.OpenBao{Address: hubStack.OpenBao.Addr, Mount: hubStack.OpenBao.KVMount,
+			AuthMount: hubStack.OpenBao.AuthMount, Role: hubStack.OpenBao.Role, ServiceAccount: hubStack.OpenBao.ServiceAccount}}); err != nil {
 		t.Fatal(err)
 	}
 	h, err := clusters.Wrap(ctx, mgr, &clusters.Options{Namespace: hubNS})

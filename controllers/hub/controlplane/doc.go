@@ -15,11 +15,14 @@
 //     github.com/blut/c5c3-forge
 //     operators/c5c3/internal/controller/external_mode.go);
 //   - the admin Domain import <cp>-domain-<slug>;
-//   - a SecretStore against OpenBao in every namespace the plane consents to
-//     (its own, its dedicated service namespaces, and
+//   - a ServiceAccount and a SecretStore against OpenBao in every namespace
+//     the plane consents to (its own, its dedicated service namespaces, and
 //     spec.korc.serviceRegistrations.allowedNamespaces;
 //     docs/reference/keystoneservice.md, "Namespace consent"), when the hub is
-//     given an OpenBao address.
+//     given an OpenBao address; the store logs in with OpenBao's Kubernetes
+//     auth as that ServiceAccount, and a namespace the plane stops
+//     consenting to loses both (tenant.go, stores.go,
+//     docs/reference/openbao.md).
 //
 // Before any of this, the duplicate guard (duplicate.go;
 // docs/reference/controlplane.md, "Plane contract") parks every ControlPlane

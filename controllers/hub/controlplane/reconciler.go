@@ -21,7 +21,6 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/delivery/apply"
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
-	"github.com/c5c3/orderhub/delivery/eso"
 )
 
 // ControllerName names the controller, its field owner and its event source.
@@ -31,19 +30,23 @@ const ControllerName = "orderhub-controlplane"
 // (orcv1alpha1.CloudCredencialsCASecretKey, spelled as upstream).
 const CACertKey = "cacert"
 
-// OpenBao is where the per-namespace SecretStores point.
+// OpenBao is where the per-namespace SecretStores point and how they log
+// in: OpenBao's Kubernetes auth method, as a ServiceAccount the plane
+// creates in each consented namespace (tenant.go, docs/reference/openbao.md).
+// The hub itself holds no OpenBao credential.
 type OpenBao struct {
 	// Address is the OpenBao URL (http or https).
 	Address string
 	// Mount is the KV v2 mount (default kv-v2).
 	Mount string
-	// TokenSecret names the Secret holding the token the stores
-	// authenticate with; it is copied, as <store>-token, into every
-	// consented namespace, because a SecretStore reads its token Secret in
-	// its own namespace.
-	TokenSecret types.NamespacedName
-	// TokenKey is the token's key in TokenSecret (default token).
-	TokenKey string
+	// AuthMount is the mount path of OpenBao's Kubernetes auth method
+	// (default kubernetes).
+	AuthMount string
+	// Role is the OpenBao role the stores log in as (default eso-tenant).
+	Role string
+	// ServiceAccount is the name of the ServiceAccount created in every
+	// consented namespace, which the role binds (default eso-tenant-auth).
+	ServiceAccount string
 }
 
 // Options configure the reconciler.
@@ -243,59 +246,6 @@ func (r *Reconciler) applyDomainImport(ctx context.Context, cp *c5c3v1alpha1.Con
 		return fmt.Errorf("apply the admin Domain import %s/%s: %w", d.Namespace, d.Name, err)
 	}
 	return nil
-}
-
-// ensureStores provisions the token Secret and SecretStore in every
-// consented namespace that exists, and returns why the store in the plane's
-// own namespace is not Ready ("" when it is).
-func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (string, error) {
-	store, ok := StoreName(cp)
-	if !ok {
-		return "", nil
-	}
-	ob := r.opts.OpenBao
-	token, why := r.secretKey(ctx, ob.TokenSecret.Namespace, ob.TokenSecret.Name, ob.TokenKey)
-	if why != "" {
-		return "OpenBao token: " + why, nil
-	}
-	tokenSecret := store + "-token"
-	var errs []error
-	for _, ns := range ConsentedNamespaces(cp) {
-		var n corev1.Namespace
-		if err := r.client.Get(ctx, types.NamespacedName{Name: ns}, &n); err != nil || !n.DeletionTimestamp.IsZero() {
-			continue // provisioned once the namespace exists (namespaces are not watched: next pass)
-		}
-		s := apply.Secret{Namespace: ns, Name: tokenSecret, Data: map[string][]byte{ob.TokenKey: token},
-			Labels: Labels(cp)}
-		if ns == cp.Namespace {
-			owner := ownerRef(cp)
-			s.Owner = &owner
-		}
-		if _, err := apply.Deliver(ctx, r.client, ControllerName, s); err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		u, err := eso.SecretStore{Name: store, Namespace: ns, Labels: Labels(cp), Server: ob.Address, Mount: ob.Mount,
-			TokenSecretName: tokenSecret, TokenSecretKey: ob.TokenKey}.Build()
-		if err != nil {
-			return "", err
-		}
-		if ns == cp.Namespace {
-			u.SetOwnerReferences([]metav1.OwnerReference{ownerRef(cp)})
-		}
-		if err := eso.Apply(ctx, r.client, ControllerName, u); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	own := eso.New(eso.SecretStoreGVK)
-	if err := r.client.Get(ctx, types.NamespacedName{Namespace: cp.Namespace, Name: store}, own); err != nil {
-		return fmt.Sprintf("SecretStore %s/%s: %v", cp.Namespace, store, err), errors.Join(errs...)
-	}
-	if c := eso.ReadyCondition(own); !c.True() {
-		return fmt.Sprintf("SecretStore %s/%s is not Ready: %s %s", cp.Namespace, store, c.Reason, c.Message),
-			errors.Join(errs...)
-	}
-	return "", errors.Join(errs...)
 }
 
 // writeStatus is the only status writer: it sets want (Conditions or

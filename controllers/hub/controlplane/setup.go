@@ -24,24 +24,36 @@ const (
 	DefaultRetryInterval   = 20 * time.Second
 	DefaultRecheckInterval = 5 * time.Minute
 	DefaultOpenBaoMount    = "kv-v2"
-	DefaultOpenBaoTokenKey = "token"
+	// DefaultOpenBaoAuthMount is the mount path of OpenBao's Kubernetes auth
+	// method (the path `bao auth enable kubernetes` mounts it at).
+	DefaultOpenBaoAuthMount = "kubernetes"
+	// DefaultOpenBaoRole is the OpenBao role the tenant stores log in as
+	// (upstream c5c3's role name).
+	DefaultOpenBaoRole = "eso-tenant"
+	// DefaultOpenBaoServiceAccount is the ServiceAccount created in every
+	// consented namespace (upstream c5c3's name).
+	DefaultOpenBaoServiceAccount = "eso-tenant-auth"
 )
 
 // +kubebuilder:rbac:groups=c5c3.io,resources=controlplanes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=c5c3.io,resources=keystoneservices,verbs=get;list;watch
 // +kubebuilder:rbac:groups=c5c3.io,resources=controlplanes/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch
+// +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=serviceaccounts,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=namespaces,verbs=get;list;watch
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=domains,verbs=get;list;watch;create;update;patch
-// +kubebuilder:rbac:groups=external-secrets.io,resources=secretstores,verbs=get;list;watch;create;update;patch
+// +kubebuilder:rbac:groups=external-secrets.io,resources=secretstores,verbs=get;list;watch;create;update;patch;delete
 
 // SetupWithManager registers the ControlPlane reconciler. The manager's
 // scheme must hold client-go's, c5c3.io's and K-ORC's types. It watches
 // ControlPlanes, Secrets (mapped to the ControlPlanes of their namespace:
 // the admin password and CA bundle are read there), the creation and
 // deletion of other ControlPlanes in the namespace (the duplicate guard),
-// its Domain imports and SecretStores (mapped back by label). It fails on an
-// OpenBao config without an address or token Secret.
+// its Domain imports, SecretStores and ServiceAccounts (mapped back by
+// label). It fails on an OpenBao config without an address; the other
+// OpenBao fields default (DefaultOpenBaoMount, DefaultOpenBaoAuthMount,
+// DefaultOpenBaoRole, DefaultOpenBaoServiceAccount).
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Verifier == nil {
 		opts.Verifier = KeystoneVerifier{}
@@ -56,15 +68,13 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		opts.FailureConfirmation = DefaultFailureConfirmation
 	}
 	if ob := opts.OpenBao; ob != nil {
-		if ob.Address == "" || ob.TokenSecret.Name == "" || ob.TokenSecret.Namespace == "" {
-			return errors.New("controlplane: OpenBao needs an address and a token Secret namespace/name")
+		if ob.Address == "" {
+			return errors.New("controlplane: OpenBao needs an address")
 		}
-		if ob.Mount == "" {
-			ob.Mount = DefaultOpenBaoMount
-		}
-		if ob.TokenKey == "" {
-			ob.TokenKey = DefaultOpenBaoTokenKey
-		}
+		ob.Mount = or(ob.Mount, DefaultOpenBaoMount)
+		ob.AuthMount = or(ob.AuthMount, DefaultOpenBaoAuthMount)
+		ob.Role = or(ob.Role, DefaultOpenBaoRole)
+		ob.ServiceAccount = or(ob.ServiceAccount, DefaultOpenBaoServiceAccount)
 	}
 	c := mgr.GetClient()
 	r := &Reconciler{client: c, recorder: mgr.GetEventRecorder(ControllerName), opts: opts, now: time.Now}
@@ -79,7 +89,15 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Watches(&c5c3v1alpha1.ControlPlane{}, handler.EnqueueRequestsFromMapFunc(planesInNamespace(c)),
 			builder.WithPredicates(createOrDelete))
 	if opts.OpenBao != nil {
-		b = b.Watches(eso.New(eso.SecretStoreGVK), handler.EnqueueRequestsFromMapFunc(planeOfLabels))
+		b = b.Watches(eso.New(eso.SecretStoreGVK), handler.EnqueueRequestsFromMapFunc(planeOfLabels)).
+			// Only deletions: a ServiceAccount removed behind the plane's back
+			// is re-created; its own applies need no extra pass.
+			Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(planeOfLabels),
+				builder.WithPredicates(deleteOnly)).
+			// A KeystoneService teardown keeps its namespace's store until it
+			// ends (TearingDown).
+			Watches(&c5c3v1alpha1.KeystoneService{}, handler.EnqueueRequestsFromMapFunc(planeOfService),
+				builder.WithPredicates(deletion))
 	}
 	return b.Complete(r)
 }
@@ -90,6 +108,32 @@ var createOrDelete = predicate.Funcs{
 	DeleteFunc:  func(event.DeleteEvent) bool { return true },
 	UpdateFunc:  func(event.UpdateEvent) bool { return false },
 	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+// deleteOnly passes only delete events.
+var deleteOnly = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return true },
+	UpdateFunc:  func(event.UpdateEvent) bool { return false },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+// deletion passes the update that sets a deletion timestamp (and later
+// updates of an object being deleted) and the delete event.
+var deletion = predicate.Funcs{
+	CreateFunc:  func(event.CreateEvent) bool { return false },
+	DeleteFunc:  func(event.DeleteEvent) bool { return true },
+	UpdateFunc:  func(e event.UpdateEvent) bool { return !e.ObjectNew.GetDeletionTimestamp().IsZero() },
+	GenericFunc: func(event.GenericEvent) bool { return false },
+}
+
+// planeOfService maps a KeystoneService to the ControlPlane it references.
+func planeOfService(_ context.Context, o client.Object) []reconcile.Request {
+	ks, ok := o.(*c5c3v1alpha1.KeystoneService)
+	if !ok || ks.Spec.ControlPlaneRef.Name == "" {
+		return nil
+	}
+	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ks.ControlPlaneNamespace(), Name: ks.Spec.ControlPlaneRef.Name}}}
 }
 
 // planesInNamespace maps an object to every ControlPlane in its namespace

@@ -16,7 +16,8 @@ import (
 
 // The suite starts one real stack (Kubernetes with the garbage collector,
 // Keystone, OpenBao, K-ORC and ESO) and runs the ControlPlane reconciler
-// in-process against it, with the OpenBao token in testenv.DefaultHubNamespace.
+// in-process against it; its SecretStores log in to the stack's OpenBao with
+// the tenant auth testenv sets up (Kubernetes auth, role and policy).
 
 const (
 	waitTimeout = 3 * time.Minute
@@ -28,14 +29,15 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{TokenKey: DefaultOpenBaoTokenKey}, setup))
+	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{}, setup))
 }
 
 // setup runs the ControlPlane reconciler on the manager.
 func setup(_ context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 	stack, kube = s.Stack, s.Kube
 	if err := SetupWithManager(s.Manager, Options{
-		OpenBao:       &OpenBao{Address: stack.OpenBao.Addr, Mount: stack.OpenBao.KVMount, TokenSecret: s.Token},
+		OpenBao: &OpenBao{Address: stack.OpenBao.Addr, Mount: stack.OpenBao.KVMount,
+			AuthMount: stack.OpenBao.AuthMount, Role: stack.OpenBao.Role, ServiceAccount: stack.OpenBao.ServiceAccount},
 		RetryInterval: 2 * time.Second,
 	}); err != nil {
 		return nil, err

@@ -16,13 +16,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/retry"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
-	"github.com/c5c3/orderhub/controllers/hub/orders"
-	"github.com/c5c3/orderhub/delivery/eso"
 	"github.com/c5c3/orderhub/internal/testenv"
 	"github.com/c5c3/orderhub/korc"
 )
@@ -285,53 +282,19 @@ func TestIntegration_ApplicationCredential_FailedSuccessorAfterPasswordRotation(
 	}
 }
 
-// breakBackupToken replaces the OpenBao token the plane's SecretStore reads
-// (and its source in the hub namespace) with garbage, so ESO cannot push;
-// the returned func restores both.
-func breakBackupToken(t *testing.T) (restore func()) {
+// breakBackup rewrites the stack OpenBao's tenant role with a policy that
+// grants nothing (the role keeps logging the plane's store in), so ESO
+// cannot push; the returned func restores the tenant policy. The hub cannot
+// repair this: it holds no OpenBao credential.
+func breakBackup(t *testing.T) (restore func()) {
 	t.Helper()
 	ctx := context.Background()
-	var cp c5c3v1alpha1.ControlPlane
-	if err := kube.Get(ctx, types.NamespacedName{Namespace: planeNS, Name: "cp"}, &cp); err != nil {
+	if err := stack.SetTenantRolePolicies(ctx, "nothing-granted"); err != nil {
 		t.Fatal(err)
-	}
-	store, _ := orders.StoreOf(&cp)
-	u := eso.New(eso.SecretStoreGVK)
-	if err := kube.Get(ctx, types.NamespacedName{Namespace: planeNS, Name: store}, u); err != nil {
-		t.Fatal(err)
-	}
-	name, _, _ := unstructured.NestedString(u.Object, "spec", "provider", "vault", "auth", "tokenSecretRef", "name")
-	type saved struct {
-		key  types.NamespacedName
-		data map[string][]byte
-	}
-	var all []saved
-	for _, key := range []types.NamespacedName{{Namespace: planeNS, Name: name},
-		{Namespace: testenv.DefaultHubNamespace, Name: testenv.DefaultTokenSecret}} {
-		var s corev1.Secret
-		if err := kube.Get(ctx, key, &s); err != nil {
-			t.Fatalf("token Secret %s: %v", key, err)
-		}
-		all = append(all, saved{key, s.DeepCopy().Data})
-		for k := range s.Data {
-			s.Data[k] = []byte("s.garbage-token")
-		}
-		if err := kube.Update(ctx, &s); err != nil {
-			t.Fatal(err)
-		}
 	}
 	return func() {
-		for _, sv := range all {
-			if err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
-				var s corev1.Secret
-				if err := kube.Get(ctx, sv.key, &s); err != nil {
-					return err
-				}
-				s.Data = sv.data
-				return kube.Update(ctx, &s)
-			}); err != nil {
-				t.Error(err)
-			}
+		if err := stack.SetTenantRolePolicies(ctx, testenv.TenantPolicyName); err != nil {
+			t.Error(err)
 		}
 	}
 }
@@ -357,7 +320,7 @@ func TestIntegration_ApplicationCredential_GraceRunsFromDelivery(t *testing.T) {
 	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
 	gen1 := get(t, ac).Status.CredentialID
 
-	restore := breakBackupToken(t)
+	restore := breakBackup(t)
 	restored := false
 	defer func() {
 		if !restored {

@@ -38,8 +38,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{TokenKey: controlplane.DefaultOpenBaoTokenKey,
-		Namespaces: []string{allowedNS, serviceNS, "team-not-allowed"},
+	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Namespaces: []string{allowedNS, serviceNS, "team-not-allowed"},
 		Plane: &testenv.PlaneSeed{Namespace: planeNS, PasswordSecret: controlplane.DefaultPasswordSecret,
 			PasswordKey: controlplane.DefaultPasswordKey,
 			Spec: c5c3v1alpha1.ControlPlaneSpec{
@@ -55,7 +54,8 @@ func TestMain(m *testing.M) {
 func setup(_ context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 	stack, kube, identity = s.Stack, s.Kube, s.Identity
 	if err := controlplane.SetupWithManager(s.Manager, controlplane.Options{RetryInterval: 2 * time.Second,
-		OpenBao: &controlplane.OpenBao{Address: stack.OpenBao.Addr, Mount: stack.OpenBao.KVMount, TokenSecret: s.Token}}); err != nil {
+		OpenBao: &controlplane.OpenBao{Address: stack.OpenBao.Addr, Mount: stack.OpenBao.KVMount,
+			AuthMount: stack.OpenBao.AuthMount, Role: stack.OpenBao.Role, ServiceAccount: stack.OpenBao.ServiceAccount}}); err != nil {
 		return nil, err
 	}
 	if err := SetupWithManager(s.Manager); err != nil {

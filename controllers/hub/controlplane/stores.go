@@ -1,0 +1,159 @@
+package controlplane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
+	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/delivery/eso"
+)
+
+// ensureStores provisions the ServiceAccount and the SecretStore in every
+// consented namespace that exists (and in those a KeystoneService teardown
+// still needs, TearingDown), removes the plane's tenant objects from
+// namespaces it no longer consents to and the OpenBao token copies older
+// releases wrote (sweep), and returns why the store in the plane's own namespace is
+// not Ready ("" when it is, or when the plane names a ClusterSecretStore).
+func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (string, error) {
+	ob := *r.opts.OpenBao
+	store, provisions := StoreName(cp)
+	var errs []error
+	var namespaces []string
+	sweepTenants := provisions
+	if provisions {
+		namespaces = ConsentedNamespaces(cp)
+		var services c5c3v1alpha1.KeystoneServiceList
+		if err := r.client.List(ctx, &services); err != nil {
+			// Without the list a teardown's store could be swept: provision
+			// the consented namespaces and sweep no tenant object this pass.
+			errs = append(errs, fmt.Errorf("list KeystoneServices: %w", err))
+			sweepTenants = false
+		} else {
+			namespaces = StoreNamespaces(namespaces, TearingDown(cp, services.Items))
+		}
+	}
+	for _, ns := range namespaces {
+		var n corev1.Namespace
+		if err := r.client.Get(ctx, types.NamespacedName{Name: ns}, &n); err != nil || !n.DeletionTimestamp.IsZero() {
+			continue // provisioned once the namespace exists (namespaces are not watched: next pass)
+		}
+		if err := r.applyServiceAccount(ctx, cp, ns, ob.ServiceAccount); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		u, err := TenantStore(cp, ob, store, ns).Build()
+		if err != nil {
+			return "", err
+		}
+		if ns == cp.Namespace {
+			u.SetOwnerReferences([]metav1.OwnerReference{ownerRef(cp)})
+		}
+		if err := eso.Apply(ctx, r.client, ControllerName, u); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := r.sweep(ctx, cp, sweepTenants, namespaces); err != nil {
+		errs = append(errs, err)
+	}
+	if !provisions {
+		return "", errors.Join(errs...)
+	}
+	own := eso.New(eso.SecretStoreGVK)
+	if err := r.client.Get(ctx, types.NamespacedName{Namespace: cp.Namespace, Name: store}, own); err != nil {
+		return fmt.Sprintf("SecretStore %s/%s: %v", cp.Namespace, store, err), errors.Join(errs...)
+	}
+	if c := eso.ReadyCondition(own); !c.True() {
+		return StoreNotReadyMessage(cp.Namespace, store, ob, c), errors.Join(errs...)
+	}
+	return "", errors.Join(errs...)
+}
+
+// applyServiceAccount applies the ServiceAccount the namespace's store logs
+// in as, owned by the plane in the plane's own namespace (owner references
+// cannot cross namespaces).
+func (r *Reconciler) applyServiceAccount(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, ns, name string) error {
+	sa := corev1ac.ServiceAccount(name, ns).WithLabels(Labels(cp))
+	if ns == cp.Namespace {
+		o := ownerRef(cp)
+		sa.WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion(o.APIVersion).WithKind(o.Kind).
+			WithName(o.Name).WithUID(o.UID).WithController(true))
+	}
+	if err := r.client.Apply(ctx, sa, client.FieldOwner(ControllerName), client.ForceOwnership); err != nil {
+		return fmt.Errorf("apply ServiceAccount %s/%s: %w", ns, name, err)
+	}
+	return nil
+}
+
+// sweep deletes the plane's SecretStores and ServiceAccounts that Stale
+// names (a de-listed namespace loses its OpenBao access; its delivered
+// Secrets stay) and every legacy token copy (IsLegacyTokenCopy). A plane
+// that names a ClusterSecretStore keeps the tenant objects it provisioned
+// before (PushSecrets may still name them): tenants is false then.
+func (r *Reconciler) sweep(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, tenants bool, namespaces []string) error {
+	var errs []error
+	if tenants {
+		errs = append(errs, r.sweepTenantObjects(ctx, cp, namespaces))
+	}
+	var secrets corev1.SecretList
+	if err := r.client.List(ctx, &secrets, client.MatchingLabels(Labels(cp))); err != nil {
+		errs = append(errs, fmt.Errorf("list the plane's Secrets: %w", err))
+	} else {
+		for _, s := range secrets.Items {
+			if IsLegacyTokenCopy(cp, Placed{s.Namespace, s.Name}) {
+				errs = append(errs, r.delete(ctx, "Secret", &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// sweepTenantObjects deletes the plane's SecretStores and ServiceAccounts
+// outside the consented namespaces.
+func (r *Reconciler) sweepTenantObjects(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, consented []string) error {
+	var errs []error
+	stores := eso.NewList(eso.SecretStoreGVK)
+	if err := r.client.List(ctx, stores, client.MatchingLabels(Labels(cp))); err != nil {
+		errs = append(errs, fmt.Errorf("list the plane's SecretStores: %w", err))
+	} else {
+		var found []Placed
+		for _, s := range stores.Items {
+			found = append(found, Placed{s.GetNamespace(), s.GetName()})
+		}
+		for _, p := range Stale(consented, found) {
+			u := eso.New(eso.SecretStoreGVK)
+			u.SetNamespace(p.Namespace)
+			u.SetName(p.Name)
+			errs = append(errs, r.delete(ctx, "SecretStore", u))
+		}
+	}
+	var sas corev1.ServiceAccountList
+	if err := r.client.List(ctx, &sas, client.MatchingLabels(Labels(cp))); err != nil {
+		errs = append(errs, fmt.Errorf("list the plane's ServiceAccounts: %w", err))
+	} else {
+		var found []Placed
+		for _, s := range sas.Items {
+			found = append(found, Placed{s.Namespace, s.Name})
+		}
+		for _, p := range Stale(consented, found) {
+			errs = append(errs, r.delete(ctx, "ServiceAccount", &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// delete deletes o (a kind), absent being success.
+func (r *Reconciler) delete(ctx context.Context, kind string, o client.Object) error {
+	if err := r.client.Delete(ctx, o); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete %s %s/%s: %w", kind, o.GetNamespace(), o.GetName(), err)
+	}
+	return nil
+}
