@@ -170,9 +170,13 @@ func checkArgsParse(t *testing.T, d *appsv1.Deployment) {
 		t.Fatalf("%s runs unknown subcommand %q", d.Name, args[0])
 	}
 	run := sc.run
-	if args[0] == "hub" {
-		// runHub installs the process's signal handler, which may happen once.
+	// runHub and runIdentity install the process's signal handler, which may
+	// happen once: parse through their Context variants.
+	switch args[0] {
+	case "hub":
 		run = func(a []string) error { return runHubContext(t.Context(), a) }
+	case "identity":
+		run = func(a []string) error { return runIdentityContext(t.Context(), a) }
 	}
 	// The flag sets print their usage for -h to os.Stderr; keep it out of the log.
 	stderr := os.Stderr
