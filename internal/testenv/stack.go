@@ -51,6 +51,10 @@ type Options struct {
 	// it the apiserver authorizes with Node,RBAC, admits NodeRestriction and
 	// ServiceAccount, and the controller manager runs the workload controllers.
 	Node bool
+	// AuditLog makes the apiserver write an audit log of every request at
+	// the Metadata level (who, verb, resource, response code; no bodies) to
+	// Kube.AuditLog, JSON lines, with a policy file the stack writes.
+	AuditLog bool
 
 	// CRDPaths are files or folders of CRDs to install; default: the
 	// repository's config/crd/bases (missing paths are skipped).

@@ -83,14 +83,16 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) st
 // sample (config/samples/identity) and the topology sample
 // (config/samples/topology) reach Ready, reconciled by the controllers in
 // their pods: no orderhub process runs on the host. `helm upgrade` with a
-// changed value replaces the pods; `helm uninstall` leaves the custom resources and their Keystone and broker objects
+// changed value replaces the pods; the ServiceAccounts' API calls, read from
+// the apiserver's audit log, were never refused (leastPrivilege); `helm
+// uninstall` leaves the custom resources and their Keystone and broker objects
 // in place.
 func TestInCluster_HelmInstallSuitesSamplesUpgradeUninstall(t *testing.T) {
 	chainsaw := testenv.ChainsawBin(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
 	defer cancel()
 	st, err := testenv.Start(ctx, testenv.Options{Node: true, Keystone: true, RabbitMQ: true, OpenBao: true,
-		KORC: true, ESO: true, CRDPaths: []string{}, Logf: t.Logf}) // the chart installs orderhub's CRDs
+		KORC: true, ESO: true, AuditLog: true, CRDPaths: []string{}, Logf: t.Logf}) // the chart installs orderhub's CRDs
 	if err != nil {
 		t.Fatalf("start the stack with a node: %v", err)
 	}
@@ -181,6 +183,8 @@ func TestInCluster_HelmInstallSuitesSamplesUpgradeUninstall(t *testing.T) {
 			t.Fatalf("pod %s: node %q, serviceAccount %q", pod.Name, pod.Spec.NodeName, pod.Spec.ServiceAccountName)
 		}
 	}
+	// The roles the chart grants, as rendered for this release.
+	manifest := run(t, repo, helmEnv, helm, "get", "manifest", release, "--namespace", releaseNS, "--kubeconfig", st.Kube.Kubeconfig)
 
 	kubectlGet := func(ns string, args ...string) ([]byte, error) {
 		a := append([]string{"--kubeconfig", st.Kube.Kubeconfig, "-n", ns, "get"}, args...)
@@ -387,6 +391,9 @@ func TestInCluster_HelmInstallSuitesSamplesUpgradeUninstall(t *testing.T) {
 	waitReady("openstack", "the KeystoneService after the upgrade", []string{"keystoneservice.c5c3.io/workflow"})
 	waitReady(releaseNS, "the identity sample after the upgrade", identityObjs)
 	waitReady(releaseNS, "the topology sample after the upgrade", topologyObjs)
+
+	// Least privilege: every API call the controllers' ServiceAccounts made.
+	leastPrivilege(t, st, manifest)
 
 	// helm uninstall: the controllers go; the CRDs (helm.sh/resource-policy:
 	// keep), the custom resources and what they made in Keystone and the
