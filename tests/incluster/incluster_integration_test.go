@@ -395,6 +395,22 @@ func TestInCluster_HelmInstallSuitesSamplesUpgradeUninstall(t *testing.T) {
 	// Least privilege: every API call the controllers' ServiceAccounts made.
 	leastPrivilege(t, st, manifest)
 
+	// HA: two hub replicas, the leader deleted during a rotation.
+	t.Run("ha", func(t *testing.T) {
+		haRotationTakeover(ctx, t, haEnv{st: st, cs: cs,
+			upgrade: func(t *testing.T, set ...string) {
+				t.Helper()
+				args := []string{"upgrade", release, filepath.Join(repo, "charts", "orderhub"), "--namespace", releaseNS,
+					"--kubeconfig", st.Kube.Kubeconfig, "--reuse-values"}
+				for _, s := range set {
+					args = append(args, "--set", s)
+				}
+				run(t, repo, helmEnv, helm, args...)
+			},
+			apply: func(t *testing.T, ns, what string, doc []byte) { apply(t, ns, what, doc) },
+		})
+	})
+
 	// helm uninstall: the controllers go; the CRDs (helm.sh/resource-policy:
 	// keep), the custom resources and what they made in Keystone and the
 	// broker (nothing deletes them: retain policies, no controller) stay.
