@@ -251,6 +251,20 @@ spec:
 	if err != nil {
 		t.Fatal(err)
 	}
+	standby := map[string]bool{}
+	for _, p := range hubPods() {
+		if p.Name != old {
+			standby[p.Name] = true
+		}
+	}
+	lease, err := cs.CoordinationV1().Leases(releaseNS).Get(ctx, "orderhub-hub", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaseDuration := "unset"
+	if d := lease.Spec.LeaseDurationSeconds; d != nil {
+		leaseDuration = fmt.Sprintf("%ds", *d)
+	}
 	deleted := time.Now()
 	if err := cs.CoreV1().Pods(releaseNS).Delete(ctx, old, metav1.DeleteOptions{}); err != nil {
 		t.Fatalf("delete the leader pod %s: %v", old, err)
@@ -268,8 +282,12 @@ spec:
 		return nil
 	})
 	takeover := time.Since(deleted)
-	t.Logf("leader %s deleted during the rotation to generation 2; %s took the Lease after %s (controller-runtime's lease duration: 15s)",
-		old, next, takeover.Round(100*time.Millisecond))
+	who := "the replacement pod"
+	if standby[next] {
+		who = "the standby replica"
+	}
+	t.Logf("leader %s deleted during the rotation to generation 2; %s %s took the Lease after %s (lease duration %s)",
+		old, who, next, takeover.Round(100*time.Millisecond), leaseDuration)
 
 	// The new leader finishes the rotation (generation 1 deleted after its
 	// grace period) and rotates on schedule to generation 3, whose
