@@ -457,6 +457,14 @@ func TestIntegration_Chart_Switches(t *testing.T) {
 			if deployment(t, objs, "identity").Spec.Template.Spec.HostNetwork {
 				t.Error("identity on the host network too")
 			}
+			// Its ports are the node's: a rolling update replaces the old pod first.
+			if ru := deployment(t, objs, "hub").Spec.Strategy.RollingUpdate; ru == nil || ru.MaxSurge == nil || ru.MaxSurge.IntValue() != 0 ||
+				ru.MaxUnavailable == nil || ru.MaxUnavailable.IntValue() != 1 {
+				t.Errorf("hub strategy %+v, want maxSurge 0, maxUnavailable 1", deployment(t, objs, "hub").Spec.Strategy)
+			}
+			if ru := deployment(t, objs, "identity").Spec.Strategy.RollingUpdate; ru != nil {
+				t.Errorf("identity (pod network) strategy %+v, want the default surge", ru)
+			}
 		}},
 		{"hub.targetClusters.enabled=true", func(t *testing.T, objs []rendered) {
 			d := deployment(t, objs, "hub")

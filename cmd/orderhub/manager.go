@@ -74,7 +74,12 @@ func (m *managerFlags) newManager(name string, scheme *runtime.Scheme, customize
 		LeaderElection:          m.leaderElect,
 		LeaderElectionID:        "orderhub-" + name,
 		LeaderElectionNamespace: m.leaderElectNS,
-		GracefulShutdownTimeout: ptr(10 * time.Second),
+		// A replica that stops (pod deleted, rolling update) gives the Lease
+		// up at once, so a standby takes over within its retry period instead
+		// of waiting out the lease duration. Safe because the process exits
+		// as soon as the manager returns (main).
+		LeaderElectionReleaseOnCancel: true,
+		GracefulShutdownTimeout:       ptr(10 * time.Second),
 	}
 	if m.namespace != "" {
 		opts.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{m.namespace: {}}}

@@ -31,7 +31,19 @@ type Kube struct {
 	URL string
 	// CAFile is the apiserver's self-signed serving CA bundle.
 	CAFile string
+	// AuditLog is the apiserver's audit log (Options.AuditLog): one
+	// audit.k8s.io/v1 Event per line; empty without it.
+	AuditLog string
 }
+
+// auditPolicy logs every request at the Metadata level, once it is answered
+// (and when a watch's response starts).
+const auditPolicy = `apiVersion: audit.k8s.io/v1
+kind: Policy
+omitStages: [RequestReceived]
+rules:
+  - level: Metadata
+`
 
 func (s *Stack) startKube(ctx context.Context) error {
 	dir := filepath.Join(s.Dir, "kube")
@@ -100,6 +112,16 @@ func (s *Stack) startKube(ctx context.Context) error {
 			// their endpoints' addresses: there is no kube-proxy for Service IPs.
 			"--enable-aggregator-routing=true"}
 	}
+	var auditLog string
+	if s.opts.AuditLog {
+		policy := filepath.Join(dir, "audit-policy.yaml")
+		if err := os.WriteFile(policy, []byte(auditPolicy), 0o600); err != nil {
+			return err
+		}
+		auditLog = filepath.Join(dir, "audit.log")
+		admission = append(admission, "--audit-policy-file="+policy, "--audit-log-path="+auditLog,
+			"--audit-log-format=json")
+	}
 	api, err := s.startProc("kube-apiserver", filepath.Join(s.tools.k8sDir, "kube-apiserver"), append([]string{
 		"--etcd-servers=" + etcdURL,
 		"--bind-address=127.0.0.1", "--advertise-address=127.0.0.1",
@@ -136,7 +158,7 @@ func (s *Stack) startKube(ctx context.Context) error {
 	if err := writeKubeconfig(kubeconfig, url, token, ca); err != nil {
 		return err
 	}
-	s.Kube = &Kube{Config: cfg, Kubeconfig: kubeconfig, URL: url, CAFile: caFile}
+	s.Kube = &Kube{Config: cfg, Kubeconfig: kubeconfig, URL: url, CAFile: caFile, AuditLog: auditLog}
 
 	paths := s.opts.CRDPaths
 	if paths == nil {

@@ -85,6 +85,28 @@ type Node struct {
 	// ContainerdAddress is containerd's socket; Ctr is the matching ctr binary.
 	ContainerdAddress string
 	Ctr               string
+
+	iptables string
+}
+
+// Expose makes a server the stack binds on 127.0.0.1:port reachable at the
+// node IP on the same port, from pods on the pod network (PREROUTING, the pod
+// bridge has route_localnet) and from the host (OUTPUT), so one URL,
+// http://<IP>:<port>, serves pods and host processes alike. The DNAT rules
+// are tagged like the node's others and removed at teardown.
+func (n *Node) Expose(port int) error {
+	p := strconv.Itoa(port)
+	for _, rule := range [][]string{
+		{"PREROUTING", "-s", podCIDR, "-d", nodeIP + "/32", "-p", "tcp", "--dport", p},
+		{"OUTPUT", "-d", nodeIP + "/32", "-p", "tcp", "--dport", p},
+	} {
+		args := append(append([]string{"-w", "-t", "nat", "-A"}, rule...),
+			"-m", "comment", "--comment", ruleComment, "-j", "DNAT", "--to-destination", "127.0.0.1:"+p)
+		if out, err := exec.Command(n.iptables, args...).CombinedOutput(); err != nil {
+			return fmt.Errorf("iptables %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	return nil
 }
 
 // ImportImage loads an image tarball (docker save or OCI layout, as `crane
@@ -392,7 +414,7 @@ disabled_plugins = ['io.containerd.internal.v1.opt', 'io.containerd.nri.v1.nri',
 	}); err != nil {
 		return err
 	}
-	s.Node = &Node{Name: NodeName, IP: nodeIP, PodCIDR: podCIDR, ContainerdAddress: sock, Ctr: b.ctr}
+	s.Node = &Node{Name: NodeName, IP: nodeIP, PodCIDR: podCIDR, ContainerdAddress: sock, Ctr: b.ctr, iptables: b.iptables}
 	if err := s.Node.ImportImage(ctx, b.pauseTar); err != nil {
 		return err
 	}

@@ -56,6 +56,10 @@ type Options struct {
 	// machine to stop before it refuses (0: refuse at once). Test packages
 	// that run in parallel (go test -p > 1) set it so they take turns.
 	NodeWait time.Duration
+	// AuditLog makes the apiserver write an audit log of every request at
+	// the Metadata level (who, verb, resource, response code; no bodies) to
+	// Kube.AuditLog, JSON lines, with a policy file the stack writes.
+	AuditLog bool
 
 	// CRDPaths are files or folders of CRDs to install; default: the
 	// repository's config/crd/bases (missing paths are skipped).

@@ -5,13 +5,10 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -55,24 +52,10 @@ const hubNS = "orderhub-system"
 // KeystoneApplicationCredential on the multicluster manager) in-process, and
 // runs each live suite with chainsaw v0.2.12 ($ORDERHUB_CHAINSAW).
 //
-// The suites read the stack through the environment: KEYSTONE_URL,
-// KEYSTONE_ADMIN_PASSWORD, ADMIN_CLOUDS_YAML (a clouds.yaml whose cloud
-// "admin" is the Keystone admin), OPENBAO_ADDR, OPENBAO_TOKEN and
-// OPENBAO_MOUNT (the stack's OpenBao, its root token and its KV v2 mount, so
-// a suite can read a backing path over HTTP) and E2E_TMP (a scratch folder).
+// The suites read the stack through the environment Stack.RunChainsaw
+// (internal/testenv/chainsaw.go) sets.
 func TestIntegration_ChainsawLiveSuites(t *testing.T) {
-	bin := os.Getenv("ORDERHUB_CHAINSAW")
-	if bin == "" {
-		t.Skip("ORDERHUB_CHAINSAW is not set (run via make, or export it from `hack/tools.sh env`)")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("chainsaw is not built (hack/tools.sh chainsaw): %v", err)
-	}
-	for _, tool := range []string{"openstack", "kubectl", "base64", "curl"} {
-		if _, err := lookPath(tool); err != nil {
-			t.Skipf("the suites' scripts need %s: %v", tool, err)
-		}
-	}
+	bin := testenv.ChainsawBin(t)
 	start := time.Now()
 	st := testenv.ForTest(t, testenv.Options{Kube: true, ControllerManager: true, Keystone: true,
 		OpenBao: true, KORC: true, ESO: true})
@@ -81,43 +64,7 @@ func TestIntegration_ChainsawLiveSuites(t *testing.T) {
 
 	root := e2eDir(t)
 	for _, suite := range liveSuites {
-		t.Run(suite, func(t *testing.T) {
-			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
-			defer cancel()
-			begin := time.Now()
-			cmd := exec.CommandContext(ctx, bin, "test", "--no-color",
-				"--test-dir", filepath.Join(root, suite),
-				"--report-format", "JSON", "--report-path", t.TempDir())
-			cmd.Env = append(os.Environ(),
-				"KUBECONFIG="+st.Kube.Kubeconfig,
-				"PATH="+scriptPath(),
-				"KEYSTONE_URL="+st.Keystone.URL,
-				"KEYSTONE_ADMIN_PASSWORD="+st.Keystone.AdminPassword,
-				"ADMIN_CLOUDS_YAML="+st.Keystone.CloudsYAML,
-				"OPENBAO_ADDR="+st.OpenBao.Addr,
-				"OPENBAO_TOKEN="+st.OpenBao.Token,
-				"OPENBAO_MOUNT="+st.OpenBao.KVMount,
-				"E2E_TMP="+t.TempDir(),
-			)
-			// The output is also written as it comes to a file that outlives
-			// the test, so a long suite can be followed (tail -f) and read
-			// after a time-out.
-			var buf bytes.Buffer
-			live, err := os.CreateTemp("", "chainsaw-"+suite+"-*.log")
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer live.Close()
-			t.Logf("chainsaw %s output: %s", suite, live.Name())
-			cmd.Stdout = io.MultiWriter(&buf, live)
-			cmd.Stderr = cmd.Stdout
-			err = cmd.Run()
-			out := buf.Bytes()
-			if err != nil {
-				t.Fatalf("chainsaw %s after %s: %v\n%s", suite, time.Since(begin).Round(time.Second), err, out)
-			}
-			t.Logf("chainsaw %s passed in %s:\n%s", suite, time.Since(begin).Round(time.Second), stepLines(string(out)))
-		})
+		t.Run(suite, func(t *testing.T) { st.RunChainsaw(t, bin, filepath.Join(root, suite)) })
 	}
 	// After the suites: no OpenBao token or ServiceAccount JWT in the hub's
 	// log, the events or the ControlPlane conditions, and no OpenBao token
@@ -246,29 +193,6 @@ func startHub(t *testing.T, st *testenv.Stack) (hubLog string, direct client.Cli
 	return logPath, direct
 }
 
-// scriptPath is PATH for the suites' scripts, with the stack's kubectl
-// ($ORDERHUB_K8S_DIR) first when it is there.
-func scriptPath() string {
-	p := os.Getenv("PATH")
-	if dir := os.Getenv("ORDERHUB_K8S_DIR"); dir != "" {
-		if _, err := os.Stat(filepath.Join(dir, "kubectl")); err == nil {
-			return dir + string(os.PathListSeparator) + p
-		}
-	}
-	return p
-}
-
-func lookPath(tool string) (string, error) {
-	if tool == "kubectl" {
-		if dir := os.Getenv("ORDERHUB_K8S_DIR"); dir != "" {
-			if _, err := os.Stat(filepath.Join(dir, "kubectl")); err == nil {
-				return filepath.Join(dir, "kubectl"), nil
-			}
-		}
-	}
-	return exec.LookPath(tool)
-}
-
 // e2eDir is tests/e2e, the folder of this file.
 func e2eDir(t *testing.T) string {
 	t.Helper()
@@ -277,20 +201,6 @@ func e2eDir(t *testing.T) string {
 		t.Fatal("cannot locate tests/e2e")
 	}
 	return filepath.Dir(file)
-}
-
-// stepLines keeps chainsaw's step boundaries and closing summary from its
-// output: when each step began and ended, which is what a passing run needs
-// to show.
-func stepLines(out string) string {
-	var keep []string
-	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
-	for i, l := range lines {
-		if strings.Contains(l, "| TRY ") || i >= len(lines)-8 {
-			keep = append(keep, strings.TrimSpace(l))
-		}
-	}
-	return strings.Join(keep, "\n")
 }
 
 func tailLines(s string, n int) string {

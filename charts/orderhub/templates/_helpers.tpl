@@ -138,6 +138,20 @@ affinity:
 terminationGracePeriodSeconds: 15
 {{- end -}}
 
+{{/* The Deployment's update strategy. A host-network pod binds its ports on the
+node, so a surge pod cannot schedule beside the pod it replaces (the node's
+ports are taken): host-network controllers replace their pods one at a time,
+old pod first. Call with .Values.hub. */}}
+{{- define "orderhub.strategy" -}}
+strategy:
+{{- if .hostNetwork }}
+  type: RollingUpdate
+  rollingUpdate: {maxSurge: 0, maxUnavailable: 1}
+{{- else }}
+  type: RollingUpdate
+{{- end }}
+{{- end -}}
+
 {{/* Pod template metadata. Call with (list $ "hub"). */}}
 {{- define "orderhub.podMetadata" -}}
 {{- $ := index . 0 -}}
