@@ -5,6 +5,7 @@ package testenv
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -114,7 +115,7 @@ func contains(list []string, sub string) bool {
 // shows no bridge, veth, mount, iptables rule, cgroup, sysctl change or folder
 // of the node.
 func TestNode_PodsRunAndTeardownLeavesNothing(t *testing.T) {
-	before := readHost(t)
+	before := readHostWithoutNode(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	t0 := time.Now()
@@ -328,6 +329,23 @@ func TestNode_PodsRunAndTeardownLeavesNothing(t *testing.T) {
 }
 
 // assertHostAsBefore fails t for every node trace in after that before lacks.
+// readHostWithoutNode waits until no stack on the machine runs a node (the
+// node lock is free), then reads the host: a snapshot taken while another
+// stack's node runs would hold that node's sysctls, bridges and rules, which
+// its own teardown removes. Stacks take the lock one at a time (NodeWait),
+// so this wait ends when the other stack stops.
+func readHostWithoutNode(t *testing.T) hostView {
+	t.Helper()
+	Eventually(t, 20*time.Minute, "no other stack runs the node", func() error {
+		l, err := net.Listen("unix", nodeLockName)
+		if err != nil {
+			return err
+		}
+		return l.Close()
+	})
+	return readHost(t)
+}
+
 func assertHostAsBefore(t *testing.T, before, after hostView) {
 	t.Helper()
 	for what, diff := range map[string][]string{
@@ -407,7 +425,7 @@ func runNodeChild(dir string) int {
 // next run's reaper (ReapOrphans, as every Start and `hack/stack down` call
 // it) undoes all of it.
 func TestNode_KilledRunIsUndone(t *testing.T) {
-	before := readHost(t)
+	before := readHostWithoutNode(t)
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), nodeChildDirEnv+"="+dir)
