@@ -8,6 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
@@ -19,7 +20,8 @@ import (
 
 // ensureStores provisions the ServiceAccount and the SecretStore in every
 // consented namespace that exists (and in those a KeystoneService teardown
-// still needs, TearingDown), removes the plane's tenant objects from
+// still needs, TearingDown), never writing one that exists and is not the
+// plane's (NotOurs; ForeignMessage is then the returned reason), removes the plane's tenant objects from
 // namespaces it no longer consents to and the OpenBao token copies older
 // releases wrote (sweep), and returns why the store in the plane's own namespace is
 // not Ready ("" when it is, or when the plane names a ClusterSecretStore).
@@ -41,24 +43,29 @@ func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlP
 			namespaces = StoreNamespaces(namespaces, TearingDown(cp, services.Items))
 		}
 	}
+	var foreign []Foreign
 	for _, ns := range namespaces {
 		var n corev1.Namespace
 		if err := r.client.Get(ctx, types.NamespacedName{Name: ns}, &n); err != nil || !n.DeletionTimestamp.IsZero() {
 			continue // provisioned once the namespace exists (namespaces are not watched: next pass)
 		}
-		if err := r.applyServiceAccount(ctx, cp, ns, ob.ServiceAccount); err != nil {
+		f, err := r.applyServiceAccount(ctx, cp, ns, ob.ServiceAccount)
+		if err != nil {
 			errs = append(errs, err)
 			continue
 		}
-		u, err := TenantStore(cp, ob, store, ns).Build()
+		if f != nil {
+			// A store logging in as somebody else's ServiceAccount would
+			// act with that identity: the namespace gets neither.
+			foreign = append(foreign, *f)
+			continue
+		}
+		f, err = r.applyStore(ctx, cp, TenantStore(cp, ob, store, ns))
 		if err != nil {
-			return "", err
-		}
-		if ns == cp.Namespace {
-			u.SetOwnerReferences([]metav1.OwnerReference{ownerRef(cp)})
-		}
-		if err := eso.Apply(ctx, r.client, ControllerName, u); err != nil {
 			errs = append(errs, err)
+		}
+		if f != nil {
+			foreign = append(foreign, *f)
 		}
 	}
 	if err := r.sweep(ctx, cp, sweepTenants, namespaces); err != nil {
@@ -66,6 +73,9 @@ func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlP
 	}
 	if !provisions {
 		return "", errors.Join(errs...)
+	}
+	if msg := ForeignMessage(foreign); msg != "" {
+		return msg, errors.Join(errs...)
 	}
 	own := eso.New(eso.SecretStoreGVK)
 	if err := r.client.Get(ctx, types.NamespacedName{Namespace: cp.Namespace, Name: store}, own); err != nil {
@@ -77,20 +87,88 @@ func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlP
 	return "", errors.Join(errs...)
 }
 
-// applyServiceAccount applies the ServiceAccount the namespace's store logs
+// applyServiceAccount writes the ServiceAccount the namespace's store logs
 // in as, owned by the plane in the plane's own namespace (owner references
-// cannot cross namespaces).
-func (r *Reconciler) applyServiceAccount(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, ns, name string) error {
-	sa := corev1ac.ServiceAccount(name, ns).WithLabels(Labels(cp))
-	if ns == cp.Namespace {
-		o := ownerRef(cp)
-		sa.WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion(o.APIVersion).WithKind(o.Kind).
-			WithName(o.Name).WithUID(o.UID).WithController(true))
+// cannot cross namespaces). An existing ServiceAccount that is not the
+// plane's (NotOurs) is not touched and returned as Foreign.
+func (r *Reconciler) applyServiceAccount(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, ns, name string) (*Foreign, error) {
+	ac := func() *corev1ac.ServiceAccountApplyConfiguration {
+		sa := corev1ac.ServiceAccount(name, ns).WithLabels(Labels(cp))
+		if ns == cp.Namespace {
+			o := ownerRef(cp)
+			sa.WithOwnerReferences(metav1ac.OwnerReference().WithAPIVersion(o.APIVersion).WithKind(o.Kind).
+				WithName(o.Name).WithUID(o.UID).WithController(true))
+		}
+		return sa
 	}
-	if err := r.client.Apply(ctx, sa, client.FieldOwner(ControllerName), client.ForceOwnership); err != nil {
-		return fmt.Errorf("apply ServiceAccount %s/%s: %w", ns, name, err)
+	var cur corev1.ServiceAccount
+	err := r.client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &cur)
+	switch {
+	case apierrors.IsNotFound(err):
+		// Created, not applied: a ServiceAccount appearing concurrently is
+		// an AlreadyExists (retried, then judged), not taken over.
+		cur = corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: Labels(cp)}}
+		if ns == cp.Namespace {
+			cur.OwnerReferences = []metav1.OwnerReference{ownerRef(cp)}
+		}
+		if err := r.client.Create(ctx, &cur, client.FieldOwner(ControllerName)); err != nil {
+			return nil, fmt.Errorf("create ServiceAccount %s/%s: %w", ns, name, err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("read ServiceAccount %s/%s: %w", ns, name, err)
+	default:
+		if why := NotOurs(cp, &cur); why != "" {
+			return &Foreign{Kind: "ServiceAccount", Namespace: ns, Name: name, Why: why}, nil
+		}
 	}
-	return nil
+	// The observed UID and resourceVersion are preconditions: a
+	// ServiceAccount replaced since the read is a Conflict, not a takeover.
+	if err := r.client.Apply(ctx, ac().WithUID(cur.UID).WithResourceVersion(cur.ResourceVersion),
+		client.FieldOwner(ControllerName), client.ForceOwnership); err != nil {
+		return nil, fmt.Errorf("apply ServiceAccount %s/%s: %w", ns, name, err)
+	}
+	return nil, nil
+}
+
+// applyStore writes the tenant SecretStore s (owned by the plane in the
+// plane's own namespace), with the guard of applyServiceAccount: an
+// existing store that is not the plane's is not touched and returned as
+// Foreign.
+func (r *Reconciler) applyStore(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, s eso.SecretStore) (*Foreign, error) {
+	build := func() (*unstructured.Unstructured, error) {
+		u, err := s.Build()
+		if err != nil {
+			return nil, err
+		}
+		if s.Namespace == cp.Namespace {
+			u.SetOwnerReferences([]metav1.OwnerReference{ownerRef(cp)})
+		}
+		return u, nil
+	}
+	cur := eso.New(eso.SecretStoreGVK)
+	err := r.client.Get(ctx, types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, cur)
+	switch {
+	case apierrors.IsNotFound(err):
+		if cur, err = build(); err != nil {
+			return nil, err
+		}
+		if err := r.client.Create(ctx, cur, client.FieldOwner(ControllerName)); err != nil {
+			return nil, fmt.Errorf("create SecretStore %s/%s: %w", s.Namespace, s.Name, err)
+		}
+	case err != nil:
+		return nil, fmt.Errorf("read SecretStore %s/%s: %w", s.Namespace, s.Name, err)
+	default:
+		if why := NotOurs(cp, cur); why != "" {
+			return &Foreign{Kind: "SecretStore", Namespace: s.Namespace, Name: s.Name, Why: why}, nil
+		}
+	}
+	u, err := build()
+	if err != nil {
+		return nil, err
+	}
+	u.SetUID(cur.GetUID())
+	u.SetResourceVersion(cur.GetResourceVersion())
+	return nil, eso.Apply(ctx, r.client, ControllerName, u)
 }
 
 // sweep deletes the plane's SecretStores and ServiceAccounts that Stale
@@ -109,7 +187,7 @@ func (r *Reconciler) sweep(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, t
 	} else {
 		for _, s := range secrets.Items {
 			if IsLegacyTokenCopy(cp, Placed{s.Namespace, s.Name}) {
-				errs = append(errs, r.delete(ctx, "Secret", &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}))
+				errs = append(errs, r.delete(ctx, "Secret", &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: s.Namespace, Name: s.Name}}, s.UID))
 			}
 		}
 	}
@@ -117,7 +195,7 @@ func (r *Reconciler) sweep(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, t
 }
 
 // sweepTenantObjects deletes the plane's SecretStores and ServiceAccounts
-// outside the consented namespaces.
+// (labelled and, by NotOurs, the plane's) outside the consented namespaces.
 func (r *Reconciler) sweepTenantObjects(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, consented []string) error {
 	var errs []error
 	stores := eso.NewList(eso.SecretStoreGVK)
@@ -125,14 +203,19 @@ func (r *Reconciler) sweepTenantObjects(ctx context.Context, cp *c5c3v1alpha1.Co
 		errs = append(errs, fmt.Errorf("list the plane's SecretStores: %w", err))
 	} else {
 		var found []Placed
+		uids := map[Placed]types.UID{}
 		for _, s := range stores.Items {
-			found = append(found, Placed{s.GetNamespace(), s.GetName()})
+			if NotOurs(cp, &s) != "" {
+				continue
+			}
+			p := Placed{s.GetNamespace(), s.GetName()}
+			found, uids[p] = append(found, p), s.GetUID()
 		}
 		for _, p := range Stale(consented, found) {
 			u := eso.New(eso.SecretStoreGVK)
 			u.SetNamespace(p.Namespace)
 			u.SetName(p.Name)
-			errs = append(errs, r.delete(ctx, "SecretStore", u))
+			errs = append(errs, r.delete(ctx, "SecretStore", u, uids[p]))
 		}
 	}
 	var sas corev1.ServiceAccountList
@@ -140,19 +223,31 @@ func (r *Reconciler) sweepTenantObjects(ctx context.Context, cp *c5c3v1alpha1.Co
 		errs = append(errs, fmt.Errorf("list the plane's ServiceAccounts: %w", err))
 	} else {
 		var found []Placed
-		for _, s := range sas.Items {
-			found = append(found, Placed{s.Namespace, s.Name})
+		uids := map[Placed]types.UID{}
+		for i := range sas.Items {
+			s := &sas.Items[i]
+			if NotOurs(cp, s) != "" {
+				continue
+			}
+			p := Placed{s.Namespace, s.Name}
+			found, uids[p] = append(found, p), s.UID
 		}
 		for _, p := range Stale(consented, found) {
-			errs = append(errs, r.delete(ctx, "ServiceAccount", &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}))
+			errs = append(errs, r.delete(ctx, "ServiceAccount",
+				&corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: p.Namespace, Name: p.Name}}, uids[p]))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// delete deletes o (a kind), absent being success.
-func (r *Reconciler) delete(ctx context.Context, kind string, o client.Object) error {
-	if err := r.client.Delete(ctx, o); err != nil && !apierrors.IsNotFound(err) {
+// delete deletes o (a kind), absent being success. A non-empty uid is a
+// precondition: an object replaced since it was listed is not deleted.
+func (r *Reconciler) delete(ctx context.Context, kind string, o client.Object, uid types.UID) error {
+	var opts []client.DeleteOption
+	if uid != "" {
+		opts = append(opts, client.Preconditions{UID: &uid})
+	}
+	if err := r.client.Delete(ctx, o, opts...); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 		return fmt.Errorf("delete %s %s/%s: %w", kind, o.GetNamespace(), o.GetName(), err)
 	}
 	return nil
