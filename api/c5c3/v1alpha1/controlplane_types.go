@@ -145,10 +145,12 @@ type ServiceKeystoneSpec struct {
 // ExternalKeystoneSpec is how an External Keystone is reached.
 type ExternalKeystoneSpec struct {
 	// The Keystone v3 URL, e.g. https://keystone.example.com:5000/v3
-	// (http or https, at most 2048 characters).
+	// (http or https, at most 2048 characters, no query and no fragment:
+	// the token request appends auth/tokens to it).
 	// +required
 	// +kubebuilder:validation:MaxLength=2048
 	// +kubebuilder:validation:Pattern=`^https?://[^\s/]+`
+	// +kubebuilder:validation:XValidation:rule="!self.contains('?') && !self.contains('#')",message="authURL must not carry a query or a fragment"
 	AuthURL string `json:"authURL"`
 
 	// The catalog interface K-ORC uses (default public).

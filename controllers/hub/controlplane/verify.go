@@ -5,7 +5,10 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -48,6 +51,9 @@ func (v KeystoneVerifier) Verify(ctx context.Context, r TokenRequest) error {
 	if timeout == 0 {
 		timeout = 20 * time.Second
 	}
+	if err := CheckAuthURL(r.AuthURL); err != nil {
+		return err
+	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -76,12 +82,66 @@ func (v KeystoneVerifier) Verify(ctx context.Context, r TokenRequest) error {
 		ao.Scope = &gophercloud.AuthScope{ProjectName: r.Project, DomainName: r.Domain}
 	}
 	if err := openstack.Authenticate(ctx, pc, ao); err != nil {
-		return err
+		return WithoutBody(err)
 	}
 	if r.Project == "" {
 		return nil
 	}
 	_, err = openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{
 		Region: r.Region, Availability: gophercloud.Availability(r.Interface)})
-	return err
+	return WithoutBody(err)
+}
+
+// MaxURLInMessage bounds the URL a status message repeats (bytes; longer
+// ones are cut and end in "...").
+const MaxURLInMessage = 256
+
+// CheckAuthURL refuses an auth URL with a query or a fragment: the token
+// request appends auth/tokens to it, so either would make the check hit
+// another path than Keystone's (the CRD refuses both too,
+// ExternalKeystoneSpec.AuthURL).
+func CheckAuthURL(authURL string) error {
+	u, err := url.Parse(authURL)
+	if err != nil {
+		return fmt.Errorf("the auth URL %s does not parse: %w", truncate(authURL), err)
+	}
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.ContainsAny(authURL, "?#") {
+		return fmt.Errorf("the auth URL %s carries a query or a fragment; name the Keystone v3 URL itself", truncate(authURL))
+	}
+	return nil
+}
+
+// ResponseError is an HTTP answer other than the expected one, without the
+// response body: a status message must not repeat what the URL served (the
+// auth URL is the plane author's, and could point at any service the hub
+// reaches). It unwraps to a gophercloud.ErrUnexpectedResponseCode without
+// Body and headers, so gophercloud.ResponseCodeIs still matches.
+type ResponseError struct {
+	inner gophercloud.ErrUnexpectedResponseCode
+}
+
+func (e *ResponseError) Error() string {
+	return fmt.Sprintf("HTTP %d from %s %s (response body not shown)", e.inner.Actual, e.inner.Method, e.inner.URL)
+}
+
+// Unwrap returns the body-less gophercloud error.
+func (e *ResponseError) Unwrap() error { return e.inner }
+
+// WithoutBody replaces an unexpected-response error in err by a
+// *ResponseError (status code, method and the URL cut to
+// MaxURLInMessage); any other error, and nil, are returned as they are.
+func WithoutBody(err error) error {
+	var ue gophercloud.ErrUnexpectedResponseCode
+	if !errors.As(err, &ue) {
+		return err
+	}
+	return &ResponseError{inner: gophercloud.ErrUnexpectedResponseCode{URL: truncate(ue.URL), Method: ue.Method,
+		Expected: ue.Expected, Actual: ue.Actual}}
+}
+
+func truncate(s string) string {
+	if len(s) <= MaxURLInMessage {
+		return s
+	}
+	return strings.ToValidUTF8(s[:MaxURLInMessage], "") + "..."
 }
