@@ -177,19 +177,20 @@ func (s *Stack) startKube(ctx context.Context) error {
 }
 
 // startControllerManager runs kube-controller-manager with only the garbage
-// collector and namespace controllers: owner-reference GC and namespace
-// deletion, which envtest lacks; with a node, also the controllers pods need.
+// collector, namespace and ClusterRole aggregation controllers: owner-reference
+// GC, namespace deletion and the aggregated admin/edit/view ClusterRoles,
+// which envtest lacks; with a node, also the controllers pods need.
 func (s *Stack) startControllerManager(ctx context.Context) error {
 	port, err := freePort()
 	if err != nil {
 		return err
 	}
-	controllers := []string{"--controllers=garbagecollector,namespace"}
+	controllers := []string{"--controllers=garbagecollector,namespace,clusterrole-aggregation"}
 	if s.opts.Node {
 		// Pods run: the workload controllers, each namespace's default
 		// ServiceAccount and the kube-root-ca.crt ConfigMap its token volume
 		// mounts (the apiserver's self-signed serving CA).
-		controllers = []string{"--controllers=garbagecollector,namespace,deployment,replicaset,statefulset,daemonset," +
+		controllers = []string{"--controllers=garbagecollector,namespace,clusterrole-aggregation,deployment,replicaset,statefulset,daemonset," +
 			"job,cronjob,disruption,podgc,endpoints-controller,endpointslice,serviceaccount,root-ca-cert-publisher,nodelifecycle",
 			"--root-ca-file=" + s.Kube.CAFile}
 	}
