@@ -140,8 +140,9 @@ const (
 	// projecting or delivering the account.
 	ReasonServiceAccountError = "ServiceAccountError"
 	// Also: ReasonProbingForCollision, ReasonControlPlaneNotFound,
-	// ReasonNamespaceNotAllowed, ReasonWaitingForAdminCredential and the
-	// External-mode reasons.
+	// ReasonNamespaceNotAllowed, ReasonWaitingForAdminCredential, the
+	// External-mode reasons, and ReasonDeliveryRefused (a Secret of the
+	// consumer Secret's name exists that the registration does not own).
 )
 
 // KeystoneApplicationCredential: CredentialReady

@@ -60,6 +60,10 @@ type AccountObservation struct {
 	// UserOwnedBy names another registration or order managing the user
 	// the probe found ("" when none): adopt never takes it over.
 	UserOwnedBy string
+	// ClaimHolder names the registration or order holding the claim on the
+	// account's user name (orders.DescribeHolder) when it is not this
+	// registration; "" when this one holds it.
+	ClaimHolder string
 
 	// Children are the domain import (when the account's domain is not the
 	// plane's admin domain), the project, the user and the role imports, in
@@ -85,6 +89,10 @@ type AccountObservation struct {
 	// PushMessage is ESO's last word otherwise.
 	Pushed      bool
 	PushMessage string
+	// Refused is set when a Secret of the consumer Secret's name exists
+	// that this registration does not own (an *apply.NotOwnedError): it is
+	// never taken over (DeliveryRefused).
+	Refused error
 	// Delivered is true when the consumer Secret carries the deliverable
 	// generation's password and document; DeliveryMessage says what is
 	// missing otherwise.
@@ -95,12 +103,14 @@ type AccountObservation struct {
 // AccountCondition derives AccountReady for a declared account block
 // (docs/reference/keystoneservice.md, "Conditions"), first match wins: a closed
 // gate; the admin identity (ServiceAccountCollision); a Kubernetes error
-// (ServiceAccountError); the project probe, then the user probe
+// (ServiceAccountError); the claim on the user name held by another
+// registration or order (ServiceAccountCollision); the project probe, then the user probe
 // (ProbingForCollision, ServiceAccountCollision, ServiceAccountsFailed); a
 // terminal K-ORC error on a child (ServiceAccountsFailed); a child not
 // Available, a missing grant, a password K-ORC has not applied
 // (WaitingForServiceAccounts, or an External-mode cause); the store
-// (SecretStoreNotReady); the backup and the consumer Secret
+// (SecretStoreNotReady); the backup (WaitingForServiceAccounts); a
+// consumer Secret of another owner (DeliveryRefused); the consumer Secret
 // (WaitingForServiceAccounts); else AccountProvisioned.
 func AccountCondition(o AccountObservation, gen int64) metav1.Condition {
 	c := metav1.Condition{Type: c5c3v1alpha1.ConditionAccountReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
@@ -122,6 +132,18 @@ func AccountCondition(o AccountObservation, gen int64) metav1.Condition {
 	}
 	if o.Error != nil {
 		return set(c5c3v1alpha1.ReasonServiceAccountError, o.Error.Error())
+	}
+	if o.ClaimHolder != "" && o.UserExists {
+		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+			"another registration or order, %s, holds this user name in the domain, and this registration's K-ORC User, "+
+				"created before name claims existed, shares that Keystone user: do NOT delete this KeystoneService, "+
+				"its teardown would delete the user the holder delivers", o.ClaimHolder))
+	}
+	if o.ClaimHolder != "" {
+		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+			"another registration or order, %s, holds this user name in the domain; two never share a Keystone user and "+
+				"nothing was touched: delete this KeystoneService and re-create it with account.userName set to a free name "+
+				"(the field is immutable), or delete the other one first", o.ClaimHolder))
 	}
 	if o.ProjectCreate && !o.ProjectExists {
 		if r, done := probeCondition(set, "project", o.ProjectProbe, false,
@@ -180,6 +202,11 @@ func AccountCondition(o AccountObservation, gen int64) metav1.Condition {
 	}
 	if !o.Pushed {
 		return wait(fmt.Sprintf("the OpenBao backup of password generation %d is not pushed yet: %s", o.Deliverable, o.PushMessage))
+	}
+	if o.Refused != nil {
+		return set(c5c3v1alpha1.ReasonDeliveryRefused, o.Refused.Error()+
+			": a Secret of the consumer Secret's name exists that this registration does not own; it is never taken over: "+
+			"delete or rename it")
 	}
 	if !o.Delivered {
 		return wait(fmt.Sprintf("the consumer Secret does not carry password generation %d yet: %s", o.Deliverable, o.DeliveryMessage))

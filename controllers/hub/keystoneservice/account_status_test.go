@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/delivery/apply"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -51,6 +52,14 @@ func TestAccountCondition(t *testing.T) {
 			metav1.ConditionTrue, c5c3v1alpha1.ReasonAccountProvisioned, ""},
 		{"referenced project never probes", done(func(o *AccountObservation) { o.ProjectCreate, o.ProjectExists = false, false }),
 			metav1.ConditionTrue, c5c3v1alpha1.ReasonAccountProvisioned, ""},
+		{"name claimed by another order", done(func(o *AccountObservation) {
+			o.UserExists, o.UserProbe, o.ClaimHolder = false, absent, "KeystoneUser tenant-b/u (management cluster)"
+		}), metav1.ConditionFalse, c5c3v1alpha1.ReasonServiceAccountCollision, "KeystoneUser tenant-b/u (management cluster), holds this user name"},
+		{"name claimed, own User from before claims", done(func(o *AccountObservation) { o.ClaimHolder = "KeystoneService a/b (management cluster)" }),
+			metav1.ConditionFalse, c5c3v1alpha1.ReasonServiceAccountCollision, "do NOT delete this KeystoneService"},
+		{"consumer Secret of another owner", done(func(o *AccountObservation) {
+			o.Delivered, o.Refused = false, &apply.NotOwnedError{Namespace: "team", Name: "svc-credentials", Reason: "it has no controller owner reference"}
+		}), metav1.ConditionFalse, c5c3v1alpha1.ReasonDeliveryRefused, "secret team/svc-credentials exists and is not ours"},
 		{"user collides", done(func(o *AccountObservation) { o.UserExists, o.UserProbe = false, found }),
 			metav1.ConditionFalse, c5c3v1alpha1.ReasonServiceAccountCollision, "account.adopt: true"},
 		{"user owned by another registration", done(func(o *AccountObservation) {
