@@ -7,7 +7,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/groups"
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
-	"github.com/c5c3/orderhub/internal/keystone"
 )
 
 // groupActuator reconciles Group: GET|POST /v3/groups, GET|PATCH
@@ -54,16 +53,14 @@ func (a groupActuator) apply(ctx context.Context, o *kv1.Group, in applyInput) (
 }
 
 func (a groupActuator) remove(ctx context.Context, o *kv1.Group) error {
-	id := o.Status.GroupID
-	if id == "" {
-		var err error
-		if id, err = a.groupID(ctx, o.Spec.Name, o.Spec.Domain); err != nil {
-			return err
-		}
+	err := removeTracked(ctx, fmt.Sprintf("group %q", o.Spec.Name), o.Status.GroupID,
+		func(ctx context.Context) (string, bool, error) {
+			id, err := a.groupID(ctx, o.Spec.Name, o.Spec.Domain)
+			return id, err == nil, err
+		},
+		func(ctx context.Context, id string) error { return groups.Delete(ctx, a.c, id).ExtractErr() })
+	if err == nil {
+		a.forgetIn(ctx, "group", o.Spec.Domain, o.Spec.Name)
 	}
-	if err := groups.Delete(ctx, a.c, id).ExtractErr(); err != nil && !keystone.IsNotFound(err) {
-		return fmt.Errorf("delete group %q: %w", o.Spec.Name, err)
-	}
-	a.forgetIn(ctx, "group", o.Spec.Domain, o.Spec.Name)
-	return nil
+	return err
 }

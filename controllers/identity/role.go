@@ -7,7 +7,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
-	"github.com/c5c3/orderhub/internal/keystone"
 )
 
 // roleActuator reconciles Role: GET|POST /v3/roles, GET|PATCH /v3/roles/{id}
@@ -63,15 +62,14 @@ func (a roleActuator) apply(ctx context.Context, o *kv1.Role, in applyInput) (ou
 }
 
 func (a roleActuator) remove(ctx context.Context, o *kv1.Role) error {
-	id := o.Status.RoleID
-	if id == "" {
-		var err error
-		if id, err = a.roleID(ctx, o.Spec.Name, o.Spec.Domain); err != nil {
-			return err
-		}
-	}
-	if err := roles.Delete(ctx, a.c, id).ExtractErr(); err != nil && !keystone.IsNotFound(err) {
-		return fmt.Errorf("delete role %q: %w", o.Spec.Name, err)
+	err := removeTracked(ctx, fmt.Sprintf("role %q", o.Spec.Name), o.Status.RoleID,
+		func(ctx context.Context) (string, bool, error) {
+			id, err := a.roleID(ctx, o.Spec.Name, o.Spec.Domain)
+			return id, err == nil, err
+		},
+		func(ctx context.Context, id string) error { return roles.Delete(ctx, a.c, id).ExtractErr() })
+	if err != nil {
+		return err
 	}
 	if o.Spec.Domain == "" {
 		a.forget("role", "", o.Spec.Name)
