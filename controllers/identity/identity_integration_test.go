@@ -31,17 +31,18 @@ import (
 
 func ksDomainsNamed(t *testing.T, name string) []domains.Domain {
 	t.Helper()
-	return testenv.KeystoneDomains(t, admin, domains.ListOpts{Name: name})
+	return testenv.KeystoneList(t, domains.List(admin, domains.ListOpts{Name: name}), domains.ExtractDomains)
 }
 
 func ksAllDomains(t *testing.T) []domains.Domain {
 	t.Helper()
-	return testenv.KeystoneDomains(t, admin, domains.ListOpts{})
+	return testenv.KeystoneList(t, domains.List(admin, nil), domains.ExtractDomains)
 }
 
 func ksEndpoints(t *testing.T, serviceID, iface string) []endpoints.Endpoint {
 	t.Helper()
-	return testenv.KeystoneEndpoints(t, admin, endpoints.ListOpts{ServiceID: serviceID, Availability: gophercloud.Availability(iface)})
+	return testenv.KeystoneList(t, endpoints.List(admin, endpoints.ListOpts{ServiceID: serviceID, Availability: gophercloud.Availability(iface)}),
+		endpoints.ExtractEndpoints)
 }
 
 func ksCreateService(t *testing.T, name, typ, desc string) string {
@@ -65,7 +66,7 @@ func ksCreateEndpoint(t *testing.T, serviceID, iface, url string, enabled bool) 
 
 func ksUsersNamed(t *testing.T, name, domainID string) []users.User {
 	t.Helper()
-	return testenv.KeystoneUsers(t, admin, users.ListOpts{Name: name, DomainID: domainID})
+	return testenv.KeystoneList(t, users.List(admin, users.ListOpts{Name: name, DomainID: domainID}), users.ExtractUsers)
 }
 
 // tryLogin asks for an unscoped token directly at Keystone (not counted by the proxy).

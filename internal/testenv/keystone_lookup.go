@@ -7,11 +7,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/endpoints"
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/services"
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	"github.com/gophercloud/gophercloud/v2/pagination"
 )
 
@@ -19,8 +15,9 @@ import (
 // Keystone, directly through an admin identity client c (Stack.AdminIdentity),
 // to see what the controllers did. Each lists every page of one Keystone v3
 // collection (https://docs.openstack.org/api-ref/identity/v3/) with
-// gophercloud; the Keystone* functions fail tb on a request or decoding error,
-// KeystoneAll returns it (for a poll that retries).
+// gophercloud; the functions taking tb fail it on a request or decoding
+// error, KeystoneAll and KeystoneApplicationCredentials return it (for a poll
+// that retries).
 
 // KeystoneAll lists every page of pager and decodes its rows with extract
 // (a gophercloud Extract function such as users.ExtractUsers).
@@ -32,7 +29,9 @@ func KeystoneAll[T any](ctx context.Context, pager pagination.Pager, extract fun
 	return extract(pages)
 }
 
-func keystoneMust[T any](tb testing.TB, pager pagination.Pager, extract func(pagination.Page) ([]T, error)) []T {
+// KeystoneList is KeystoneAll failing tb on an error, for example
+// KeystoneList(t, users.List(c, users.ListOpts{Name: "nova"}), users.ExtractUsers).
+func KeystoneList[T any](tb testing.TB, pager pagination.Pager, extract func(pagination.Page) ([]T, error)) []T {
 	tb.Helper()
 	rows, err := KeystoneAll(context.Background(), pager, extract)
 	if err != nil {
@@ -49,60 +48,21 @@ func First[T any](rows []T) *T {
 	return &rows[0]
 }
 
-// KeystoneUsers lists the users matching opts (GET /v3/users).
-func KeystoneUsers(tb testing.TB, c *gophercloud.ServiceClient, opts users.ListOpts) []users.User {
-	tb.Helper()
-	return keystoneMust(tb, users.List(c, opts), users.ExtractUsers)
-}
-
-// KeystoneProjects lists the projects matching opts (GET /v3/projects).
-func KeystoneProjects(tb testing.TB, c *gophercloud.ServiceClient, opts projects.ListOpts) []projects.Project {
-	tb.Helper()
-	return keystoneMust(tb, projects.List(c, opts), projects.ExtractProjects)
-}
-
-// KeystoneDomains lists the domains matching opts, all of them for the zero
-// opts (GET /v3/domains).
-func KeystoneDomains(tb testing.TB, c *gophercloud.ServiceClient, opts domains.ListOpts) []domains.Domain {
-	tb.Helper()
-	return keystoneMust(tb, domains.List(c, opts), domains.ExtractDomains)
-}
-
 // KeystoneDomainID is the id of the domain name; it fails tb unless exactly
 // one domain has that name.
 func KeystoneDomainID(tb testing.TB, c *gophercloud.ServiceClient, name string) string {
 	tb.Helper()
-	ds := KeystoneDomains(tb, c, domains.ListOpts{Name: name})
+	ds := KeystoneList(tb, domains.List(c, domains.ListOpts{Name: name}), domains.ExtractDomains)
 	if len(ds) != 1 {
 		tb.Fatalf("domain %s: %v", name, ds)
 	}
 	return ds[0].ID
 }
 
-// KeystoneServices lists the catalog services matching opts
-// (GET /v3/services).
-func KeystoneServices(tb testing.TB, c *gophercloud.ServiceClient, opts services.ListOpts) []services.Service {
-	tb.Helper()
-	return keystoneMust(tb, services.List(c, opts), services.ExtractServices)
-}
-
-// KeystoneEndpoints lists the catalog endpoints matching opts
-// (GET /v3/endpoints).
-func KeystoneEndpoints(tb testing.TB, c *gophercloud.ServiceClient, opts endpoints.ListOpts) []endpoints.Endpoint {
-	tb.Helper()
-	return keystoneMust(tb, endpoints.List(c, opts), endpoints.ExtractEndpoints)
-}
-
-// KeystoneRoles lists the roles matching opts (GET /v3/roles).
-func KeystoneRoles(tb testing.TB, c *gophercloud.ServiceClient, opts roles.ListOpts) []roles.Role {
-	tb.Helper()
-	return keystoneMust(tb, roles.List(c, opts), roles.ExtractRoles)
-}
-
 // KeystoneRoleID is the id of the role name, which must exist.
 func KeystoneRoleID(tb testing.TB, c *gophercloud.ServiceClient, name string) string {
 	tb.Helper()
-	rs := KeystoneRoles(tb, c, roles.ListOpts{Name: name})
+	rs := KeystoneList(tb, roles.List(c, roles.ListOpts{Name: name}), roles.ExtractRoles)
 	if len(rs) == 0 {
 		tb.Fatalf("role %s: none found", name)
 	}
@@ -113,7 +73,7 @@ func KeystoneRoleID(tb testing.TB, c *gophercloud.ServiceClient, name string) st
 // exists (roles are global in Keystone).
 func KeystoneEnsureRole(tb testing.TB, c *gophercloud.ServiceClient, name string) string {
 	tb.Helper()
-	if r := First(KeystoneRoles(tb, c, roles.ListOpts{Name: name})); r != nil {
+	if r := First(KeystoneList(tb, roles.List(c, roles.ListOpts{Name: name}), roles.ExtractRoles)); r != nil {
 		return r.ID
 	}
 	r, err := roles.Create(context.Background(), c, roles.CreateOpts{Name: name}).Extract()
@@ -127,7 +87,7 @@ func KeystoneEnsureRole(tb testing.TB, c *gophercloud.ServiceClient, name string
 // userID on projectID (GET /v3/role_assignments?user.id=…&scope.project.id=…).
 func KeystoneAssignedRoles(tb testing.TB, c *gophercloud.ServiceClient, userID, projectID string) map[string]bool {
 	tb.Helper()
-	as := keystoneMust(tb, roles.ListAssignments(c, roles.ListAssignmentsOpts{UserID: userID, ScopeProjectID: projectID}),
+	as := KeystoneList(tb, roles.ListAssignments(c, roles.ListAssignmentsOpts{UserID: userID, ScopeProjectID: projectID}),
 		roles.ExtractRoleAssignments)
 	out := map[string]bool{}
 	for _, a := range as {

@@ -60,7 +60,7 @@ func waitGone(t *testing.T, obj client.Object) {
 // keystoneProjects lists the Keystone projects named name.
 func keystoneProjects(t *testing.T, name string) []projects.Project {
 	t.Helper()
-	return testenv.KeystoneProjects(t, identity, projects.ListOpts{Name: name})
+	return testenv.KeystoneList(t, projects.List(identity, projects.ListOpts{Name: name}), projects.ExtractProjects)
 }
 
 func waitKeystone(t *testing.T, name string, what string, ok func([]projects.Project) error) {

@@ -84,12 +84,12 @@ func authenticate(ctx context.Context, c cloudsyaml.Cloud) error {
 
 func keystoneUser(t *testing.T, name string) *users.User {
 	t.Helper()
-	return testenv.First(testenv.KeystoneUsers(t, identity, users.ListOpts{Name: name}))
+	return testenv.First(testenv.KeystoneList(t, users.List(identity, users.ListOpts{Name: name}), users.ExtractUsers))
 }
 
 func keystoneProject(t *testing.T, name string) *projects.Project {
 	t.Helper()
-	return testenv.First(testenv.KeystoneProjects(t, identity, projects.ListOpts{Name: name}))
+	return testenv.First(testenv.KeystoneList(t, projects.List(identity, projects.ListOpts{Name: name}), projects.ExtractProjects))
 }
 
 // ensureRole creates the Keystone role name unless it exists and returns its id.

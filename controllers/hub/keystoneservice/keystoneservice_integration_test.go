@@ -56,7 +56,7 @@ func waitForCondition(t *testing.T, ks *c5c3v1alpha1.KeystoneService, typ, reaso
 // keystoneServices lists the catalog services of serviceType in Keystone.
 func keystoneServices(t *testing.T, serviceType string) []services.Service {
 	t.Helper()
-	return testenv.KeystoneServices(t, identity, services.ListOpts{ServiceType: serviceType})
+	return testenv.KeystoneList(t, services.List(identity, services.ListOpts{ServiceType: serviceType}), services.ExtractServices)
 }
 
 // keystoneEndpoints returns the endpoint URLs of serviceID by interface.

@@ -70,7 +70,7 @@ func delivered(ku *c5c3v1alpha1.KeystoneUser) (cloudsyaml.Cloud, *corev1.Secret,
 // keystoneUser returns the Keystone user name in the Default domain, or nil.
 func keystoneUser(t *testing.T, name string) *users.User {
 	t.Helper()
-	return testenv.First(testenv.KeystoneUsers(t, identity, users.ListOpts{Name: name, DomainID: "default"}))
+	return testenv.First(testenv.KeystoneList(t, users.List(identity, users.ListOpts{Name: name, DomainID: "default"}), users.ExtractUsers))
 }
 
 // baoKV is a KV client of the stack's OpenBao with the root token
