@@ -110,6 +110,15 @@ func (p *accountPass) run(ctx context.Context) error {
 	if p.o.Admin = AdminIdentityOf(p.ks, p.cp, exists); p.o.Admin != NotAdmin {
 		return nil // refused ahead of the probe, changing nothing
 	}
+	// The claim on the user name, before the probes and the managed create
+	// (docs/reference/keystoneservice.md, "Collision and adoption"): a probe
+	// alone cannot tell two claimants apart when both probe before either
+	// creates, so of a KeystoneService and a KeystoneUser (or two
+	// KeystoneServices) naming one user only the claim's holder goes on. A
+	// registration whose User child predates claims takes its claim here.
+	if p.o.ClaimHolder, err = p.r.acquireAccountClaim(ctx, p.ks, p.cp); err != nil || p.o.ClaimHolder != "" {
+		return err
+	}
 
 	// The domain: the plane's admin domain import, or one of our own.
 	domainRef := korc.AdminDomainImportName(p.cp.Name, admin.Domain)

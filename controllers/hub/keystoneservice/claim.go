@@ -2,13 +2,6 @@ package keystoneservice
 
 import (
 	"context"
-	"errors"
-	"fmt"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
@@ -72,38 +65,10 @@ func (r *Reconciler) ReleaseAccountClaim(ctx context.Context, ks *c5c3v1alpha1.K
 	return orders.Release(ctx, r.claims(), ks.ControlPlaneNamespace(), claim, ClaimHolder(ks))
 }
 
-// claims is the claim client: writes through the reconciler's client, reads
-// straight from the API server (orders.ClaimClient: the hub's RBAC on
-// leases is get, create and delete, so a cached read, which starts an
-// informer needing list and watch, is not possible).
+// claims is the claim client: writes through the reconciler's client,
+// reads through the manager's API reader (orders.ClaimClient: the hub's
+// RBAC on leases is get, create and delete, so a cached read, which starts
+// an informer needing list and watch, is not possible).
 func (r *Reconciler) claims() orders.ClaimClient {
-	return orders.ClaimClient{Client: r.client, Reader: directReader{r.client}}
-}
-
-// directReader reads an object through c as unstructured and converts it
-// back: the manager's client serves unstructured reads from the API server,
-// not from its cache (controller-runtime client.CacheOptions.Unstructured,
-// default false; the hub does not change it).
-type directReader struct{ c client.Client }
-
-// Get reads obj (a typed object of c's scheme) from the API server.
-func (d directReader) Get(ctx context.Context, key client.ObjectKey, obj client.Object, opts ...client.GetOption) error {
-	gvk, err := apiutil.GVKForObject(obj, d.c.Scheme())
-	if err != nil {
-		return err
-	}
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(gvk)
-	if err := d.c.Get(ctx, key, u, opts...); err != nil {
-		return err
-	}
-	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(u.Object, obj); err != nil {
-		return fmt.Errorf("convert %s %s: %w", gvk.Kind, key, err)
-	}
-	return nil
-}
-
-// List is not offered: claims are only read by name.
-func (d directReader) List(context.Context, client.ObjectList, ...client.ListOption) error {
-	return errors.New("keystoneservice: the claim reader reads by name only")
+	return orders.ClaimClient{Client: r.client, Reader: r.reader}
 }

@@ -124,7 +124,12 @@ func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, doma
 		return nil
 	}
 
-	// The consumer Secret.
+	// The consumer Secret. One of that name the registration does not own
+	// is never taken over: ESO's CreationPolicy Owner would adopt it and
+	// drop its keys, so no ExternalSecret is written (DeliveryRefused).
+	if p.o.Refused, err = p.foreignConsumer(ctx); err != nil || p.o.Refused != nil {
+		return err
+	}
 	es, err := eso.ExternalSecret{Name: p.name(korc.DiscDelivery), Namespace: ns, Labels: p.lbl,
 		Annotations: map[string]string{eso.AnnotationForceSync: eso.ForceSyncValue(hash, eso.SyncedResourceVersion(push))},
 		StoreName:   store, StoreKind: storeKind, TargetName: ConsumerSecretName(p.ks),
@@ -154,6 +159,42 @@ func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, doma
 		p.recordDelivered(gen)
 	}
 	return nil
+}
+
+// foreignConsumer reads the consumer Secret and returns an
+// *apply.NotOwnedError when it exists and is not the registration's: its
+// controller owner reference must be the registration's delivery
+// ExternalSecret, by name and UID. nil when the Secret is absent or ours.
+// Errors: a Kubernetes read failure.
+func (p *accountPass) foreignConsumer(ctx context.Context) (refusal, err error) {
+	ns, name, esName := p.ks.Namespace, ConsumerSecretName(p.ks), p.name(korc.DiscDelivery)
+	var s corev1.Secret
+	if err := p.r.client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &s); apierrors.IsNotFound(err) {
+		return nil, nil
+	} else if err != nil {
+		return nil, err
+	}
+	refused := func(why string) *apply.NotOwnedError {
+		return &apply.NotOwnedError{Namespace: ns, Name: name, Reason: why}
+	}
+	ref := metav1.GetControllerOfNoCopy(&s)
+	if ref == nil {
+		return refused("it has no controller owner reference"), nil
+	}
+	if ref.Kind != eso.KindExternalSecret || ref.Name != esName {
+		return refused(fmt.Sprintf("its controller is %s %s (uid %s)", ref.Kind, ref.Name, ref.UID)), nil
+	}
+	es := eso.New(eso.ExternalSecretGVK)
+	err = p.r.client.Get(ctx, types.NamespacedName{Namespace: ns, Name: esName}, es)
+	switch {
+	case apierrors.IsNotFound(err):
+		return refused(fmt.Sprintf("its controller, ExternalSecret %s (uid %s), does not exist", ref.Name, ref.UID)), nil
+	case err != nil:
+		return nil, err
+	case es.GetUID() != ref.UID:
+		return refused(fmt.Sprintf("its controller is ExternalSecret %s uid %s, not the registration's (uid %s)", ref.Name, ref.UID, es.GetUID())), nil
+	}
+	return nil, nil
 }
 
 // caBundle is the plane's CA bundle for the Keystone check (External mode).

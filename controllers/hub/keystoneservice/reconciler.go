@@ -29,7 +29,10 @@ const ControllerName = "orderhub-keystoneservice"
 // Reconciler reconciles KeystoneServices. writeStatus is its only status
 // writer.
 type Reconciler struct {
-	client   client.Client
+	client client.Client
+	// reader reads straight from the API server (the name claims,
+	// orders.ClaimClient).
+	reader   client.Reader
 	recorder recorder.EventRecorder
 	now      func() metav1.Time
 	// granter assigns the account's roles (K-ORC v2.6.0 has no

@@ -54,7 +54,7 @@ func SetupWithManager(mgr ctrl.Manager, opts ...Options) error {
 		o.Verifier = controlplane.KeystoneVerifier{}
 	}
 	c := mgr.GetClient()
-	r := &Reconciler{client: c, recorder: mgr.GetEventRecorder(ControllerName), now: metav1.Now,
+	r := &Reconciler{client: c, reader: mgr.GetAPIReader(), recorder: mgr.GetEventRecorder(ControllerName), now: metav1.Now,
 		granter: o.Granter, verifier: o.Verifier}
 	byLabel := handler.EnqueueRequestsFromMapFunc(ownerOfChild)
 	return ctrl.NewControllerManagedBy(mgr).

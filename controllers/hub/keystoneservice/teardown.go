@@ -112,6 +112,11 @@ func (r *Reconciler) teardown(ctx context.Context, ks *c5c3v1alpha1.KeystoneServ
 	if cp != nil && (err != nil || left > 0) {
 		return err // patient: the children's deletion events bring us back
 	}
+	// The claim on the account's user name goes last, once the Keystone
+	// user is gone (or the plane is, fail-open).
+	if err := r.ReleaseAccountClaim(ctx, ks, cp); err != nil {
+		return err
+	}
 	base := ks.DeepCopy()
 	controllerutil.RemoveFinalizer(ks, c5c3v1alpha1.FinalizerKeystoneServiceTeardown)
 	if perr := r.client.Patch(ctx, ks, client.MergeFrom(base)); perr != nil {
