@@ -3,7 +3,9 @@ package webhooks
 import (
 	"context"
 	"fmt"
+	"strings"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/webhook/admission"
 
@@ -12,6 +14,33 @@ import (
 
 // MsgControlPlaneExists: namespace, the existing ControlPlane's name.
 const MsgControlPlaneExists = "at most one ControlPlane per namespace: namespace %q already holds ControlPlane %q"
+
+// MsgServiceConsentIsAdmin: the namespaces of
+// spec.korc.serviceRegistrations.allowedNamespaces, comma-separated.
+const MsgServiceConsentIsAdmin = "spec.korc.serviceRegistrations.allowedNamespaces [%s] may register KeystoneServices, " +
+	"which can grant any role on any project and adopt any unmanaged Keystone user: whoever may create one there is, in effect, " +
+	"cloud admin; list only platform namespaces your operators control (docs/reference/keystoneservice.md, \"Namespace consent\")"
+
+// MsgTenantNamespaceConsented: the namespace.
+const MsgTenantNamespaceConsented = "namespace %q is a tenant namespace (spec.namespaceAssignments) and is consented for " +
+	"KeystoneServices (spec.korc.serviceRegistrations.allowedNamespaces): its tenants' role allowlist does not bind a " +
+	"KeystoneService; remove it from allowedNamespaces unless every creator there is trusted as cloud admin"
+
+// ConsentWarnings are the admission warnings of cp's KeystoneService
+// consent: one naming every allowedNamespaces entry as cloud-admin trust,
+// and one per tenant namespace also consented
+// (ControlPlane.ConsentedTenantNamespaces). None without allowedNamespaces.
+func ConsentWarnings(cp *c5c3v1alpha1.ControlPlane) admission.Warnings {
+	allowed := cp.Spec.KORC.ServiceRegistrations.AllowedNamespaces
+	if len(allowed) == 0 {
+		return nil
+	}
+	w := admission.Warnings{fmt.Sprintf(MsgServiceConsentIsAdmin, strings.Join(allowed, ", "))}
+	for _, ns := range cp.ConsentedTenantNamespaces() {
+		w = append(w, fmt.Sprintf(MsgTenantNamespaceConsented, ns))
+	}
+	return w
+}
 
 // ControlPlaneValidator enforces one ControlPlane per namespace on create
 // (docs/reference/controlplane.md, "Plane contract"; upstream c5c3 does the
@@ -37,12 +66,18 @@ func (v ControlPlaneValidator) ValidateCreate(ctx context.Context, cp *c5c3v1alp
 			return nil, fmt.Errorf(MsgControlPlaneExists, cp.Namespace, other.Name)
 		}
 	}
-	return nil, nil
+	return ConsentWarnings(cp), nil
 }
 
-// ValidateUpdate admits every update: the rule binds on create only.
-func (ControlPlaneValidator) ValidateUpdate(context.Context, *c5c3v1alpha1.ControlPlane, *c5c3v1alpha1.ControlPlane) (admission.Warnings, error) {
-	return nil, nil
+// ValidateUpdate admits every update (the one-per-namespace rule binds on
+// create only); it warns (ConsentWarnings) when the update changes
+// allowedNamespaces or namespaceAssignments.
+func (ControlPlaneValidator) ValidateUpdate(_ context.Context, old, cp *c5c3v1alpha1.ControlPlane) (admission.Warnings, error) {
+	if equality.Semantic.DeepEqual(old.Spec.KORC.ServiceRegistrations, cp.Spec.KORC.ServiceRegistrations) &&
+		equality.Semantic.DeepEqual(old.Spec.NamespaceAssignments, cp.Spec.NamespaceAssignments) {
+		return nil, nil
+	}
+	return ConsentWarnings(cp), nil
 }
 
 // ValidateDelete admits every deletion.

@@ -34,3 +34,36 @@ func TestControlPlaneValidator_OnePerNamespace(t *testing.T) {
 		t.Fatalf("update: %v", err)
 	}
 }
+
+// TestControlPlaneValidator_WarnsOnServiceConsent: consenting namespaces
+// for KeystoneServices is warned about as cloud-admin trust, a tenant
+// namespace (namespaceAssignments on the management cluster) also
+// consented once more by name; an update touching neither list is silent.
+func TestControlPlaneValidator_WarnsOnServiceConsent(t *testing.T) {
+	t.Parallel()
+	scheme := runtime.NewScheme()
+	if err := v1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	v := ControlPlaneValidator{Reader: fake.NewClientBuilder().WithScheme(scheme).Build()}
+	ctx := context.Background()
+	cp := &v1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: "openstack"}}
+	if w, err := v.ValidateCreate(ctx, cp); err != nil || len(w) != 0 {
+		t.Fatalf("no consent: warnings %v, %v", w, err)
+	}
+	cp.Spec.KORC.ServiceRegistrations.AllowedNamespaces = []string{"platform", "tenant-a", "edge-ns"}
+	cp.Spec.NamespaceAssignments = []v1.NamespaceAssignment{{Namespace: "tenant-a"}, {Cluster: "edge-1", Namespace: "edge-ns"}}
+	w, err := v.ValidateCreate(ctx, cp)
+	if err != nil || len(w) != 2 || !strings.Contains(w[0], "[platform, tenant-a, edge-ns]") || !strings.Contains(w[0], "cloud admin") ||
+		!strings.Contains(w[1], `namespace "tenant-a" is a tenant namespace`) {
+		t.Fatalf("warnings %q, %v", w, err)
+	}
+	if w, _ := v.ValidateUpdate(ctx, cp, cp.DeepCopy()); len(w) != 0 {
+		t.Errorf("an update touching neither list warned: %q", w)
+	}
+	edited := cp.DeepCopy()
+	edited.Spec.KORC.ServiceRegistrations.AllowedNamespaces = []string{"platform"}
+	if w, _ := v.ValidateUpdate(ctx, cp, edited); len(w) != 1 {
+		t.Errorf("an update of allowedNamespaces: warnings %q, want the consent warning only", w)
+	}
+}

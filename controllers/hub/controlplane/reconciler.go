@@ -139,7 +139,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 	admin, held := r.holdTransient(ctx, &cp, AdminCredentialCondition(o, cp.Generation))
+	newGeneration := cp.Status.ObservedGeneration != cp.Generation
 	ready, err := r.writeStatus(ctx, &cp, Conditions(admin, cp.Generation))
+	if err == nil && newGeneration {
+		r.warnTenantConsent(&cp)
+	}
 	if apierrors.IsConflict(err) && len(errs) == 0 {
 		// This pass read a plane older than the server's: the newer one's
 		// watch event runs the next pass; the requeue is a safety net.
@@ -281,6 +285,19 @@ func (r *Reconciler) writeStatus(ctx context.Context, cp *c5c3v1alpha1.ControlPl
 		log.FromContext(ctx).Info("condition changed", "type", c.Type, "status", c.Status, "reason", c.Reason)
 	}
 	return want[len(want)-1].Status == metav1.ConditionTrue, nil
+}
+
+// warnTenantConsent emits a Warning event EventTenantNamespaceConsented
+// per tenant namespace cp also consents for KeystoneServices
+// (ControlPlane.ConsentedTenantNamespaces); Reconcile calls it once per
+// observed generation.
+func (r *Reconciler) warnTenantConsent(cp *c5c3v1alpha1.ControlPlane) {
+	for _, ns := range cp.ConsentedTenantNamespaces() {
+		r.recorder.Eventf(cp, nil, corev1.EventTypeWarning, c5c3v1alpha1.EventTenantNamespaceConsented, "Reconcile",
+			"namespace %s is a tenant namespace (spec.namespaceAssignments) and is consented for KeystoneServices "+
+				"(spec.korc.serviceRegistrations.allowedNamespaces): whoever may create a KeystoneService there is, in effect, "+
+				"cloud admin, whatever its allowedRoles; remove it from allowedNamespaces unless every creator there is trusted", ns)
+	}
 }
 
 func ownerRef(cp *c5c3v1alpha1.ControlPlane) metav1.OwnerReference {
