@@ -37,9 +37,14 @@ func (s *Stack) startOpenBao(ctx context.Context) error {
 	}
 	b := &OpenBao{Addr: fmt.Sprintf("http://127.0.0.1:%d", port), Token: "root-" + randomHex(12), KVMount: "secret"}
 	dir := filepath.Join(s.Dir, "openbao")
+	// The root token goes in the environment (the -dev-root-token-id flag's
+	// VAULT_DEV_ROOT_TOKEN_ID), never on the command line: /proc/<pid>/cmdline
+	// is readable by every user of the machine, /proc/<pid>/environ only by
+	// the owner. The dev server prints it into its log, which startProc
+	// keeps private (0600).
 	p, err := s.startProc("openbao", s.tools.vault, []string{"server", "-dev",
-		"-dev-root-token-id=" + b.Token, "-dev-listen-address=127.0.0.1:" + strconv.Itoa(port), "-dev-no-store-token"},
-		[]string{"HOME=" + dir, "VAULT_DISABLE_MLOCK=true"}, s.Dir)
+		"-dev-listen-address=127.0.0.1:" + strconv.Itoa(port), "-dev-no-store-token"},
+		[]string{"HOME=" + dir, "VAULT_DISABLE_MLOCK=true", "VAULT_DEV_ROOT_TOKEN_ID=" + b.Token}, s.Dir)
 	if err != nil {
 		return err
 	}

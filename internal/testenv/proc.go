@@ -41,15 +41,24 @@ func (s *Stack) startProc(name, bin string, args, env []string, dir string) (*pr
 // startProcMatch is startProc with the string that identifies the process in
 // /proc/<pid>/cmdline for the pid file (see isProcOf).
 func (s *Stack) startProcMatch(name, bin, match string, args, env []string, dir string) (*proc, error) {
+	// Logs are private to the stack's user (0700 folder, 0600 files): a
+	// server may print a credential into its log (the dev OpenBao server
+	// prints its root token).
 	logPath := filepath.Join(s.Dir, "logs", name+".log")
-	if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(logPath), 0o700); err != nil {
 		return nil, err
 	}
-	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err := os.Chmod(filepath.Dir(logPath), 0o700); err != nil {
+		return nil, err
+	}
+	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
 	defer lf.Close()
+	if err := lf.Chmod(0o600); err != nil { // a log of an earlier run keeps its mode otherwise
+		return nil, err
+	}
 	cmd := exec.Command(bin, args...)
 	cmd.Dir = dir
 	cmd.Env = append(baseEnv(), env...)

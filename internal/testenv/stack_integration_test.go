@@ -416,3 +416,39 @@ func readPids(t *testing.T, dir string) map[string]pidMatch {
 	}
 	return m
 }
+
+// TestIntegration_OpenBao_RootTokenStaysPrivate: the dev server's root
+// token is on no process's command line (/proc/<pid>/cmdline is readable by
+// every user of the machine), and the server logs, where the dev server
+// prints it, are readable by the stack's user only.
+func TestIntegration_OpenBao_RootTokenStaysPrivate(t *testing.T) {
+	stack.procsMu.Lock()
+	procs := append([]*proc(nil), stack.procs...)
+	stack.procsMu.Unlock()
+	if len(procs) == 0 {
+		t.Fatal("the stack records no processes")
+	}
+	for _, p := range procs {
+		cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", p.cmd.Process.Pid))
+		if err != nil {
+			t.Fatalf("%s: %v", p.name, err)
+		}
+		if strings.Contains(string(cmdline), stack.OpenBao.Token) {
+			t.Errorf("the OpenBao root token is on the command line of %s", p.name)
+		}
+		fi, err := os.Stat(p.logPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm() != 0o600 {
+			t.Errorf("log %s has mode %o, want 0600", p.logPath, fi.Mode().Perm())
+		}
+	}
+	di, err := os.Stat(filepath.Join(stack.Dir, "logs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if di.Mode().Perm() != 0o700 {
+		t.Errorf("the logs folder has mode %o, want 0700", di.Mode().Perm())
+	}
+}
