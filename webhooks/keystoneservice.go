@@ -34,6 +34,28 @@ const (
 	MsgNameTooLong = "metadata.name must be at most %d bytes: the longest child name this KeystoneService projects (<name>-<8hex>-registration-%s) would be %d bytes, over the 253-byte object name limit"
 )
 
+// Admission warnings of the adopt switches (docs/reference/keystoneservice.md,
+// "Collision and adoption": adoption means ownership).
+const (
+	// MsgAccountAdoptWarning: the effective user name.
+	MsgAccountAdoptWarning = "account.adopt: true takes over an existing unmanaged Keystone user %q: its password is replaced by a generated one, and deleting this KeystoneService deletes the user"
+	// MsgCatalogAdoptWarning: the catalog's service type.
+	MsgCatalogAdoptWarning = "catalog.adopt: true takes over an existing unmanaged catalog service of type %q and its endpoints: deleting this KeystoneService deletes them from Keystone"
+)
+
+// adoptWarnings warns about each adopt switch that ks turns on (old nil on
+// create; on update only a switch off in old warns).
+func adoptWarnings(old, ks *c5c3v1alpha1.KeystoneService) admission.Warnings {
+	var w admission.Warnings
+	if a := ks.Spec.Account; a != nil && a.Adopt && (old == nil || old.Spec.Account == nil || !old.Spec.Account.Adopt) {
+		w = append(w, fmt.Sprintf(MsgAccountAdoptWarning, ks.EffectiveUserName()))
+	}
+	if c := ks.Spec.Catalog; c != nil && c.Adopt && (old == nil || old.Spec.Catalog == nil || !old.Spec.Catalog.Adopt) {
+		w = append(w, fmt.Sprintf(MsgCatalogAdoptWarning, c.ServiceType))
+	}
+	return w
+}
+
 // KeystoneServiceDefaulter is the KeystoneService defaulting webhook. It sets
 // exactly one field: spec.account.userName from metadata.name when empty
 // (docs/reference/keystoneservice.md, "Defaulting and Validation Summary").
@@ -60,7 +82,7 @@ var _ admission.Validator[*c5c3v1alpha1.KeystoneService] = KeystoneServiceValida
 
 // ValidateCreate checks the metadata.name bound and mirrors the value rules.
 func (KeystoneServiceValidator) ValidateCreate(_ context.Context, ks *c5c3v1alpha1.KeystoneService) (admission.Warnings, error) {
-	return nil, joinErrors(append(validateValues(ks), validateNameBound(ks)...))
+	return adoptWarnings(nil, ks), joinErrors(append(validateValues(ks), validateNameBound(ks)...))
 }
 
 // ValidateUpdate adds the three rules CEL cannot express: effective-value
@@ -75,7 +97,7 @@ func (KeystoneServiceValidator) ValidateUpdate(_ context.Context, old, ks *c5c3v
 	errs := validateTransition(old, ks)
 	errs = append(errs, validateValues(ks)...)
 	errs = append(errs, validateNameBound(ks)...)
-	return nil, joinErrors(errs)
+	return adoptWarnings(old, ks), joinErrors(errs)
 }
 
 // ValidateDelete admits every deletion.

@@ -240,3 +240,30 @@ func TestKeystoneServiceDefaulter_PatchesOnlyUserName(t *testing.T) {
 		t.Fatalf("patches = %v, want only add /spec/account/userName", paths)
 	}
 }
+
+// TestKeystoneServiceValidator_WarnsOnAdopt: turning an adopt switch on
+// returns an admission warning saying what is taken over and that the
+// KeystoneService's deletion deletes it; leaving it on is silent.
+func TestKeystoneServiceValidator_WarnsOnAdopt(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	ks := &v1.KeystoneService{ObjectMeta: metav1.ObjectMeta{Name: "svc", Namespace: "openstack"},
+		Spec: v1.KeystoneServiceSpec{ControlPlaneRef: v1.ControlPlaneRefSpec{Name: "cp"},
+			Catalog: &v1.KeystoneServiceCatalogSpec{ServiceType: "workflow", Adopt: true},
+			Account: &v1.KeystoneServiceAccountSpec{UserName: "wf", Adopt: true, Project: v1.ServiceAccountProjectSpec{Name: "p"}}}}
+	w, _ := KeystoneServiceValidator{}.ValidateCreate(ctx, ks)
+	if len(w) != 2 || !strings.Contains(w[0], `unmanaged Keystone user "wf"`) || !strings.Contains(w[1], `of type "workflow"`) {
+		t.Fatalf("create warnings %q", w)
+	}
+	if w, _ := (KeystoneServiceValidator{}).ValidateUpdate(ctx, ks, ks.DeepCopy()); len(w) != 0 {
+		t.Errorf("an update leaving adopt on warned: %q", w)
+	}
+	off := ks.DeepCopy()
+	off.Spec.Account.Adopt, off.Spec.Catalog.Adopt = false, false
+	if w, _ := (KeystoneServiceValidator{}).ValidateUpdate(ctx, off, ks); len(w) != 2 {
+		t.Errorf("turning adopt on: warnings %q", w)
+	}
+	if w, _ := (KeystoneServiceValidator{}).ValidateCreate(ctx, off); len(w) != 0 {
+		t.Errorf("no adopt: warnings %q", w)
+	}
+}
