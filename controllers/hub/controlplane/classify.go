@@ -13,6 +13,10 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
 
+// MaxClassifiedMessage bounds a classified message (bytes; longer ones are
+// cut and end in "...").
+const MaxClassifiedMessage = 512
+
 // Classify maps a failed admin token request to an AdminCredentialReady
 // reason, most specific first, as upstream c5c3 classifies K-ORC
 // messages (github.com/blut/c5c3-forge
@@ -28,9 +32,15 @@ import (
 //     EndpointUnreachable.
 //
 // The message is the error text, which carries no credential (gophercloud
-// does not echo request bodies).
+// does not echo request bodies), without any response body (WithoutBody:
+// the auth URL is the plane author's and may name any service the hub
+// reaches), cut to MaxClassifiedMessage bytes.
 func Classify(err error) (reason, message string) {
+	err = WithoutBody(err)
 	msg := err.Error()
+	if len(msg) > MaxClassifiedMessage {
+		msg = strings.ToValidUTF8(msg[:MaxClassifiedMessage], "") + "..."
+	}
 	var certErr *tls.CertificateVerificationError
 	var unknownAuth x509.UnknownAuthorityError
 	var hostErr x509.HostnameError

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -39,5 +40,19 @@ func TestClassify(t *testing.T) {
 				t.Errorf("Classify(%v) = %q (%q), want %q", tc.err, got, msg, tc.want)
 			}
 		})
+	}
+}
+
+// TestClassifyNeverCarriesABody: an unexpected answer's body never reaches
+// the message, and a long error is cut to MaxClassifiedMessage.
+func TestClassifyNeverCarriesABody(t *testing.T) {
+	t.Parallel()
+	_, msg := Classify(fmt.Errorf("auth: %w", gophercloud.ErrUnexpectedResponseCode{Method: "POST", URL: "http://k/api/auth/tokens",
+		Actual: http.StatusInternalServerError, Body: []byte("PRIVATE-BODY")}))
+	if strings.Contains(msg, "PRIVATE-BODY") || !strings.Contains(msg, "HTTP 500") {
+		t.Errorf("message %q", msg)
+	}
+	if _, msg := Classify(errors.New(strings.Repeat("x", 4*MaxClassifiedMessage))); len(msg) > MaxClassifiedMessage+3 {
+		t.Errorf("message of %d bytes", len(msg))
 	}
 }
