@@ -32,6 +32,9 @@ const (
 	MsgControlPlaneNamespaceResolved = "controlPlaneRef.namespace is immutable: the namespace the ControlPlane resolves in (spec.controlPlaneRef.namespace, else the KeystoneService's own) would change; delete and re-create the KeystoneService"
 	// MsgNameTooLong: bound, longest discriminator, longest child length.
 	MsgNameTooLong = "metadata.name must be at most %d bytes: the longest child name this KeystoneService projects (<name>-<8hex>-registration-%s) would be %d bytes, over the 253-byte object name limit"
+	// MsgNameNotLabelValue: the name's length in bytes (a generated name
+	// counts generateName plus the 5 characters the API server appends).
+	MsgNameNotLabelValue = "metadata.name must be at most 63 bytes: every child of a KeystoneService carries its name as the value of the label c5c3.io/owner-name, and a label value is at most 63 bytes; this name is %d bytes"
 )
 
 // KeystoneServiceDefaulter is the KeystoneService defaulting webhook. It sets
@@ -108,8 +111,20 @@ func validateTransition(old, ks *c5c3v1alpha1.KeystoneService) []string {
 	return errs
 }
 
-// validateNameBound keeps the longest child name within 253 bytes. With a
-// generated name, the 5 random characters the API server appends count.
+// NameBound is the longest metadata.name, in bytes, the webhook admits for
+// ks: the smaller of c5c3v1alpha1.MaxOwnerNameLength (63, the label-value
+// limit: every child carries the name as LabelOwnerName) and
+// korc.MaxRegistrationNameLength(ks) (the longest child name within 253
+// bytes; with 64-character roles, the widest discriminators, it is 166, so
+// the label bound is the one that binds). docs/reference/keystoneservice.md,
+// "Projected child names", derives both.
+func NameBound(ks *c5c3v1alpha1.KeystoneService) int {
+	return min(c5c3v1alpha1.MaxOwnerNameLength, korc.MaxRegistrationNameLength(ks))
+}
+
+// validateNameBound keeps the name a valid label value and the longest child
+// name within 253 bytes. With a generated name, the 5 random characters the
+// API server appends count.
 func validateNameBound(ks *c5c3v1alpha1.KeystoneService) []string {
 	nameLen := len(ks.Name)
 	if ks.Name == "" && ks.GenerateName != "" {
@@ -119,10 +134,14 @@ func validateNameBound(ks *c5c3v1alpha1.KeystoneService) []string {
 	if disc == "" {
 		return nil // no block: the schema rejects it
 	}
-	if child := korc.ChildNameLength(nameLen, korc.InfixRegistration, disc); child > korc.MaxObjectNameLength {
-		return []string{fmt.Sprintf(MsgNameTooLong, korc.MaxRegistrationNameLength(ks), disc, child)}
+	var errs []string
+	if nameLen > c5c3v1alpha1.MaxOwnerNameLength {
+		errs = append(errs, fmt.Sprintf(MsgNameNotLabelValue, nameLen))
 	}
-	return nil
+	if child := korc.ChildNameLength(nameLen, korc.InfixRegistration, disc); child > korc.MaxObjectNameLength {
+		errs = append(errs, fmt.Sprintf(MsgNameTooLong, korc.MaxRegistrationNameLength(ks), disc, child))
+	}
+	return errs
 }
 
 var (

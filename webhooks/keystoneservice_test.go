@@ -164,21 +164,50 @@ func TestKeystoneServiceValidator_Create(t *testing.T) {
 		t.Fatalf("reference example rejected: %v", err)
 	}
 
-	atBound := ksFixture("x")
-	atBound.Name = strings.Repeat("n", korc.MaxRegistrationNameLength(atBound))
-	if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), atBound); err != nil {
-		t.Fatalf("name at the bound rejected: %v", err)
+	// The label-value bound binds: with the widest discriminators (64-byte
+	// roles) the child-name bound is far above 63.
+	widest := ksFixture("x")
+	widest.Spec.Account.Roles = []v1.KeystoneName{v1.KeystoneName(strings.Repeat("R", 64))}
+	widest.Spec.Catalog.Endpoints = []v1.KeystoneServiceEndpointSpec{{Interface: "internal", URL: "https://a"}}
+	if got := korc.MaxRegistrationNameLength(widest); got <= v1.MaxOwnerNameLength {
+		t.Fatalf("MaxRegistrationNameLength(widest) = %d: the 253-byte bound would bind below 63", got)
 	}
-	over := atBound.DeepCopy()
-	over.Name += "n"
-	if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), over); err == nil || !strings.Contains(err.Error(), "metadata.name must be at most") {
-		t.Fatalf("name over the bound: %v", err)
+	for _, k := range []*v1.KeystoneService{ksFixture("x"), widest} {
+		if got := NameBound(k); got != v1.MaxOwnerNameLength {
+			t.Fatalf("NameBound = %d, want %d", got, v1.MaxOwnerNameLength)
+		}
+		atBound := k.DeepCopy()
+		atBound.Name = strings.Repeat("n", NameBound(k))
+		if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), atBound); err != nil {
+			t.Fatalf("name at the bound rejected: %v", err)
+		}
+		over := atBound.DeepCopy()
+		over.Name += "n"
+		if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), over); err == nil || err.Error() != fmt.Sprintf(MsgNameNotLabelValue, 64) {
+			t.Fatalf("name over the bound: %v", err)
+		}
+		generated := k.DeepCopy()
+		generated.Name, generated.GenerateName = "", strings.Repeat("g", NameBound(k)-4)
+		if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), generated); err == nil {
+			t.Fatal("generateName plus 5 random characters over the bound must be rejected")
+		}
+		generated.GenerateName = generated.GenerateName[1:]
+		if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), generated); err != nil {
+			t.Fatalf("generateName plus 5 random characters at the bound rejected: %v", err)
+		}
 	}
-
-	generated := ksFixture("")
-	generated.GenerateName = strings.Repeat("g", korc.MaxRegistrationNameLength(generated)-4)
-	if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), generated); err == nil {
-		t.Fatal("generateName plus 5 random characters over the bound must be rejected")
+	// The child-name bound still reports when a name passes 253 bytes.
+	huge := ksFixture(strings.Repeat("n", 240))
+	if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), huge); err == nil || !strings.Contains(err.Error(), "over the 253-byte object name limit") {
+		t.Fatalf("a 240-byte name: %v", err)
+	}
+	// A CR stored before the bound can still lose its finalizer.
+	stored := ksFixture(strings.Repeat("n", 80))
+	stored.Finalizers = []string{v1.FinalizerKeystoneServiceTeardown}
+	released := stored.DeepCopy()
+	released.Finalizers = nil
+	if _, err := (KeystoneServiceValidator{}).ValidateUpdate(context.Background(), stored, released); err != nil {
+		t.Fatalf("finalizer removal of a CR stored with an 80-byte name: %v", err)
 	}
 
 	mirror := []struct {

@@ -146,6 +146,11 @@ func invalidKeystoneService() Suite {
 			Manifest: set(withName(ksCatalogOnly("x"), catalogBoundName), "spec.catalog.endpoints", []any{M{"interface": "internal", "url": "http://wf.svc:8989"}}),
 			Message:  fmt.Sprintf(webhooks.MsgNameTooLong, catalogBound, "endpoint-internal", 254),
 		},
+		{
+			Name: "name-not-label-value", Rule: "webhook: metadata.name <= 63, the label-value limit of c5c3.io/owner-name on every child (docs/reference/keystoneservice.md, Projected child names)", Op: Create,
+			Manifest: withName(ks("x"), strings.Repeat("n", 64)),
+			Message:  fmt.Sprintf(webhooks.MsgNameNotLabelValue, 64),
+		},
 		// Transition rules (CEL).
 		ksUpdate("cpref-name-immutable", "CEL transition controlPlaneRef.name (docs/reference/keystoneservice.md, ControlPlaneRefSpec)", v1.MsgControlPlaneRefNameImmutable,
 			ks(""), M{"controlPlaneRef": M{"name": "other-cp"}}),
