@@ -172,9 +172,27 @@ func TestKeystoneServiceValidator_Create(t *testing.T) {
 	if got := korc.MaxRegistrationNameLength(widest); got <= v1.MaxOwnerNameLength {
 		t.Fatalf("MaxRegistrationNameLength(widest) = %d: the 253-byte bound would bind below 63", got)
 	}
-	for _, k := range []*v1.KeystoneService{ksFixture("x"), widest} {
-		if got := NameBound(k); got != v1.MaxOwnerNameLength {
-			t.Fatalf("NameBound = %d, want %d", got, v1.MaxOwnerNameLength)
+	catalogOnly := ksFixture("x")
+	catalogOnly.Spec.Account = nil
+	if MaxDeliveryNameLength != 61 {
+		t.Fatalf("MaxDeliveryNameLength = %d, want 128 - 36 - 31 = 61", MaxDeliveryNameLength)
+	}
+	for _, tc := range []struct {
+		k     *v1.KeystoneService
+		bound int
+		msg   func(n int) string
+	}{
+		{ksFixture("x"), MaxDeliveryNameLength, func(n int) string {
+			return fmt.Sprintf(MsgNameDeliveryTooLong, MaxDeliveryNameLength, n, 36+n+31)
+		}},
+		{widest, MaxDeliveryNameLength, func(n int) string {
+			return fmt.Sprintf(MsgNameDeliveryTooLong, MaxDeliveryNameLength, n, 36+n+31)
+		}},
+		{catalogOnly, v1.MaxOwnerNameLength, func(n int) string { return fmt.Sprintf(MsgNameNotLabelValue, n) }},
+	} {
+		k := tc.k
+		if got := NameBound(k); got != tc.bound {
+			t.Fatalf("NameBound = %d, want %d", got, tc.bound)
 		}
 		atBound := k.DeepCopy()
 		atBound.Name = strings.Repeat("n", NameBound(k))
@@ -183,7 +201,7 @@ func TestKeystoneServiceValidator_Create(t *testing.T) {
 		}
 		over := atBound.DeepCopy()
 		over.Name += "n"
-		if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), over); err == nil || err.Error() != fmt.Sprintf(MsgNameNotLabelValue, 64) {
+		if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), over); err == nil || err.Error() != tc.msg(len(over.Name)) {
 			t.Fatalf("name over the bound: %v", err)
 		}
 		generated := k.DeepCopy()
@@ -194,6 +212,22 @@ func TestKeystoneServiceValidator_Create(t *testing.T) {
 		generated.GenerateName = generated.GenerateName[1:]
 		if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), generated); err != nil {
 			t.Fatalf("generateName plus 5 random characters at the bound rejected: %v", err)
+		}
+	}
+	// 64 bytes with an account: both the label and the field-manager bound.
+	both := ksFixture(strings.Repeat("n", 64))
+	if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), both); err == nil ||
+		!strings.Contains(err.Error(), fmt.Sprintf(MsgNameNotLabelValue, 64)) || !strings.Contains(err.Error(), "128-byte fieldManager limit") {
+		t.Fatalf("a 64-byte name with an account: %v", err)
+	}
+	// Endpoint URLs: Keystone's 225 characters.
+	url := func(n int) string { return "https://a/" + strings.Repeat("p", n-len("https://a/")) }
+	for n, ok := range map[int]bool{225: true, 226: false} {
+		k := ksFixture("workflow")
+		k.Spec.Catalog.Endpoints = []v1.KeystoneServiceEndpointSpec{{Interface: "public", URL: url(n)}}
+		_, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), k)
+		if ok != (err == nil) {
+			t.Errorf("a %d-character endpoint URL: %v", n, err)
 		}
 	}
 	// The child-name bound still reports when a name passes 253 bytes.
