@@ -115,16 +115,14 @@ func validateTransition(old, ks *c5c3v1alpha1.KeystoneService) []string {
 }
 
 // NameBound is the longest metadata.name, in bytes, the webhook admits for
-// ks: for a catalog-only CR the smaller of c5c3v1alpha1.MaxOwnerNameLength (63, the label-value
-// limit: every child carries the name as LabelOwnerName) and
-// korc.MaxRegistrationNameLength(ks) (the longest child name within 253
-// bytes; with 64-character roles, the widest discriminators, it is 166, so
-// the label bound is the one that binds). docs/reference/keystoneservice.md,
-// "Projected child names", derives both.
-//
-// With an account block MaxDeliveryNameLength (61) binds instead: ESO's
-// field manager for the consumer Secret embeds the delivery ExternalSecret's
-// name.
+// ks (docs/reference/keystoneservice.md, "orderhub: limits"), the smallest of:
+//   - c5c3v1alpha1.MaxOwnerNameLength (63), the label-value limit: every
+//     child carries the name as LabelOwnerName;
+//   - korc.MaxRegistrationNameLength(ks), the longest child name within 253
+//     bytes (150 with a 64-character role, the widest discriminator, so it
+//     never binds today);
+//   - with an account block, MaxDeliveryNameLength (61): ESO's field manager
+//     for the consumer Secret embeds the delivery ExternalSecret's name.
 func NameBound(ks *c5c3v1alpha1.KeystoneService) int {
 	b := min(c5c3v1alpha1.MaxOwnerNameLength, korc.MaxRegistrationNameLength(ks))
 	if ks.Spec.Account != nil {
