@@ -224,10 +224,24 @@ func TestIntegration_LongNames(t *testing.T) {
 				Project: c5c3v1alpha1.ServiceAccountProjectSpec{Name: c5c3v1alpha1.KeystoneName(fill("Service project ", longKeystoneName)), Create: true},
 				Roles:   []c5c3v1alpha1.KeystoneName{c5c3v1alpha1.KeystoneName(role)}},
 		}}
-	if _, err := (webhooks.KeystoneServiceValidator{}).ValidateCreate(ctx, ks); err != nil {
-		t.Fatalf("the webhook refuses the longest KeystoneService the test applies: %v", err)
+	// Without an account block no ExternalSecret is written: the bound is
+	// the label value's, 63 bytes.
+	catalogOnly := &c5c3v1alpha1.KeystoneService{ObjectMeta: metav1.ObjectMeta{Namespace: mgmtNS, Name: fill("cat-", longLabel)},
+		Spec: c5c3v1alpha1.KeystoneServiceSpec{
+			ControlPlaneRef: ref,
+			Catalog: &c5c3v1alpha1.KeystoneServiceCatalogSpec{ServiceType: fill("cat-", longLabel),
+				ServiceName: c5c3v1alpha1.OpenStackName(fill("Catalog ", longOpenStack)),
+				Endpoints:   []c5c3v1alpha1.KeystoneServiceEndpointSpec{{Interface: "public", URL: url("public")}}},
+		}}
+	if got := webhooks.NameBound(catalogOnly); got != longLabel {
+		t.Fatalf("webhooks.NameBound of a catalog-only KeystoneService = %d, want %d", got, longLabel)
 	}
-	rows = append(rows, longOrder{"management cluster", hubKube, ks},
+	for _, s := range []*c5c3v1alpha1.KeystoneService{ks, catalogOnly} {
+		if _, err := (webhooks.KeystoneServiceValidator{}).ValidateCreate(ctx, s); err != nil {
+			t.Fatalf("the webhook refuses the longest KeystoneService the test applies: %v", err)
+		}
+	}
+	rows = append(rows, longOrder{"management cluster", hubKube, ks}, longOrder{"management cluster", hubKube, catalogOnly},
 		longOrder{"management cluster", hubKube, &c5c3v1alpha1.CredentialRotation{
 			ObjectMeta: metav1.ObjectMeta{Namespace: mgmtNS, Name: fill("rotate-", longObjectName)},
 			Spec:       c5c3v1alpha1.CredentialRotationSpec{Target: c5c3v1alpha1.CredentialRotationTargetServiceAccountPassword, KeystoneService: ksName}}})
