@@ -42,6 +42,10 @@ func ConsentWarnings(cp *c5c3v1alpha1.ControlPlane) admission.Warnings {
 	return w
 }
 
+// MsgControlPlaneNameNotLabelValue: the name's length in bytes (a generated
+// name counts generateName plus the 5 characters the API server appends).
+const MsgControlPlaneNameNotLabelValue = "metadata.name must be at most 63 bytes: every object a ControlPlane writes carries its name as the value of the label c5c3.io/controlplane, and a label value is at most 63 bytes; this name is %d bytes"
+
 // ControlPlaneValidator enforces one ControlPlane per namespace on create
 // (docs/reference/controlplane.md, "Plane contract"; upstream c5c3 does the
 // same in validateUniqueInNamespace, github.com/blut/c5c3-forge
@@ -55,8 +59,18 @@ type ControlPlaneValidator struct {
 
 var _ admission.Validator[*c5c3v1alpha1.ControlPlane] = ControlPlaneValidator{}
 
-// ValidateCreate rejects a second ControlPlane in a namespace.
+// ValidateCreate rejects a name longer than
+// c5c3v1alpha1.MaxOwnerNameLength (the plane's objects carry it as a label
+// value; docs/reference/controlplane.md, "Plane contract") and a second
+// ControlPlane in a namespace.
 func (v ControlPlaneValidator) ValidateCreate(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (admission.Warnings, error) {
+	nameLen := len(cp.Name)
+	if cp.Name == "" && cp.GenerateName != "" {
+		nameLen = len(cp.GenerateName) + 5
+	}
+	if nameLen > c5c3v1alpha1.MaxOwnerNameLength {
+		return nil, fmt.Errorf(MsgControlPlaneNameNotLabelValue, nameLen)
+	}
 	var list c5c3v1alpha1.ControlPlaneList
 	if err := v.Reader.List(ctx, &list, client.InNamespace(cp.Namespace)); err != nil {
 		return nil, fmt.Errorf("listing ControlPlanes in namespace %q: %w", cp.Namespace, err)
@@ -69,8 +83,8 @@ func (v ControlPlaneValidator) ValidateCreate(ctx context.Context, cp *c5c3v1alp
 	return ConsentWarnings(cp), nil
 }
 
-// ValidateUpdate admits every update (the one-per-namespace rule binds on
-// create only); it warns (ConsentWarnings) when the update changes
+// ValidateUpdate admits every update: the rules bind on create only, so a
+// plane stored before the name bound can still be updated and deleted. It warns (ConsentWarnings) when the update changes
 // allowedNamespaces or namespaceAssignments.
 func (ControlPlaneValidator) ValidateUpdate(_ context.Context, old, cp *c5c3v1alpha1.ControlPlane) (admission.Warnings, error) {
 	if equality.Semantic.DeepEqual(old.Spec.KORC.ServiceRegistrations, cp.Spec.KORC.ServiceRegistrations) &&

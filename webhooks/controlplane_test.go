@@ -67,3 +67,41 @@ func TestControlPlaneValidator_WarnsOnServiceConsent(t *testing.T) {
 		t.Errorf("an update of allowedNamespaces: warnings %q, want the consent warning only", w)
 	}
 }
+
+// TestControlPlaneValidator_NameBound: the plane's name is a label value on
+// its objects, so a create over 63 bytes (a generated name counting its 5
+// random characters) is refused, and an update of a plane stored before the
+// bound is admitted so it can still be torn down.
+func TestControlPlaneValidator_NameBound(t *testing.T) {
+	t.Parallel()
+	scheme := runtime.NewScheme()
+	if err := v1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	v := ControlPlaneValidator{Reader: fake.NewClientBuilder().WithScheme(scheme).Build()}
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name, generate string
+		want           string
+	}{
+		{name: strings.Repeat("c", 63)},
+		{name: strings.Repeat("c", 64), want: "this name is 64 bytes"},
+		{generate: strings.Repeat("g", 58)},
+		{generate: strings.Repeat("g", 59), want: "this name is 64 bytes"},
+	} {
+		cp := &v1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: tc.name, GenerateName: tc.generate, Namespace: "openstack"}}
+		_, err := v.ValidateCreate(ctx, cp)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("name %d/generateName %d bytes rejected: %v", len(tc.name), len(tc.generate), err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "c5c3.io/controlplane")):
+			t.Errorf("name %d/generateName %d bytes: want %q, got %v", len(tc.name), len(tc.generate), tc.want, err)
+		}
+	}
+	stored := &v1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: strings.Repeat("c", 70), Namespace: "openstack"}}
+	updated := stored.DeepCopy()
+	updated.Finalizers = nil
+	if _, err := v.ValidateUpdate(ctx, stored, updated); err != nil {
+		t.Fatalf("update of a plane stored before the bound: %v", err)
+	}
+}

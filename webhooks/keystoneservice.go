@@ -32,6 +32,12 @@ const (
 	MsgControlPlaneNamespaceResolved = "controlPlaneRef.namespace is immutable: the namespace the ControlPlane resolves in (spec.controlPlaneRef.namespace, else the KeystoneService's own) would change; delete and re-create the KeystoneService"
 	// MsgNameTooLong: bound, longest discriminator, longest child length.
 	MsgNameTooLong = "metadata.name must be at most %d bytes: the longest child name this KeystoneService projects (<name>-<8hex>-registration-%s) would be %d bytes, over the 253-byte object name limit"
+	// MsgNameNotLabelValue: the name's length in bytes (a generated name
+	// counts generateName plus the 5 characters the API server appends).
+	MsgNameNotLabelValue = "metadata.name must be at most 63 bytes: every child of a KeystoneService carries its name as the value of the label c5c3.io/owner-name, and a label value is at most 63 bytes; this name is %d bytes"
+	// MsgNameDeliveryTooLong: bound, the name's length, the field manager's
+	// length.
+	MsgNameDeliveryTooLong = "metadata.name must be at most %d bytes with an account block: ESO writes the consumer Secret with the field manager externalsecrets.external-secrets.io/<name>-<8hex>-registration-delivery, which for this %d-byte name would be %d bytes, over the API server's 128-byte fieldManager limit"
 )
 
 // Admission warnings of the adopt switches (docs/reference/keystoneservice.md,
@@ -130,8 +136,26 @@ func validateTransition(old, ks *c5c3v1alpha1.KeystoneService) []string {
 	return errs
 }
 
-// validateNameBound keeps the longest child name within 253 bytes. With a
-// generated name, the 5 random characters the API server appends count.
+// NameBound is the longest metadata.name, in bytes, the webhook admits for
+// ks (docs/reference/keystoneservice.md, "orderhub: limits"), the smallest of:
+//   - c5c3v1alpha1.MaxOwnerNameLength (63), the label-value limit: every
+//     child carries the name as LabelOwnerName;
+//   - korc.MaxRegistrationNameLength(ks), the longest child name within 253
+//     bytes (150 with a 64-character role, the widest discriminator, so it
+//     never binds today);
+//   - with an account block, MaxDeliveryNameLength (61): ESO's field manager
+//     for the consumer Secret embeds the delivery ExternalSecret's name.
+func NameBound(ks *c5c3v1alpha1.KeystoneService) int {
+	b := min(c5c3v1alpha1.MaxOwnerNameLength, korc.MaxRegistrationNameLength(ks))
+	if ks.Spec.Account != nil {
+		b = min(b, MaxDeliveryNameLength)
+	}
+	return b
+}
+
+// validateNameBound keeps the name a valid label value and the longest child
+// name within 253 bytes. With a generated name, the 5 random characters the
+// API server appends count.
 func validateNameBound(ks *c5c3v1alpha1.KeystoneService) []string {
 	nameLen := len(ks.Name)
 	if ks.Name == "" && ks.GenerateName != "" {
@@ -141,11 +165,44 @@ func validateNameBound(ks *c5c3v1alpha1.KeystoneService) []string {
 	if disc == "" {
 		return nil // no block: the schema rejects it
 	}
-	if child := korc.ChildNameLength(nameLen, korc.InfixRegistration, disc); child > korc.MaxObjectNameLength {
-		return []string{fmt.Sprintf(MsgNameTooLong, korc.MaxRegistrationNameLength(ks), disc, child)}
+	var errs []string
+	if nameLen > c5c3v1alpha1.MaxOwnerNameLength {
+		errs = append(errs, fmt.Sprintf(MsgNameNotLabelValue, nameLen))
 	}
-	return nil
+	if ks.Spec.Account != nil && nameLen > MaxDeliveryNameLength {
+		fm := len(esoFieldOwnerPrefix) + korc.ChildNameLength(nameLen, korc.InfixRegistration, korc.DiscDelivery)
+		errs = append(errs, fmt.Sprintf(MsgNameDeliveryTooLong, MaxDeliveryNameLength, nameLen, fm))
+	}
+	if child := korc.ChildNameLength(nameLen, korc.InfixRegistration, disc); child > korc.MaxObjectNameLength {
+		errs = append(errs, fmt.Sprintf(MsgNameTooLong, korc.MaxRegistrationNameLength(ks), disc, child))
+	}
+	return errs
 }
+
+// MaxEndpointURLLength is the longest endpoint URL, in characters, the
+// schema admits: Keystone refuses a longer one (the url parameter type of
+// keystone/common/validation/parameter_types.py, maxLength 225).
+const MaxEndpointURLLength = 225
+
+// esoFieldOwnerPrefix is how ESO v0.16.2 (hack/versions.sh) names the field
+// manager of the Secret an ExternalSecret writes:
+// "externalsecrets.external-secrets.io/<ExternalSecret name>"
+// (fieldOwnerTemplate, github.com/external-secrets/external-secrets
+// pkg/controllers/externalsecret). The API server refuses a field manager
+// over 128 bytes (maxFieldManagerLength, k8s.io/apimachinery
+// pkg/apis/meta/v1/validation FieldManagerMaxLength), so the account's
+// delivery ExternalSecret (<name>-<8hex>-registration-delivery) bounds the
+// name too.
+const (
+	esoFieldOwnerPrefix   = "externalsecrets.external-secrets.io/"
+	maxFieldManagerLength = 128
+)
+
+// MaxDeliveryNameLength is the longest metadata.name of a KeystoneService
+// with an account block whose delivery ExternalSecret ESO can write the
+// consumer Secret for: 128 - 36 - 31 = 61 bytes.
+var MaxDeliveryNameLength = maxFieldManagerLength - len(esoFieldOwnerPrefix) -
+	korc.ChildNameLength(0, korc.InfixRegistration, korc.DiscDelivery)
 
 var (
 	dns1123Label  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
@@ -189,8 +246,8 @@ func validateValues(ks *c5c3v1alpha1.KeystoneService) []string {
 				errs = append(errs, fmt.Sprintf("spec.catalog.endpoints[%d]: duplicate interface %q", i, ep.Interface))
 			}
 			seen[ep.Interface] = true
-			if len(ep.URL) > 1024 || !endpointURLRe.MatchString(ep.URL) {
-				errs = append(errs, fmt.Sprintf("spec.catalog.endpoints[%d].url must match ^https?://[^\\s/]+ and be at most 1024 bytes", i))
+			if utf8.RuneCountInString(ep.URL) > MaxEndpointURLLength || !endpointURLRe.MatchString(ep.URL) {
+				errs = append(errs, fmt.Sprintf("spec.catalog.endpoints[%d].url must match ^https?://[^\\s/]+ and be at most %d characters", i, MaxEndpointURLLength))
 			}
 		}
 	}

@@ -164,21 +164,84 @@ func TestKeystoneServiceValidator_Create(t *testing.T) {
 		t.Fatalf("reference example rejected: %v", err)
 	}
 
-	atBound := ksFixture("x")
-	atBound.Name = strings.Repeat("n", korc.MaxRegistrationNameLength(atBound))
-	if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), atBound); err != nil {
-		t.Fatalf("name at the bound rejected: %v", err)
+	// The label-value bound binds: with the widest discriminators (64-byte
+	// roles) the child-name bound is far above 63.
+	widest := ksFixture("x")
+	widest.Spec.Account.Roles = []v1.KeystoneName{v1.KeystoneName(strings.Repeat("R", 64))}
+	widest.Spec.Catalog.Endpoints = []v1.KeystoneServiceEndpointSpec{{Interface: "internal", URL: "https://a"}}
+	if got := korc.MaxRegistrationNameLength(widest); got <= v1.MaxOwnerNameLength {
+		t.Fatalf("MaxRegistrationNameLength(widest) = %d: the 253-byte bound would bind below 63", got)
 	}
-	over := atBound.DeepCopy()
-	over.Name += "n"
-	if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), over); err == nil || !strings.Contains(err.Error(), "metadata.name must be at most") {
-		t.Fatalf("name over the bound: %v", err)
+	catalogOnly := ksFixture("x")
+	catalogOnly.Spec.Account = nil
+	if MaxDeliveryNameLength != 61 {
+		t.Fatalf("MaxDeliveryNameLength = %d, want 128 - 36 - 31 = 61", MaxDeliveryNameLength)
 	}
-
-	generated := ksFixture("")
-	generated.GenerateName = strings.Repeat("g", korc.MaxRegistrationNameLength(generated)-4)
-	if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), generated); err == nil {
-		t.Fatal("generateName plus 5 random characters over the bound must be rejected")
+	for _, tc := range []struct {
+		k     *v1.KeystoneService
+		bound int
+		msg   func(n int) string
+	}{
+		{ksFixture("x"), MaxDeliveryNameLength, func(n int) string {
+			return fmt.Sprintf(MsgNameDeliveryTooLong, MaxDeliveryNameLength, n, 36+n+31)
+		}},
+		{widest, MaxDeliveryNameLength, func(n int) string {
+			return fmt.Sprintf(MsgNameDeliveryTooLong, MaxDeliveryNameLength, n, 36+n+31)
+		}},
+		{catalogOnly, v1.MaxOwnerNameLength, func(n int) string { return fmt.Sprintf(MsgNameNotLabelValue, n) }},
+	} {
+		k := tc.k
+		if got := NameBound(k); got != tc.bound {
+			t.Fatalf("NameBound = %d, want %d", got, tc.bound)
+		}
+		atBound := k.DeepCopy()
+		atBound.Name = strings.Repeat("n", NameBound(k))
+		if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), atBound); err != nil {
+			t.Fatalf("name at the bound rejected: %v", err)
+		}
+		over := atBound.DeepCopy()
+		over.Name += "n"
+		if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), over); err == nil || err.Error() != tc.msg(len(over.Name)) {
+			t.Fatalf("name over the bound: %v", err)
+		}
+		generated := k.DeepCopy()
+		generated.Name, generated.GenerateName = "", strings.Repeat("g", NameBound(k)-4)
+		if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), generated); err == nil {
+			t.Fatal("generateName plus 5 random characters over the bound must be rejected")
+		}
+		generated.GenerateName = generated.GenerateName[1:]
+		if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), generated); err != nil {
+			t.Fatalf("generateName plus 5 random characters at the bound rejected: %v", err)
+		}
+	}
+	// 64 bytes with an account: both the label and the field-manager bound.
+	both := ksFixture(strings.Repeat("n", 64))
+	if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), both); err == nil ||
+		!strings.Contains(err.Error(), fmt.Sprintf(MsgNameNotLabelValue, 64)) || !strings.Contains(err.Error(), "128-byte fieldManager limit") {
+		t.Fatalf("a 64-byte name with an account: %v", err)
+	}
+	// Endpoint URLs: Keystone's 225 characters.
+	url := func(n int) string { return "https://a/" + strings.Repeat("p", n-len("https://a/")) }
+	for n, ok := range map[int]bool{225: true, 226: false} {
+		k := ksFixture("workflow")
+		k.Spec.Catalog.Endpoints = []v1.KeystoneServiceEndpointSpec{{Interface: "public", URL: url(n)}}
+		_, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), k)
+		if ok != (err == nil) {
+			t.Errorf("a %d-character endpoint URL: %v", n, err)
+		}
+	}
+	// The child-name bound still reports when a name passes 253 bytes.
+	huge := ksFixture(strings.Repeat("n", 240))
+	if _, err := (KeystoneServiceValidator{}).ValidateCreate(context.Background(), huge); err == nil || !strings.Contains(err.Error(), "over the 253-byte object name limit") {
+		t.Fatalf("a 240-byte name: %v", err)
+	}
+	// A CR stored before the bound can still lose its finalizer.
+	stored := ksFixture(strings.Repeat("n", 80))
+	stored.Finalizers = []string{v1.FinalizerKeystoneServiceTeardown}
+	released := stored.DeepCopy()
+	released.Finalizers = nil
+	if _, err := (KeystoneServiceValidator{}).ValidateUpdate(context.Background(), stored, released); err != nil {
+		t.Fatalf("finalizer removal of a CR stored with an 80-byte name: %v", err)
 	}
 
 	mirror := []struct {

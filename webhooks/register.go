@@ -41,7 +41,14 @@ func URLServerOptions(urlBase, certDir string) (webhook.Options, *CertBundle, er
 
 // Registrar is a manager Runnable that, once the webhook server serves,
 // creates or updates the webhook configurations to point at URLBase and trust
-// CABundle. It runs on every replica (no leader election): each one serves.
+// CABundle, and removes them again when the manager stops (SIGTERM, context
+// cancel): a configuration outliving its hub would refuse every
+// KeystoneService and ControlPlane write (failurePolicy Fail) until the hub
+// is back. It runs on every replica (no leader election): each one serves.
+// Self-registration is the single-process mode (local stack): the
+// configurations carry one URL, and a stopping hub removes only
+// configurations that still point at its own URLBase and CABundle, so one
+// that took them over keeps them.
 type Registrar struct {
 	Client   client.Client
 	Server   webhook.Server
@@ -49,6 +56,8 @@ type Registrar struct {
 	CABundle []byte
 	// Timeout bounds the wait for the server to start (default 30s).
 	Timeout time.Duration
+	// RemoveTimeout bounds the removal on stop (default 10s).
+	RemoveTimeout time.Duration
 }
 
 var (
@@ -60,8 +69,13 @@ var (
 func (Registrar) NeedLeaderElection() bool { return false }
 
 // Start waits until the webhook server accepts TLS connections, registers
-// the configurations, and returns. A server that does not start within the
-// timeout is an error, which stops the manager.
+// the configurations, and blocks until ctx is done; then it removes them
+// (RemoveConfigurations) and returns. A server that does not start within
+// the timeout is an error, which stops the manager. The manager stops this
+// runnable before its webhook server, so admission is served until the
+// configurations are gone. A failed removal is returned (the manager logs
+// it); a hub killed without a clean stop leaves them behind, see
+// docs/reference/keystoneservice.md, "orderhub: self-registered webhooks".
 func (r Registrar) Start(ctx context.Context) error {
 	timeout := r.Timeout
 	if timeout == 0 {
@@ -73,12 +87,22 @@ func (r Registrar) Start(ctx context.Context) error {
 		return check(req) == nil, nil
 	})
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil // stopped before serving: nothing registered
+		}
 		return fmt.Errorf("webhook server did not start within %s: %w", timeout, err)
 	}
 	if err := EnsureConfigurations(ctx, r.Client, r.URLBase, r.CABundle); err != nil {
 		return err
 	}
-	return nil
+	<-ctx.Done()
+	removeTimeout := r.RemoveTimeout
+	if removeTimeout == 0 {
+		removeTimeout = 10 * time.Second
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), removeTimeout)
+	defer cancel()
+	return RemoveConfigurations(rctx, r.Client, r.URLBase, r.CABundle)
 }
 
 // FreePort asks the kernel for a free TCP port on host, for tests and the

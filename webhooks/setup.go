@@ -1,7 +1,9 @@
 package webhooks
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -36,9 +38,9 @@ const (
 // configuration for in-cluster deployments (config/webhook); the local stack
 // uses Configurations with a URL instead.
 //
-// +kubebuilder:webhook:path=/mutate-c5c3-io-v1alpha1-keystoneservice,mutating=true,failurePolicy=fail,sideEffects=None,groups=c5c3.io,resources=keystoneservices,verbs=create;update,versions=v1alpha1,name=mkeystoneservice.c5c3.io,admissionReviewVersions=v1
-// +kubebuilder:webhook:path=/validate-c5c3-io-v1alpha1-keystoneservice,mutating=false,failurePolicy=fail,sideEffects=None,groups=c5c3.io,resources=keystoneservices,verbs=create;update,versions=v1alpha1,name=vkeystoneservice.c5c3.io,admissionReviewVersions=v1
-// +kubebuilder:webhook:path=/validate-c5c3-io-v1alpha1-controlplane,mutating=false,failurePolicy=fail,sideEffects=None,groups=c5c3.io,resources=controlplanes,verbs=create,versions=v1alpha1,name=vcontrolplane.c5c3.io,admissionReviewVersions=v1
+// +kubebuilder:webhook:path=/mutate-c5c3-io-v1alpha1-keystoneservice,mutating=true,failurePolicy=fail,sideEffects=None,groups=c5c3.io,resources=keystoneservices,verbs=create;update,versions=v1alpha1,name=mkeystoneservice.c5c3.io,admissionReviewVersions=v1,timeoutSeconds=5
+// +kubebuilder:webhook:path=/validate-c5c3-io-v1alpha1-keystoneservice,mutating=false,failurePolicy=fail,sideEffects=None,groups=c5c3.io,resources=keystoneservices,verbs=create;update,versions=v1alpha1,name=vkeystoneservice.c5c3.io,admissionReviewVersions=v1,timeoutSeconds=5
+// +kubebuilder:webhook:path=/validate-c5c3-io-v1alpha1-controlplane,mutating=false,failurePolicy=fail,sideEffects=None,groups=c5c3.io,resources=controlplanes,verbs=create,versions=v1alpha1,name=vcontrolplane.c5c3.io,admissionReviewVersions=v1,timeoutSeconds=5
 
 // SetupWithManager registers the hub's webhooks on mgr's webhook server: the
 // KeystoneService defaulter and validator, and the ControlPlane validator
@@ -58,16 +60,25 @@ func SetupWithManager(mgr ctrl.Manager) error {
 	return nil
 }
 
+// SelfRegisteredTimeoutSeconds is the timeoutSeconds of the self-registered
+// webhooks: a hub that stopped answering costs a write 5 seconds, not the API
+// server's default of 10, before it is refused.
+const SelfRegisteredTimeoutSeconds = 5
+
 // Configurations renders the webhook configurations that point the API
 // server at urlBase (e.g. https://127.0.0.1:9443, no trailing slash needed)
-// and trust caBundle (PEM). failurePolicy is Fail: with the webhook down,
-// KeystoneService and ControlPlane writes are refused rather than admitted
-// unchecked (the CRD rules bind either way).
+// and trust caBundle (PEM), with timeoutSeconds
+// SelfRegisteredTimeoutSeconds. failurePolicy is Fail: with the webhook down,
+// KeystoneService and ControlPlane creates and updates are refused (the API
+// server's error names the webhook and the unreachable URL) rather than
+// admitted unchecked (the CRD rules bind either way); deletes never call a
+// webhook (docs/reference/keystoneservice.md, "orderhub: self-registered
+// webhooks").
 func Configurations(urlBase string, caBundle []byte) (*admissionregistrationv1.MutatingWebhookConfiguration, *admissionregistrationv1.ValidatingWebhookConfiguration) {
 	base := strings.TrimRight(urlBase, "/")
 	fail := admissionregistrationv1.Fail
 	none := admissionregistrationv1.SideEffectClassNone
-	timeout := int32(10)
+	timeout := int32(SelfRegisteredTimeoutSeconds)
 	equivalent := admissionregistrationv1.Equivalent
 	cc := func(path string) admissionregistrationv1.WebhookClientConfig {
 		u := base + path
@@ -156,6 +167,65 @@ func EnsureConfigurations(ctx context.Context, c client.Client, urlBase string, 
 		if err := c.Update(ctx, &curV); err != nil {
 			return fmt.Errorf("updating %s: %w", validating.Name, err)
 		}
+	}
+	return nil
+}
+
+// RemoveConfigurations deletes the two webhook configurations Configurations
+// renders, each only while every webhook in it still calls urlBase and trusts
+// caBundle (another hub that re-registered them keeps them), with the
+// resourceVersion read as a precondition. An absent configuration is not an
+// error. It needs RBAC to get and delete mutatingwebhookconfigurations and
+// validatingwebhookconfigurations. Errors: a read or delete failed (joined).
+func RemoveConfigurations(ctx context.Context, c client.Client, urlBase string, caBundle []byte) error {
+	base := strings.TrimRight(urlBase, "/")
+	mine := func(cc []admissionregistrationv1.WebhookClientConfig) bool {
+		for _, w := range cc {
+			if w.URL == nil || !strings.HasPrefix(*w.URL, base+"/") || !bytes.Equal(w.CABundle, caBundle) {
+				return false
+			}
+		}
+		return len(cc) > 0
+	}
+	var errs []error
+	var m admissionregistrationv1.MutatingWebhookConfiguration
+	if err := c.Get(ctx, client.ObjectKey{Name: MutatingConfigurationName}, &m); err != nil {
+		if !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("reading %s: %w", MutatingConfigurationName, err))
+		}
+	} else {
+		var cc []admissionregistrationv1.WebhookClientConfig
+		for _, w := range m.Webhooks {
+			cc = append(cc, w.ClientConfig)
+		}
+		if mine(cc) {
+			errs = append(errs, deleteAt(ctx, c, &m))
+		}
+	}
+	var v admissionregistrationv1.ValidatingWebhookConfiguration
+	if err := c.Get(ctx, client.ObjectKey{Name: ValidatingConfigurationName}, &v); err != nil {
+		if !apierrors.IsNotFound(err) {
+			errs = append(errs, fmt.Errorf("reading %s: %w", ValidatingConfigurationName, err))
+		}
+	} else {
+		var cc []admissionregistrationv1.WebhookClientConfig
+		for _, w := range v.Webhooks {
+			cc = append(cc, w.ClientConfig)
+		}
+		if mine(cc) {
+			errs = append(errs, deleteAt(ctx, c, &v))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// deleteAt deletes o at the UID and resourceVersion it was read with; gone
+// already is success.
+func deleteAt(ctx context.Context, c client.Client, o client.Object) error {
+	uid, rv := o.GetUID(), o.GetResourceVersion()
+	err := c.Delete(ctx, o, client.Preconditions{UID: &uid, ResourceVersion: &rv})
+	if err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("removing %s: %w", o.GetName(), err)
 	}
 	return nil
 }

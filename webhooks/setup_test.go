@@ -1,7 +1,14 @@
 package webhooks
 
 import (
+	"context"
 	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 )
 
 func TestConfigurations_PointAtTheURL(t *testing.T) {
@@ -32,5 +39,61 @@ func TestConfigurations_PointAtTheURL(t *testing.T) {
 	}
 	if ops := v.Webhooks[1].Rules[0].Operations; len(ops) != 1 || ops[0] != "CREATE" {
 		t.Errorf("ControlPlane webhook must bind on CREATE only: %v", ops)
+	}
+}
+
+// TestRemoveConfigurations: a stopping hub removes the configurations it
+// registered, keeps those another hub re-registered (other URL or CA), and
+// an absent configuration is no error. Every webhook carries the short
+// timeout.
+func TestRemoveConfigurations(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	scheme := runtime.NewScheme()
+	if err := admissionregistrationv1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	gone := func(c client.Client) (m, v bool) {
+		m = apierrors.IsNotFound(c.Get(ctx, client.ObjectKey{Name: MutatingConfigurationName}, &admissionregistrationv1.MutatingWebhookConfiguration{}))
+		v = apierrors.IsNotFound(c.Get(ctx, client.ObjectKey{Name: ValidatingConfigurationName}, &admissionregistrationv1.ValidatingWebhookConfiguration{}))
+		return m, v
+	}
+	for _, tc := range []struct {
+		name           string
+		url            string
+		ca             string
+		wantM, wantV   bool
+		registerBefore bool
+	}{
+		{name: "own", url: "https://127.0.0.1:9443", ca: "CA", wantM: true, wantV: true, registerBefore: true},
+		{name: "another URL", url: "https://127.0.0.1:9444", ca: "CA", registerBefore: true},
+		{name: "another CA", url: "https://127.0.0.1:9443", ca: "CA2", registerBefore: true},
+		{name: "absent", url: "https://127.0.0.1:9443", ca: "CA", wantM: true, wantV: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := fake.NewClientBuilder().WithScheme(scheme).Build()
+			if tc.registerBefore {
+				if err := EnsureConfigurations(ctx, c, tc.url, []byte(tc.ca)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := RemoveConfigurations(ctx, c, "https://127.0.0.1:9443/", []byte("CA")); err != nil {
+				t.Fatal(err)
+			}
+			if m, v := gone(c); m != tc.wantM || v != tc.wantV {
+				t.Fatalf("gone: mutating %v, validating %v; want %v, %v", m, v, tc.wantM, tc.wantV)
+			}
+		})
+	}
+	m, v := Configurations("https://127.0.0.1:9443", nil)
+	for _, w := range m.Webhooks {
+		if w.TimeoutSeconds == nil || *w.TimeoutSeconds != SelfRegisteredTimeoutSeconds {
+			t.Errorf("%s timeoutSeconds %v", w.Name, w.TimeoutSeconds)
+		}
+	}
+	for _, w := range v.Webhooks {
+		if w.TimeoutSeconds == nil || *w.TimeoutSeconds != SelfRegisteredTimeoutSeconds {
+			t.Errorf("%s timeoutSeconds %v", w.Name, w.TimeoutSeconds)
+		}
 	}
 }

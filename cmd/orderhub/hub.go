@@ -59,7 +59,10 @@ func (h *hubFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&h.webhookCertDir, "webhook-cert-dir", "", "Directory holding the webhook serving certificate (tls.crt, tls.key). "+
 		"Default: controller-runtime's <tmp>/k8s-webhook-server/serving-certs. Required with --webhook-url-base: the hub writes a self-signed one there (plus ca.crt).")
 	fs.StringVar(&h.webhookURLBase, "webhook-url-base", "", "Self-registration mode: serve on this https://<host>:<port> with a self-signed certificate "+
-		"and create/update the webhook configurations to call it by URL (for the local stack, e.g. https://127.0.0.1:9443). "+
+		"and create/update the webhook configurations to call it by URL (for the local stack, e.g. https://127.0.0.1:9443), "+
+		"with timeoutSeconds 5 and failurePolicy Fail; a clean stop (SIGTERM, SIGINT) deletes them again. A hub killed without one leaves them: "+
+		"KeystoneService and ControlPlane creates and updates are then refused, naming the webhook, until the hub is back or they are deleted "+
+		"(docs/reference/keystoneservice.md, \"orderhub: self-registered webhooks\"). "+
 		"Empty: the configurations are deployed separately (config/webhook) and the certificate is mounted into --webhook-cert-dir.")
 	h.certRotation.register(fs)
 	fs.BoolVar(&h.controlPlane, "controlplane-reconciler", true, "Reconcile ControlPlanes: write the admin clouds.yaml Secrets from the admin password Secret, "+

@@ -75,10 +75,13 @@ type KeystoneServiceEndpointSpec struct {
 	Interface EndpointInterface `json:"interface,omitempty"`
 
 	// The URL registered in the catalog: http or https with a host, at most
-	// 1024 bytes (K-ORC's EndpointResourceSpec.URL cap). It is never
-	// connected to.
+	// 225 characters: Keystone's own bound on an endpoint URL (the url
+	// parameter type of keystone/common/validation/parameter_types.py,
+	// maxLength 225), tighter than K-ORC's EndpointResourceSpec.URL cap of
+	// 1024, so a URL admitted here is never refused by Keystone with a 400.
+	// It is never connected to.
 	// +required
-	// +kubebuilder:validation:MaxLength=1024
+	// +kubebuilder:validation:MaxLength=225
 	// +kubebuilder:validation:Pattern=`^https?://[^\s/]+`
 	URL string `json:"url,omitempty"`
 }

@@ -14,3 +14,12 @@ const (
 	// characters, the label-value limit).
 	LabelOwnerCluster = "c5c3.io/owner-cluster"
 )
+
+// MaxOwnerNameLength is the longest metadata.name, in bytes, of a kind whose
+// name is a label value on its children (LabelOwnerName; the ControlPlane's
+// name on the plane's objects): 63, the label-value limit of the API server
+// (k8s.io/apimachinery/pkg/util/validation LabelValueMaxLength). The order
+// kinds hold it as a CRD rule (MsgMetadataNameMax63); KeystoneService and
+// ControlPlane in their validating webhook, so that a CR stored before the
+// bound can still be updated and deleted.
+const MaxOwnerNameLength = 63

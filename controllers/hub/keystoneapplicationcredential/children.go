@@ -51,13 +51,19 @@ func (p *pass) writeMintCloud(ctx context.Context, r refsRead) error {
 
 // listCredentials lists the order's K-ORC ApplicationCredentials
 // (credential-v<N>) in the plane's namespace into p.creds and p.credObjs.
-// Objects whose name carries no generation are ignored.
+// Objects whose name carries no generation are ignored. Labels no label
+// value can carry (orders.UnlabelableValues) list nothing: no child was
+// written with them, and the API server would refuse the selector, so the
+// teardown would never release the finalizer.
 func (p *pass) listCredentials(ctx context.Context) error {
+	p.creds, p.credObjs = nil, map[int64]*orcv1alpha1.ApplicationCredential{}
+	if len(orders.UnlabelableValues(p.lbl)) > 0 {
+		return nil
+	}
 	var list orcv1alpha1.ApplicationCredentialList
 	if err := p.r.local.List(ctx, &list, client.InNamespace(p.ns), client.MatchingLabels(p.lbl)); err != nil {
 		return fmt.Errorf("list the order's K-ORC ApplicationCredentials: %w", err)
 	}
-	p.creds, p.credObjs = nil, map[int64]*orcv1alpha1.ApplicationCredential{}
 	for i := range list.Items {
 		o := &list.Items[i]
 		gen, ok := applicationcredential.GenerationOfChild(p.prefix, o.Name)

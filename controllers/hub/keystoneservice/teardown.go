@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/eso"
 )
 
@@ -48,8 +49,15 @@ var accountKinds = []childKind{
 }
 
 // children lists ks's children of kinds; planeNS is the plane's namespace.
+// A name no label value can hold (a CR admitted before the webhook bounded
+// metadata.name to 63 bytes) has no children and lists nothing
+// (orders.UnlabelableValues): the API server would refuse the selector and
+// wedge the finalizer.
 func (r *Reconciler) children(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, planeNS string, kinds []childKind) ([]client.Object, error) {
 	var out []client.Object
+	if len(orders.UnlabelableValues(ChildLabels(ks))) > 0 {
+		return nil, nil
+	}
 	for _, k := range kinds {
 		ns := ks.Namespace
 		if k.inPlane {

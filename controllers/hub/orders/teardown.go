@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/util/validation"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -67,11 +68,35 @@ func CapTarget(d time.Duration, onTarget bool) time.Duration {
 	return d
 }
 
+// UnlabelableValues returns the keys of lbl whose value is no valid label
+// value (validation.IsValidLabelValue: at most 63 bytes, alphanumeric at both
+// ends, '-', '_' and '.' between), sorted; nil when every value is valid.
+// The API server refuses such a value on every write, so no object carries
+// it, and it refuses a list whose label selector holds it (400 Bad
+// Request). A selector built from an owner that admission let through with
+// an over-long name or cluster name therefore matches nothing and must not
+// be sent: an order stuck on its first child is still deleted (see
+// ListChildren).
+func UnlabelableValues(lbl map[string]string) []string {
+	var bad []string
+	for _, k := range sortedKeys(lbl) {
+		if len(validation.IsValidLabelValue(lbl[k])) > 0 {
+			bad = append(bad, k)
+		}
+	}
+	return bad
+}
+
 // ListChildren lists the objects of list's kind in ns labelled lbl (an
 // order's ChildLabels) through c, the management cluster's client. A kind
-// whose CRD is not installed (meta.IsNoMatchError) lists nothing. Errors:
-// the list failed (wrapped).
+// whose CRD is not installed (meta.IsNoMatchError) lists nothing, and so
+// does a selector holding a value no label can carry (UnlabelableValues):
+// no child can have been written with it, and the API server would refuse
+// the list, wedging the finalizer. Errors: the list failed (wrapped).
 func ListChildren(ctx context.Context, c client.Client, list client.ObjectList, ns string, lbl map[string]string) ([]client.Object, error) {
+	if len(UnlabelableValues(lbl)) > 0 {
+		return nil, nil
+	}
 	if err := c.List(ctx, list, client.InNamespace(ns), client.MatchingLabels(lbl)); err != nil {
 		if meta.IsNoMatchError(err) {
 			return nil, nil

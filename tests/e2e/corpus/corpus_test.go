@@ -80,7 +80,8 @@ func TestSuites_EveryRuleHasAFixture(t *testing.T) {
 			v1.MsgAccountDomainNameImmutable, v1.MsgProjectNameImmutable, v1.MsgProjectCreateImmutable,
 			prefix(webhooks.MsgServiceNameEffective), webhooks.MsgControlPlaneNamespaceResolved, prefix(webhooks.MsgNameTooLong),
 			"Too many: 33: must have at most 32 items", "spec.catalog.endpoints[1]: Duplicate value",
-			"spec.catalog.endpoints[0].url in body should match", "spec.catalog.endpoints[0].url: Too long: may not be more than 1024",
+			"spec.catalog.endpoints[0].url in body should match", "spec.catalog.endpoints[0].url: Too long: may not be more than 225",
+			prefix(webhooks.MsgNameNotLabelValue), prefix(webhooks.MsgNameDeliveryTooLong),
 		},
 		"invalid-keystoneapplicationcredential-cr": {
 			v1.MsgUserRefImmutable, v1.MsgProjectRefImmutable, v1.MsgCredentialGenerationIncrease,

@@ -89,9 +89,9 @@ func invalidKeystoneService() Suite {
 			func(m M) M {
 				return set(m, "spec.catalog.endpoints", []any{M{"interface": "public", "url": "ftp://workflow.example.com"}})
 			}),
-		ksCreate("endpoint-url-too-long", "endpoints[].url <= 1024 bytes (docs/reference/keystoneservice.md; K-ORC EndpointResourceSpec.URL)", msgTooLong("spec.catalog.endpoints[0].url", 1024),
+		ksCreate("endpoint-url-too-long", "endpoints[].url <= 225 characters, Keystone's own bound (docs/reference/keystoneservice.md)", msgTooLong("spec.catalog.endpoints[0].url", 225),
 			func(m M) M {
-				return set(m, "spec.catalog.endpoints", []any{M{"interface": "public", "url": "https://example.com/" + long(1005)}})
+				return set(m, "spec.catalog.endpoints", []any{M{"interface": "public", "url": "https://example.com/" + long(206)}})
 			}),
 		ksCreate("endpoint-duplicate-interface", "listType=map keyed on interface (docs/reference/keystoneservice.md, KeystoneServiceCatalogSpec)", msgDuplicate("spec.catalog.endpoints[1]"),
 			func(m M) M {
@@ -145,6 +145,16 @@ func invalidKeystoneService() Suite {
 			Name: "name-bound-catalog", Rule: "webhook: metadata.name bound, catalog block with an internal endpoint (docs/reference/keystoneservice.md, Defaulting and Validation Summary)", Op: Create,
 			Manifest: set(withName(ksCatalogOnly("x"), catalogBoundName), "spec.catalog.endpoints", []any{M{"interface": "internal", "url": "http://wf.svc:8989"}}),
 			Message:  fmt.Sprintf(webhooks.MsgNameTooLong, catalogBound, "endpoint-internal", 254),
+		},
+		{
+			Name: "name-not-label-value", Rule: "webhook: metadata.name <= 63, the label-value limit of c5c3.io/owner-name on every child (docs/reference/keystoneservice.md, Projected child names)", Op: Create,
+			Manifest: withName(ks("x"), strings.Repeat("n", 64)),
+			Message:  fmt.Sprintf(webhooks.MsgNameNotLabelValue, 64),
+		},
+		{
+			Name: "name-delivery-field-manager", Rule: "webhook: metadata.name <= 61 with an account, ESO's 128-byte field manager of the consumer Secret (docs/reference/keystoneservice.md, orderhub: limits)", Op: Create,
+			Manifest: withName(ks("x"), strings.Repeat("n", 62)),
+			Message:  fmt.Sprintf(webhooks.MsgNameDeliveryTooLong, 61, 62, 129),
 		},
 		// Transition rules (CEL).
 		ksUpdate("cpref-name-immutable", "CEL transition controlPlaneRef.name (docs/reference/keystoneservice.md, ControlPlaneRefSpec)", v1.MsgControlPlaneRefNameImmutable,

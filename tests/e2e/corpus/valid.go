@@ -1,6 +1,11 @@
 package corpus
 
-import "strings"
+import (
+	"strings"
+
+	v1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/webhooks"
+)
 
 // validHub is the corpus the API server (with the webhooks served) must
 // admit: the examples of docs/reference/keystoneservice.md and
@@ -22,10 +27,12 @@ func validHub() Suite {
 		},
 	})
 	kacExample := kac("workflow-appcred")
-	// Account without roles: the longest child is password-v<19 digits>, so
-	// 253 - len("-<8hex>-registration-password-v9999999999999999999") = 201.
-	atBound := set(withName(ks("x"), strings.Repeat("b", 201)), "spec.account.roles", nil)
+	// The webhook's bound (webhooks.NameBound): with an account block 61
+	// bytes (ESO's 128-byte field manager of the consumer Secret), with a
+	// catalog block alone 63 (the label value every child carries).
+	atBound := set(withName(ks("x"), strings.Repeat("b", webhooks.MaxDeliveryNameLength)), "spec.account.roles", nil)
 	atBound = del(atBound, "spec.catalog")
+	catalogAtBound := ksCatalogOnly(strings.Repeat("c", v1.MaxOwnerNameLength))
 
 	f := []Fixture{
 		{Name: "ks-reference-example", Rule: "docs/reference/keystoneservice.md Example; the defaulter materializes account.userName, the schema rotation.mode", Op: Create,
@@ -46,7 +53,7 @@ func validHub() Suite {
 				},
 			}),
 			Assert: object(ksKind, "ks-account-only", M{"account": M{"userName": "svc-account-only"}})},
-		{Name: "ks-name-at-bound", Rule: "metadata.name exactly at the webhook's bound is admitted (docs/reference/keystoneservice.md)", Op: Create, Manifest: atBound},
+		{Name: "ks-name-at-bound", Rule: "metadata.name exactly at the webhook's bound with an account block (61 bytes) is admitted (docs/reference/keystoneservice.md, orderhub: limits)", Op: Create, Manifest: atBound},
 		{Name: "ks-service-name-fallback-made-explicit", Rule: "setting serviceName to metadata.name keeps the effective value (docs/reference/keystoneservice.md)", Op: Update,
 			Base: ks("ks-service-name-fallback-made-explicit"), Manifest: patch(ksKind, "ks-service-name-fallback-made-explicit", M{"catalog": M{"serviceName": "ks-service-name-fallback-made-explicit"}})},
 		{Name: "ks-namespace-made-explicit", Rule: "an explicit controlPlaneRef.namespace naming the namespace the CR already resolved to changes nothing (docs/reference/keystoneservice.md, ControlPlaneRefSpec)", Op: Update,
@@ -78,6 +85,7 @@ func validHub() Suite {
 			Manifest: rotation("rotate-workflow", M{"target": "serviceAccountPassword", "keystoneService": "workflow", "reMint": true})},
 		{Name: "credentialrotation-admin", Rule: "CredentialRotation of the admin application credential (docs/reference/credentialrotation.md)", Op: Create,
 			Manifest: rotation("rotate-admin", M{"target": "adminApplicationCredential"})},
+		{Name: "ks-catalog-name-at-bound", Rule: "metadata.name exactly at the webhook's bound with a catalog block alone (63 bytes) is admitted (docs/reference/keystoneservice.md, orderhub: limits)", Op: Create, Manifest: catalogAtBound},
 	}
 	return Suite{
 		Dir:          "valid-hub-cr",
