@@ -33,6 +33,11 @@
 // the ControlPlane (docs/reference/keystoneservice.md, "Conditions";
 // docs/reference/keystoneapplicationcredential.md, "Conditions").
 //
+// A reason that no production Go file names (outside api/ and hack/, test
+// files excepted) is marked "never written": no reconciler can report it,
+// so no live test can show it; it stays a gap until a reconciler writes it
+// or it is removed from the conditions file.
+//
 // Output: one line per reason, "Reason<Name>  <test>, <test>...", then the
 // missing ones. Exit status: 0 when every reason has a live test (and every
 // External-mode reason has one in each required package), 1 otherwise, 2 on a
@@ -100,7 +105,46 @@ func main() {
 		fmt.Fprintln(os.Stderr, "reasons:", err)
 		os.Exit(2)
 	}
-	os.Exit(report(os.Stdout, reasons, hits))
+	written, err := scanWriters(*root)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "reasons:", err)
+		os.Exit(2)
+	}
+	os.Exit(report(os.Stdout, reasons, hits, written))
+}
+
+// scanWriters returns the Reason* selectors named by the production Go files
+// under root (not tests, not api/, not hack/).
+func scanWriters(root string) (map[string]bool, error) {
+	out := map[string]bool{}
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(root, path)
+		rel = filepath.ToSlash(rel)
+		if d.IsDir() {
+			if n := d.Name(); path != root && (strings.HasPrefix(n, ".") || n == "bin" || n == "vendor" || rel == "api" || rel == "hack") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok && strings.HasPrefix(sel.Sel.Name, "Reason") {
+				out[sel.Sel.Name] = true
+			}
+			return true
+		})
+		return nil
+	})
+	return out, err
 }
 
 // parseReasons returns the Reason* string constants of file, in file order.
@@ -223,7 +267,7 @@ func scanChainsaw(root string, byValue map[string]string, hits map[string][]hit)
 }
 
 // report prints the table and the gaps, and returns the exit status.
-func report(w *os.File, reasons []reason, hits map[string][]hit) int {
+func report(w *os.File, reasons []reason, hits map[string][]hit, written map[string]bool) int {
 	width := 0
 	for _, r := range reasons {
 		if len(r.name) > width {
@@ -242,7 +286,12 @@ func report(w *os.File, reasons []reason, hits map[string][]hit) int {
 		cell := strings.Join(tests, ", ")
 		if cell == "" {
 			cell = "-- MISSING"
-			missing = append(missing, r.name)
+			entry := r.name
+			if !written[r.name] {
+				cell += " (never written: no production code names it)"
+				entry += " (never written)"
+			}
+			missing = append(missing, entry)
 		}
 		for _, dir := range externalModePackages[r.name] {
 			if !hasDir(hs, dir) {
