@@ -1,0 +1,364 @@
+//go:build integration
+
+package keystoneservice
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/endpoints"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/regions"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+)
+
+// The reason tests of KeystoneService: each condition reason the
+// registration writes, caused by a real server where one can be made
+// (hack/reasons lists which test shows which reason).
+
+// identityFront is a second identity endpoint of the stack's Keystone: a
+// reverse proxy on a loopback port of its own, registered in Keystone's
+// catalog as the identity endpoint of a region of its own (frontRegion). A
+// plane in that region authenticates at the stack's Keystone directly (so its admin credential check passes), and K-ORC then sends its
+// catalog calls to this front, the endpoint the catalog names. The front
+// can forward, refuse connections (its listener closed: the endpoint is
+// down), or forward without the X-Auth-Token header (a front end that drops
+// it: Keystone itself answers 401).
+type identityFront struct {
+	t      *testing.T
+	addr   string // host:port, fixed for the front's life
+	target *url.URL
+
+	mu        sync.Mutex
+	srv       *http.Server
+	stripAuth bool
+}
+
+func newIdentityFront(t *testing.T, keystoneURL string) *identityFront {
+	t.Helper()
+	target, err := url.Parse(keystoneURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target.Path = ""
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &identityFront{t: t, addr: l.Addr().String(), target: target}
+	f.serve(l)
+	t.Cleanup(func() { f.down() })
+	return f
+}
+
+// URL is the front's identity URL (…/v3), as registered in the catalog.
+func (f *identityFront) URL() string { return "http://" + f.addr + "/v3" }
+
+func (f *identityFront) serve(l net.Listener) {
+	proxy := httputil.NewSingleHostReverseProxy(f.target)
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		strip := f.stripAuth
+		f.mu.Unlock()
+		if strip {
+			r.Header.Del("X-Auth-Token")
+		}
+		proxy.ServeHTTP(w, r)
+	})
+	f.srv = &http.Server{Handler: h}
+	go func() { _ = f.srv.Serve(l) }()
+}
+
+// down closes the listener and every open connection: a dial is refused.
+func (f *identityFront) down() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.srv != nil {
+		_ = f.srv.Close()
+		f.srv = nil
+	}
+}
+
+// up serves again on the same port, forwarding the token when strip is
+// false.
+func (f *identityFront) up(strip bool) {
+	f.t.Helper()
+	f.mu.Lock()
+	f.stripAuth = strip
+	running := f.srv != nil
+	f.mu.Unlock()
+	if running {
+		return
+	}
+	var l net.Listener
+	eventually(f.t, waitTimeout, "listen on "+f.addr+" again", func() error {
+		var err error
+		l, err = net.Listen("tcp", f.addr)
+		return err
+	})
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.serve(l)
+}
+
+// frontRegion is the Keystone region in which the identity front is the
+// catalog's identity endpoint; the stack's own endpoints are in
+// stack.Keystone.Region.
+const frontRegion = "RegionFront"
+
+// registerFrontIdentity registers u as the public identity endpoint of
+// frontRegion (created for it) and removes both when t ends.
+func registerFrontIdentity(t *testing.T, u string) {
+	t.Helper()
+	ctx := context.Background()
+	svcs := keystoneServices(t, "identity")
+	if len(svcs) != 1 {
+		t.Fatalf("%d identity services in the catalog", len(svcs))
+	}
+	if _, err := regions.Create(ctx, identity, regions.CreateOpts{ID: frontRegion}).Extract(); err != nil {
+		t.Fatal(err)
+	}
+	ep, err := endpoints.Create(ctx, identity, endpoints.CreateOpts{Availability: gophercloud.AvailabilityPublic,
+		Region: frontRegion, ServiceID: svcs[0].ID, URL: u}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := endpoints.Delete(context.Background(), identity, ep.ID).ExtractErr(); err != nil {
+			t.Errorf("removing the front's identity endpoint: %v", err)
+		}
+		if err := regions.Delete(context.Background(), identity, frontRegion).ExtractErr(); err != nil {
+			t.Errorf("removing region %s: %v", frontRegion, err)
+		}
+	})
+}
+
+// newPlane creates namespace ns, the admin password Secret (unless
+// password is empty) and an External ControlPlane "cp" there that
+// authenticates at the stack's Keystone, in region ("": the default).
+func newPlane(t *testing.T, ns, password, region string) *c5c3v1alpha1.ControlPlane {
+	t.Helper()
+	ctx := context.Background()
+	if err := kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	if password != "" {
+		if err := kube.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: controlplane.DefaultPasswordSecret, Namespace: ns},
+			Data: map[string][]byte{controlplane.DefaultPasswordKey: []byte(password)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cp := &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: ns},
+		Spec: c5c3v1alpha1.ControlPlaneSpec{Region: region, Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{
+			Mode: c5c3v1alpha1.KeystoneModeExternal, External: &c5c3v1alpha1.ExternalKeystoneSpec{AuthURL: stack.Keystone.URL}}}}}
+	if err := kube.Create(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	return cp
+}
+
+// planeCondition waits until cp's condition typ has reason.
+func planeCondition(t *testing.T, cp *c5c3v1alpha1.ControlPlane, typ, reason string) {
+	t.Helper()
+	eventually(t, waitTimeout, "ControlPlane "+typ+" "+reason, func() error {
+		var got c5c3v1alpha1.ControlPlane
+		if err := kube.Get(context.Background(), types.NamespacedName{Namespace: cp.Namespace, Name: cp.Name}, &got); err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(got.Status.Conditions, typ); c == nil || c.Reason != reason {
+			return fmt.Errorf("condition is %+v", c)
+		}
+		return nil
+	})
+}
+
+// conditionMessage reads ks's condition typ's message.
+func conditionMessage(t *testing.T, ks *c5c3v1alpha1.KeystoneService, typ string) string {
+	t.Helper()
+	var got c5c3v1alpha1.KeystoneService
+	if err := kube.Get(context.Background(), types.NamespacedName{Namespace: ks.Namespace, Name: ks.Name}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if c := meta.FindStatusCondition(got.Status.Conditions, typ); c != nil {
+		return c.Message
+	}
+	return ""
+}
+
+// TestReasons_CatalogFailed: the identity endpoint the catalog names
+// refuses connections when K-ORC creates the Service: K-ORC reports a
+// terminal InvalidConfiguration and stops retrying, and CatalogReady says
+// CatalogFailed with K-ORC's message (docs/reference/keystoneservice.md,
+// "Conditions"), also once the endpoint answers again. The plane stays
+// AdminCredentialReady: it authenticates at authURL and only locates the
+// catalog endpoint. The collision probe runs before, against authURL, so it
+// resolves. Deleting the registration releases it (the Service never got
+// an id).
+func TestReasons_CatalogFailed(t *testing.T) {
+	ctx := context.Background()
+	const ns, typ = "openstack-front", "front-it"
+	front := newIdentityFront(t, stack.Keystone.URL)
+	registerFrontIdentity(t, front.URL())
+	cp := newPlane(t, ns, stack.Keystone.AdminPassword, frontRegion)
+	planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonAdminCredentialReady)
+
+	front.down()
+	ks := registration(ns, "front", typ, false, map[string]string{"public": "http://front.example"})
+	ks.Spec.ControlPlaneRef.Namespace = ""
+	create(t, ks)
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogFailed)
+	if msg := conditionMessage(t, ks, c5c3v1alpha1.ConditionCatalogReady); !strings.Contains(msg, "connection refused") {
+		t.Errorf("CatalogFailed message %q does not carry K-ORC's error", msg)
+	}
+	planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonAdminCredentialReady)
+	front.up(false)
+	// Terminal: nothing retries once the endpoint is back (a later pass of
+	// the registration still reads the failure).
+	update(t, ks, func(k *c5c3v1alpha1.KeystoneService) {
+		if k.Annotations == nil {
+			k.Annotations = map[string]string{}
+		}
+		k.Annotations["test.orderhub/recheck"] = "1"
+	})
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogFailed)
+	if n := len(keystoneServices(t, typ)); n != 0 {
+		t.Errorf("%d %s services in Keystone, want none", n, typ)
+	}
+	deleteAndWaitGone(t, ks, typ)
+	if err := kube.Delete(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// rotationReady waits until cr's Ready condition has reason.
+func rotationReady(t *testing.T, cr *c5c3v1alpha1.CredentialRotation, reason string) {
+	t.Helper()
+	eventually(t, waitTimeout, "CredentialRotation "+cr.Name+" Ready "+reason, func() error {
+		var got c5c3v1alpha1.CredentialRotation
+		if err := kube.Get(context.Background(), types.NamespacedName{Namespace: cr.Namespace, Name: cr.Name}, &got); err != nil {
+			return err
+		}
+		if c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionReady); c == nil || c.Reason != reason {
+			return fmt.Errorf("Ready is %+v", c)
+		}
+		return nil
+	})
+}
+
+func rotation(ns, name, keystoneService string, target c5c3v1alpha1.CredentialRotationTarget) *c5c3v1alpha1.CredentialRotation {
+	return &c5c3v1alpha1.CredentialRotation{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: ns},
+		Spec: c5c3v1alpha1.CredentialRotationSpec{Target: target, KeystoneService: keystoneService}}
+}
+
+// TestReasons_WaitingForAdminCredential: a registration on a plane whose
+// admin password Secret does not exist yet (the plane reports
+// WaitingForCloudsYaml) waits on both blocks (WaitingForAdminCredential)
+// and registers nothing; a CredentialRotation of its account waits for a
+// first password (WaitingForServiceAccount). Once the Secret is created the
+// registration is provisioned and the rotation fires (RotationTriggered).
+func TestReasons_WaitingForAdminCredential(t *testing.T) {
+	ctx := context.Background()
+	const ns = "openstack-nopassword"
+	cp := newPlane(t, ns, "", "")
+	planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonWaitingForCloudsYaml)
+	ks := registration(ns, "waits", "waits-it", false, map[string]string{"public": "http://waits.example"})
+	ks.Spec.ControlPlaneRef.Namespace = ""
+	ks.Spec.Account = accountRegistration(ns, "waits", "reasons-waits", true).Spec.Account
+	ks.Spec.Account.UserName = "reasons-waits-user"
+	create(t, ks)
+	got := waitForCondition(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonWaitingForAdminCredential)
+	if c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionAccountReady); c == nil ||
+		c.Reason != c5c3v1alpha1.ReasonWaitingForAdminCredential {
+		t.Errorf("AccountReady = %+v, want WaitingForAdminCredential", c)
+	}
+	if n := len(keystoneServices(t, "waits-it")); n != 0 {
+		t.Errorf("%d catalog services registered while the plane has no admin credential", n)
+	}
+	rot := rotation(ns, "waits-rotation", ks.Name, c5c3v1alpha1.CredentialRotationTargetServiceAccountPassword)
+	create(t, rot)
+	rotationReady(t, rot, c5c3v1alpha1.ReasonWaitingForServiceAccount)
+
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: controlplane.DefaultPasswordSecret, Namespace: ns},
+		Data: map[string][]byte{controlplane.DefaultPasswordKey: []byte(stack.Keystone.AdminPassword)}})
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionReady, c5c3v1alpha1.ReasonAllReady)
+	rotationReady(t, rot, c5c3v1alpha1.ReasonRotationTriggered)
+	eventually(t, waitTimeout, "the rotation delivers password generation 2", func() error {
+		var cur c5c3v1alpha1.KeystoneService
+		if err := kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: ks.Name}, &cur); err != nil {
+			return err
+		}
+		if cur.Status.Account == nil || cur.Status.Account.PasswordGeneration < 2 {
+			return fmt.Errorf("status.account %+v", cur.Status.Account)
+		}
+		return nil
+	})
+	if err := kube.Delete(ctx, rot); err != nil {
+		t.Fatal(err)
+	}
+	deleteAndWaitGone(t, ks, "waits-it")
+	eventually(t, waitTimeout, "the account's user is gone from Keystone", func() error {
+		if u := keystoneUser(t, "reasons-waits-user"); u != nil {
+			return fmt.Errorf("user %s still there", u.Name)
+		}
+		return nil
+	})
+	if err := kube.Delete(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReasons_CredentialRotationRefusals: a CredentialRotation the hub
+// cannot serve says why and nudges nothing (docs/reference/credentialrotation.md,
+// "Status"): a target other than serviceAccountPassword, or one without
+// spec.keystoneService (UnsupportedTarget); a KeystoneService that does not
+// exist (KeystoneServiceNotFound); one without an account block
+// (UnknownServiceAccount).
+func TestReasons_CredentialRotationRefusals(t *testing.T) {
+	ctx := context.Background()
+	catalogOnly := registration(allowedNS, "rot-catalog-only", "rot-catalog-it", false, map[string]string{"public": "http://rot.example"})
+	create(t, catalogOnly)
+	waitForCondition(t, catalogOnly, c5c3v1alpha1.ConditionReady, c5c3v1alpha1.ReasonAllReady)
+	for _, tc := range []struct {
+		rot    *c5c3v1alpha1.CredentialRotation
+		reason string
+	}{
+		{rotation(allowedNS, "rot-admin-ac", "", c5c3v1alpha1.CredentialRotationTargetAdminApplicationCredential),
+			c5c3v1alpha1.ReasonUnsupportedTarget},
+		{rotation(allowedNS, "rot-no-service", "", c5c3v1alpha1.CredentialRotationTargetServiceAccountPassword),
+			c5c3v1alpha1.ReasonUnsupportedTarget},
+		{rotation(allowedNS, "rot-absent", "absent", c5c3v1alpha1.CredentialRotationTargetServiceAccountPassword),
+			c5c3v1alpha1.ReasonKeystoneServiceNotFound},
+		{rotation(allowedNS, "rot-no-account", catalogOnly.Name, c5c3v1alpha1.CredentialRotationTargetServiceAccountPassword),
+			c5c3v1alpha1.ReasonUnknownServiceAccount},
+	} {
+		if tc.rot.Spec.KeystoneService == "" && tc.rot.Spec.Target == c5c3v1alpha1.CredentialRotationTargetServiceAccountPassword {
+			tc.rot.Spec.ServiceAccount = "nova"
+		}
+		create(t, tc.rot)
+		rotationReady(t, tc.rot, tc.reason)
+		var got c5c3v1alpha1.KeystoneService
+		if err := kube.Get(ctx, types.NamespacedName{Namespace: allowedNS, Name: catalogOnly.Name}, &got); err != nil {
+			t.Fatal(err)
+		}
+		if v, ok := got.Annotations[c5c3v1alpha1.AnnotationPasswordRotationRequest]; ok {
+			t.Errorf("%s: the registration carries a rotation request %q", tc.rot.Name, v)
+		}
+		if err := kube.Delete(ctx, tc.rot); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deleteAndWaitGone(t, catalogOnly, "rot-catalog-it")
+}
