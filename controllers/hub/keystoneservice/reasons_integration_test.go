@@ -4,18 +4,24 @@ package keystoneservice
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/endpoints"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/regions"
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,6 +29,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/korc"
 )
 
 // The reason tests of KeystoneService: each condition reason the
@@ -185,6 +192,23 @@ func planeCondition(t *testing.T, cp *c5c3v1alpha1.ControlPlane, typ, reason str
 	})
 }
 
+// waitForMessage waits until ks's condition typ has reason at the current
+// generation and a message containing want.
+func waitForMessage(t *testing.T, ks *c5c3v1alpha1.KeystoneService, typ, reason, want string) {
+	t.Helper()
+	eventually(t, waitTimeout, typ+" "+reason+" naming "+want, func() error {
+		var got c5c3v1alpha1.KeystoneService
+		if err := kube.Get(context.Background(), types.NamespacedName{Namespace: ks.Namespace, Name: ks.Name}, &got); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(got.Status.Conditions, typ)
+		if c == nil || c.Reason != reason || c.ObservedGeneration != got.Generation || !strings.Contains(c.Message, want) {
+			return fmt.Errorf("condition is %+v at generation %d", c, got.Generation)
+		}
+		return nil
+	})
+}
+
 // conditionMessage reads ks's condition typ's message.
 func conditionMessage(t *testing.T, ks *c5c3v1alpha1.KeystoneService, typ string) string {
 	t.Helper()
@@ -199,9 +223,10 @@ func conditionMessage(t *testing.T, ks *c5c3v1alpha1.KeystoneService, typ string
 }
 
 // TestReasons_CatalogFailed: the identity endpoint the catalog names
-// refuses connections when K-ORC creates the Service: K-ORC reports a
-// terminal InvalidConfiguration and stops retrying, and CatalogReady says
-// CatalogFailed with K-ORC's message (docs/reference/keystoneservice.md,
+// refuses connections when K-ORC creates the Service and the account's
+// project: K-ORC reports a terminal InvalidConfiguration and stops
+// retrying, and CatalogReady says CatalogFailed, AccountReady
+// ServiceAccountsFailed, with K-ORC's message (docs/reference/keystoneservice.md,
 // "Conditions"), also once the endpoint answers again. The plane stays
 // AdminCredentialReady: it authenticates at authURL and only locates the
 // catalog endpoint. The collision probe runs before, against authURL, so it
@@ -214,15 +239,28 @@ func TestReasons_CatalogFailed(t *testing.T) {
 	registerFrontIdentity(t, front.URL())
 	cp := newPlane(t, ns, stack.Keystone.AdminPassword, frontRegion)
 	planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonAdminCredentialReady)
+	// The plane's admin domain import resolves through the front while it
+	// forwards: the account's probes wait for it.
+	eventually(t, waitTimeout, "the plane's domain import is Available", func() error {
+		var d orcv1alpha1.Domain
+		if err := kube.Get(ctx, types.NamespacedName{Namespace: ns,
+			Name: korc.AdminDomainImportName(cp.Name, controlplane.DefaultAdminDomain)}, &d); err != nil {
+			return err
+		}
+		if s := korc.StateOf(&d); s.Phase != korc.PhaseAvailable {
+			return fmt.Errorf("state %+v", s)
+		}
+		return nil
+	})
 
 	front.down()
 	ks := registration(ns, "front", typ, false, map[string]string{"public": "http://front.example"})
 	ks.Spec.ControlPlaneRef.Namespace = ""
+	ks.Spec.Account = accountRegistration(ns, "front", "reasons-front", true).Spec.Account
+	ks.Spec.Account.UserName = "reasons-front-user"
 	create(t, ks)
-	waitForCondition(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogFailed)
-	if msg := conditionMessage(t, ks, c5c3v1alpha1.ConditionCatalogReady); !strings.Contains(msg, "connection refused") {
-		t.Errorf("CatalogFailed message %q does not carry K-ORC's error", msg)
-	}
+	waitForMessage(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogFailed, "connection refused")
+	waitForMessage(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonServiceAccountsFailed, "connection refused")
 	planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonAdminCredentialReady)
 	front.up(false)
 	// Terminal: nothing retries once the endpoint is back (a later pass of
@@ -238,9 +276,119 @@ func TestReasons_CatalogFailed(t *testing.T) {
 		t.Errorf("%d %s services in Keystone, want none", n, typ)
 	}
 	deleteAndWaitGone(t, ks, typ)
+	if u := keystoneUser(t, "reasons-front-user"); u != nil {
+		t.Errorf("the account's user %s is in Keystone", u.ID)
+	}
 	if err := kube.Delete(ctx, cp); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestReasons_TLSVerificationFailedOnTheCatalog: the plane's authURL moves
+// to a TLS front of Keystone whose certificate the hub trusts (it is in
+// the hub process's system roots, SSL_CERT_FILE) and K-ORC does not (its
+// process has the machine's roots): the plane's admin credential check
+// passes, K-ORC cannot build a client, and a new endpoint row reports the
+// classified TLSVerificationFailed on CatalogReady
+// (docs/reference/keystoneservice.md, "Conditions"), not a bounded wait.
+// With authURL back on the plain endpoint the row registers.
+//
+// The hub's trust store differs from K-ORC's as between two images; the
+// test sets SSL_CERT_FILE before the hub first loads its system roots (Go
+// loads them once, on the first verification without a CA bundle); if an
+// earlier test had loaded them, the plane reports TLSVerificationFailed
+// itself and the test fails there, naming that.
+func TestReasons_TLSVerificationFailedOnTheCatalog(t *testing.T) {
+	ctx := context.Background()
+	const ns, typ = "openstack-tls", "tls-it"
+	target, _ := url.Parse(stack.Keystone.URL)
+	path := target.Path
+	target.Path = ""
+	srv := httptest.NewTLSServer(httputil.NewSingleHostReverseProxy(target))
+	t.Cleanup(srv.Close)
+	roots := filepath.Join(t.TempDir(), "hub-roots.pem")
+	if err := os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SSL_CERT_FILE", roots)
+
+	cp := newPlane(t, ns, stack.Keystone.AdminPassword, "")
+	planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonAdminCredentialReady)
+	ks := registration(ns, "tls", typ, false, map[string]string{"public": "http://tls.example"})
+	ks.Spec.ControlPlaneRef.Namespace = ""
+	create(t, ks)
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogRegistered)
+
+	setAuthURL := func(u string) {
+		t.Helper()
+		eventually(t, waitTimeout, "set the plane's authURL", func() error {
+			var cur c5c3v1alpha1.ControlPlane
+			if err := kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: cp.Name}, &cur); err != nil {
+				return err
+			}
+			cur.Spec.Services.Keystone.External.AuthURL = u
+			return kube.Update(ctx, &cur)
+		})
+	}
+	setAuthURL(srv.URL + path)
+	eventually(t, waitTimeout, "the plane verified the TLS authURL", func() error {
+		var got c5c3v1alpha1.ControlPlane
+		if err := kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: cp.Name}, &got); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady)
+		if c == nil || c.ObservedGeneration != got.Generation || c.Reason != c5c3v1alpha1.ReasonAdminCredentialReady {
+			return fmt.Errorf("AdminCredentialReady %+v at generation %d", c, got.Generation)
+		}
+		return nil
+	})
+	update(t, ks, func(k *c5c3v1alpha1.KeystoneService) {
+		k.Spec.Catalog.Endpoints = append(k.Spec.Catalog.Endpoints,
+			c5c3v1alpha1.KeystoneServiceEndpointSpec{Interface: "internal", URL: "http://tls-internal.example"})
+	})
+	waitForMessage(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonTLSVerificationFailed, "x509")
+	planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonAdminCredentialReady)
+
+	setAuthURL(stack.Keystone.URL)
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogRegistered)
+	deleteAndWaitGone(t, ks, typ)
+	if err := kube.Delete(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestReasons_WaitingForServiceAccounts: an account whose project is to be
+// used, not created (project.create: false), and does not exist in
+// Keystone: K-ORC's import of it waits for the project to appear, and
+// AccountReady says WaitingForServiceAccounts naming it; once the project
+// is created in Keystone the account is provisioned, and the registration,
+// which declares no catalog block, reports CatalogNotDeclared.
+func TestReasons_WaitingForServiceAccounts(t *testing.T) {
+	ctx := context.Background()
+	const project = "reasons-later-project"
+	ks := accountRegistration(allowedNS, "waits-for-project", project, false)
+	ks.Spec.Account.UserName = "reasons-later-user"
+	create(t, ks)
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonWaitingForServiceAccounts)
+	t.Logf("AccountReady: %s", conditionMessage(t, ks, c5c3v1alpha1.ConditionAccountReady))
+	p, err := projects.Create(ctx, identity, projects.CreateOpts{Name: project, DomainID: "default"}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = projects.Delete(context.Background(), identity, p.ID).ExtractErr() })
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonAccountProvisioned)
+	// No catalog block: CatalogReady is True without a catalog row.
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogNotDeclared)
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionReady, c5c3v1alpha1.ReasonAllReady)
+	if err := kube.Delete(ctx, ks); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, waitTimeout, "the account's user is gone from Keystone", func() error {
+		if u := keystoneUser(t, "reasons-later-user"); u != nil {
+			return fmt.Errorf("user %s still there", u.Name)
+		}
+		return nil
+	})
 }
 
 // rotationReady waits until cr's Ready condition has reason.
