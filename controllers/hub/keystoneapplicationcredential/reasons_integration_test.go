@@ -4,20 +4,30 @@ package keystoneapplicationcredential
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -180,5 +190,210 @@ func TestReasons_ExternalModeOnTheCredential(t *testing.T) {
 			t.Errorf("Keystone holds %d credentials of the user (%v), want none", len(creds), err)
 		}
 		deleteAndWaitGone(t, ac)
+	})
+}
+
+// TestReasons_TLSVerificationFailedOnTheCredential: the plane's authURL
+// moves to a TLS front of Keystone whose certificate the hub trusts (it is
+// in the hub process's system roots, SSL_CERT_FILE) and K-ORC does not (its
+// process has the machine's roots), as between two images with different
+// trust stores. The plane's admin credential check passes; K-ORC cannot
+// build a client with the mint credential, and CredentialReady says
+// TLSVerificationFailed with K-ORC's x509 error
+// (docs/reference/keystoneapplicationcredential.md, "Conditions"). With
+// authURL back on the plain endpoint the first generation is minted.
+//
+// Go loads the system roots once, on the first verification without a CA
+// bundle; the test sets SSL_CERT_FILE before the hub's first one. Had an
+// earlier test loaded them, the plane would report TLSVerificationFailed
+// itself and the test would fail there.
+func TestReasons_TLSVerificationFailedOnTheCredential(t *testing.T) {
+	ctx := context.Background()
+	const plane, ns = "openstack-tls", "reasons-tls"
+	target, _ := url.Parse(stack.Keystone.URL)
+	path := target.Path
+	target.Path = ""
+	srv := httptest.NewTLSServer(httputil.NewSingleHostReverseProxy(target))
+	t.Cleanup(srv.Close)
+	roots := filepath.Join(t.TempDir(), "hub-roots.pem")
+	if err := os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SSL_CERT_FILE", roots)
+
+	cp := newPlaneIn(t, plane, ns, "")
+	w := newWorldOn(t, ns, "tls", plane)
+	setAuthURL := func(u string) {
+		t.Helper()
+		eventually(t, waitTimeout, "set the plane's authURL", func() error {
+			var cur c5c3v1alpha1.ControlPlane
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(cp), &cur); err != nil {
+				return err
+			}
+			cur.Spec.Services.Keystone.External.AuthURL = u
+			return kube.Update(ctx, &cur)
+		})
+		eventually(t, waitTimeout, "the plane verified "+u, func() error {
+			var got c5c3v1alpha1.ControlPlane
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(cp), &got); err != nil {
+				return err
+			}
+			c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady)
+			if c == nil || c.ObservedGeneration != got.Generation || c.Reason != c5c3v1alpha1.ReasonAdminCredentialReady {
+				return fmt.Errorf("AdminCredentialReady %+v at generation %d", c, got.Generation)
+			}
+			return nil
+		})
+	}
+	setAuthURL(srv.URL + path)
+
+	ac := w.order("tls", time.Hour, time.Minute)
+	ac.Spec.ControlPlaneRef = c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: plane}
+	create(t, ac)
+	waitClassified(t, ac, c5c3v1alpha1.ReasonTLSVerificationFailed, "x509")
+	planeOfReady(t, cp)
+	if creds, err := w.keystoneCredentials(ctx); err != nil || len(creds) != 0 {
+		t.Errorf("Keystone holds %d credentials of the user (%v), want none", len(creds), err)
+	}
+
+	setAuthURL(stack.Keystone.URL)
+	waitReason(t, ac, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonCredentialMinted)
+	deleteAndWaitGone(t, ac)
+	if err := kube.Delete(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitClassified waits until CredentialReady reads reason with a message
+// containing want; a timeout names the K-ORC ApplicationCredentials'
+// conditions.
+func waitClassified(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential, reason, want string) {
+	t.Helper()
+	eventually(t, waitTimeout, fmt.Sprintf("CredentialReady=%s naming %q", reason, want), func() error {
+		c := condition(get(t, ac), c5c3v1alpha1.ConditionCredentialReady)
+		if c.Status == metav1.ConditionFalse && c.Reason == reason && strings.Contains(c.Message, want) {
+			return nil
+		}
+		var creds orcv1alpha1.ApplicationCredentialList
+		err := kube.List(context.Background(), &creds, client.InNamespace(ac.Spec.ControlPlaneRef.Namespace))
+		var states []string
+		for _, k := range creds.Items {
+			states = append(states, fmt.Sprintf("%s: %+v", k.Name, k.Status.Conditions))
+		}
+		return fmt.Errorf("CredentialReady=%s/%s: %s; K-ORC ApplicationCredentials (%v): %v", c.Status, c.Reason, c.Message, err, states)
+	})
+}
+
+// newWorldOn is newWorld (world_integration_test.go) on the ControlPlane
+// "cp" of namespace plane, with its role grant: the K-ORC User import, the
+// password Secret and the orders name that plane.
+func newWorldOn(t *testing.T, ns, prefix, plane string) *world {
+	t.Helper()
+	ctx := context.Background()
+	w := &world{ns: ns, user: prefix + "-user", project: prefix + "-project", password: "pw-" + prefix + "-Secret1"}
+	p, err := projects.Create(ctx, identity, projects.CreateOpts{Name: w.project, DomainID: "default"}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.projectID = p.ID
+	enabled := true
+	u, err := users.Create(ctx, identity, users.CreateOpts{Name: w.user, DomainID: "default", Password: w.password, Enabled: &enabled}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.userID = u.ID
+	var cp c5c3v1alpha1.ControlPlane
+	if err := kube.Get(ctx, types.NamespacedName{Namespace: plane, Name: "cp"}, &cp); err != nil {
+		t.Fatal(err)
+	}
+	name := orcv1alpha1.OpenStackName(w.user)
+	dom := orcv1alpha1.KubernetesNameRef(korc.AdminDomainImportName("cp", controlplane.DefaultAdminDomain))
+	imp := korc.ImportUser(korc.Child{Name: UserChildName("", ns, w.user), Namespace: plane,
+		Credentials: controlplane.Credentials(&cp)}, orcv1alpha1.UserFilter{Name: &name, DomainRef: &dom})
+	create(t, imp)
+	eventually(t, waitTimeout, "the K-ORC User import is Available", func() error {
+		var got orcv1alpha1.User
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(imp), &got); err != nil {
+			return err
+		}
+		if s := korc.StateOf(&got); s.Phase != korc.PhaseAvailable || s.ID != w.userID {
+			return fmt.Errorf("state %+v", s)
+		}
+		return nil
+	})
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: PasswordSecretName("", ns, w.user, 1), Namespace: plane,
+		Labels: map[string]string{korc.LabelPasswordGeneration: "1"}}, Data: map[string][]byte{korc.PasswordKey: []byte(w.password)}})
+	ref := c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: plane}
+	uo := &c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: w.user, Namespace: ns}, Spec: c5c3v1alpha1.KeystoneUserSpec{ControlPlaneRef: ref}}
+	create(t, uo)
+	uo.Status = c5c3v1alpha1.KeystoneUserStatus{UserID: w.userID, UserName: w.user, PasswordGeneration: 1,
+		Conditions: []metav1.Condition{{Type: c5c3v1alpha1.ConditionUserReady, Status: metav1.ConditionTrue, Reason: "UserProvisioned",
+			Message: "hand-written by the test", LastTransitionTime: metav1.Now()}}}
+	if err := kube.Status().Update(ctx, uo); err != nil {
+		t.Fatal(err)
+	}
+	po := &c5c3v1alpha1.KeystoneProject{ObjectMeta: metav1.ObjectMeta{Name: w.project, Namespace: ns}, Spec: c5c3v1alpha1.KeystoneProjectSpec{ControlPlaneRef: ref}}
+	create(t, po)
+	po.Status = c5c3v1alpha1.KeystoneProjectStatus{ProjectID: w.projectID, ProjectName: w.project,
+		Conditions: []metav1.Condition{{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionTrue, Reason: "ProjectProvisioned",
+			Message: "hand-written by the test", LastTransitionTime: metav1.Now()}}}
+	if err := kube.Status().Update(ctx, po); err != nil {
+		t.Fatal(err)
+	}
+	pages, err := roles.List(identity, roles.ListOpts{Name: "member"}).AllPages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := roles.ExtractRoles(pages)
+	if err != nil || len(rs) == 0 {
+		t.Fatalf("role member: %v (%d found)", err, len(rs))
+	}
+	w.roleID = rs[0].ID
+	if err := roles.Assign(ctx, identity, w.roleID, roles.AssignOpts{UserID: w.userID, ProjectID: w.projectID}).ExtractErr(); err != nil {
+		t.Fatal(err)
+	}
+	ra := &c5c3v1alpha1.KeystoneRoleAssignment{ObjectMeta: metav1.ObjectMeta{Name: w.user + "-member", Namespace: ns},
+		Spec: c5c3v1alpha1.KeystoneRoleAssignmentSpec{ControlPlaneRef: ref,
+			UserRef: c5c3v1alpha1.OrderRef{Name: w.user}, ProjectRef: c5c3v1alpha1.OrderRef{Name: w.project}, Role: "member"}}
+	create(t, ra)
+	ra.Status = c5c3v1alpha1.KeystoneRoleAssignmentStatus{RoleID: w.roleID, UserID: w.userID, ProjectID: w.projectID}
+	if err := kube.Status().Update(ctx, ra); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// newPlaneIn creates namespace planeNamespace with the admin password
+// Secret and an External ControlPlane "cp" against the stack's Keystone
+// (region region, "" the default) assigning orderNamespace (created too),
+// and waits until it is AdminCredentialReady.
+func newPlaneIn(t *testing.T, planeNamespace, orderNamespace, region string) *c5c3v1alpha1.ControlPlane {
+	t.Helper()
+	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: planeNamespace}})
+	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: orderNamespace}})
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: controlplane.DefaultPasswordSecret, Namespace: planeNamespace},
+		Data: map[string][]byte{controlplane.DefaultPasswordKey: []byte(stack.Keystone.AdminPassword)}})
+	cp := &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: planeNamespace},
+		Spec: c5c3v1alpha1.ControlPlaneSpec{Region: region,
+			Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{Mode: c5c3v1alpha1.KeystoneModeExternal,
+				External: &c5c3v1alpha1.ExternalKeystoneSpec{AuthURL: stack.Keystone.URL}}},
+			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: orderNamespace}}}}
+	create(t, cp)
+	planeOfReady(t, cp)
+	return cp
+}
+
+// planeOfReady waits until cp is AdminCredentialReady.
+func planeOfReady(t *testing.T, cp *c5c3v1alpha1.ControlPlane) {
+	t.Helper()
+	eventually(t, waitTimeout, "ControlPlane "+cp.Namespace+"/cp AdminCredentialReady", func() error {
+		var got c5c3v1alpha1.ControlPlane
+		if err := kube.Get(context.Background(), client.ObjectKeyFromObject(cp), &got); err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(got.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady) {
+			return fmt.Errorf("conditions %v", got.Status.Conditions)
+		}
+		return nil
 	})
 }
