@@ -4,7 +4,7 @@
 # closing summary line, then the table of condition reasons and the live
 # tests asserting them (hack/reasons). The chainsaw e2e suites run inside that go test run:
 # TestIntegration_ChainsawCorpora (tests/e2e/corpus) and
-# TestIntegration_ChainsawLiveSuites (tests/e2e). The full log is in
+# TestIntegration_ChainsawLiveSuites (tests/e2e/c5c3). The full log is in
 # .test-output.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."
