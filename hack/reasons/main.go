@@ -38,10 +38,24 @@
 // so no live test can show it; it stays a gap until a reconciler writes it
 // or it is removed from the conditions file.
 //
+// CredentialDrift is not required in controllers/hub/keystoneservice: a
+// registration's sub-conditions are classified from K-ORC's messages
+// (korc.ClassifyExternal, korc/external.go), and CredentialDrift's rule
+// matches only Keystone's 403 on identity:create_application_credential, a
+// call no KeystoneService child makes; the registration shows the plane's
+// drift as WaitingForAdminCredential instead.
+//
+// With -results LOG (the `go test -v` log of the run, as hack/test.sh passes
+// it), a test counts only if the log shows it passed: a failed, skipped or
+// absent test is listed with its outcome and does not cover its reasons. A
+// chainsaw suite counts when a subtest named after its directory passed.
+// Without -results the table is built from the sources alone (no stack
+// needed, no tests run).
+//
 // Output: one line per reason, "Reason<Name>  <test>, <test>...", then the
-// missing ones. Exit status: 0 when every reason has a live test (and every
-// External-mode reason has one in each required package), 1 otherwise, 2 on a
-// parse error.
+// gaps, each with what to add. Exit status: 0 when every reason has a live
+// test (and every External-mode reason has one in each required package), 1
+// otherwise, 2 on a parse error or an unreadable log.
 package main
 
 import (
@@ -51,6 +65,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -64,7 +79,7 @@ import (
 // directories that must hold a live test of it besides any other.
 var externalModePackages = map[string][]string{
 	"ReasonAuthenticationFailed":    {"controllers/hub/keystoneservice", "controllers/hub/keystoneapplicationcredential"},
-	"ReasonCredentialDrift":         {"controllers/hub/keystoneservice", "controllers/hub/keystoneapplicationcredential"},
+	"ReasonCredentialDrift":         {"controllers/hub/keystoneapplicationcredential"},
 	"ReasonEndpointUnreachable":     {"controllers/hub/keystoneservice", "controllers/hub/keystoneapplicationcredential"},
 	"ReasonTLSVerificationFailed":   {"controllers/hub/keystoneservice", "controllers/hub/keystoneapplicationcredential"},
 	"ReasonCatalogEndpointMismatch": {"controllers/hub/keystoneservice", "controllers/hub/keystoneapplicationcredential"},
@@ -80,11 +95,23 @@ type reason struct {
 type hit struct {
 	dir  string // package directory relative to the root, or "tests/e2e/<suite>"
 	test string // "<pkg>.TestX" or "chainsaw:<suite>"
+	fn   string // the Go test function, or the chainsaw suite's directory name
 }
+
+// outcome of a hit in the -results log.
+type outcome string
+
+const (
+	passed  outcome = "PASS"
+	failed  outcome = "FAIL"
+	skipped outcome = "SKIP"
+	notRun  outcome = "not run"
+)
 
 func main() {
 	conditions := flag.String("conditions", "api/c5c3/v1alpha1/conditions.go", "the Go file declaring the Reason* constants")
 	root := flag.String("root", ".", "the repository root to scan for tests")
+	results := flag.String("results", "", "a `go test -v` log; when set, only tests it shows passing count")
 	flag.Parse()
 
 	reasons, err := parseReasons(*conditions)
@@ -110,7 +137,103 @@ func main() {
 		fmt.Fprintln(os.Stderr, "reasons:", err)
 		os.Exit(2)
 	}
-	os.Exit(report(os.Stdout, reasons, hits, written))
+	var res *testResults
+	if *results != "" {
+		module, err := modulePath(*root)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "reasons:", err)
+			os.Exit(2)
+		}
+		if res, err = parseResults(*results, module); err != nil {
+			fmt.Fprintln(os.Stderr, "reasons:", err)
+			os.Exit(2)
+		}
+	}
+	os.Exit(report(os.Stdout, reasons, hits, written, res))
+}
+
+// modulePath reads the module path from root/go.mod.
+func modulePath(root string) (string, error) {
+	b, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		return "", err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) == 2 && f[0] == "module" {
+			return f[1], nil
+		}
+	}
+	return "", fmt.Errorf("go.mod names no module")
+}
+
+// testResults are the outcomes of a `go test -v` log: top-level tests per
+// package directory, and every subtest by its last name element (for the
+// chainsaw suites).
+type testResults struct {
+	top map[string]map[string]outcome // dir -> TestX -> outcome
+	sub map[string]outcome            // last element of a subtest name -> best outcome
+}
+
+var (
+	resultLine  = regexp.MustCompile(`^(\s*)--- (PASS|FAIL|SKIP): (\S+) \(`)
+	packageLine = regexp.MustCompile(`^(ok|FAIL|\?)\s+(\S+)(\s|$)`)
+)
+
+// parseResults reads a `go test -v` log. Each package's output is
+// contiguous and ends with its "ok <import path>" or "FAIL <import path>"
+// line, which assigns the top-level results read since the previous one.
+func parseResults(path, module string) (*testResults, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	r := &testResults{top: map[string]map[string]outcome{}, sub: map[string]outcome{}}
+	pending := map[string]outcome{}
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 1024*1024), 16*1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := resultLine.FindStringSubmatch(line); m != nil {
+			name, o := m[3], outcome(m[2])
+			if i := strings.LastIndex(name, "/"); i >= 0 {
+				if last := name[i+1:]; r.sub[last] != passed {
+					r.sub[last] = o
+				}
+				continue
+			}
+			pending[name] = o
+			continue
+		}
+		if m := packageLine.FindStringSubmatch(line); m != nil && (m[2] == module || strings.HasPrefix(m[2], module+"/")) {
+			dir := strings.TrimPrefix(strings.TrimPrefix(m[2], module), "/")
+			if dir == "" {
+				dir = "."
+			}
+			if r.top[dir] == nil {
+				r.top[dir] = map[string]outcome{}
+			}
+			for n, o := range pending {
+				r.top[dir][n] = o
+			}
+			pending = map[string]outcome{}
+		}
+	}
+	return r, sc.Err()
+}
+
+// of is h's outcome in the log.
+func (r *testResults) of(h hit) outcome {
+	if strings.HasPrefix(h.test, "chainsaw:") {
+		if o, ok := r.sub[h.fn]; ok {
+			return o
+		}
+		return notRun
+	}
+	if o, ok := r.top[h.dir][h.fn]; ok {
+		return o
+	}
+	return notRun
 }
 
 // scanWriters returns the Reason* selectors named by the production Go files
@@ -217,7 +340,7 @@ func scanGo(root string, hits map[string][]hit) error {
 					return true
 				}
 				seen[sel.Sel.Name] = true
-				hits[sel.Sel.Name] = append(hits[sel.Sel.Name], hit{dir: dir, test: f.Name.Name + "." + fn.Name.Name})
+				hits[sel.Sel.Name] = append(hits[sel.Sel.Name], hit{dir: dir, test: f.Name.Name + "." + fn.Name.Name, fn: fn.Name.Name})
 				return true
 			})
 		}
@@ -260,56 +383,109 @@ func scanChainsaw(root string, byValue map[string]string, hits map[string][]hit)
 				continue
 			}
 			seen[name] = true
-			hits[name] = append(hits[name], hit{dir: filepath.ToSlash(suiteDir), test: "chainsaw:" + filepath.ToSlash(suite)})
+			hits[name] = append(hits[name], hit{dir: filepath.ToSlash(suiteDir), test: "chainsaw:" + filepath.ToSlash(suite),
+				fn: filepath.Base(suiteDir)})
 		}
 		return sc.Err()
 	})
 }
 
-// report prints the table and the gaps, and returns the exit status.
-func report(w *os.File, reasons []reason, hits map[string][]hit, written map[string]bool) int {
+// gap is a reason (or a reason in a required package) without a live
+// test, and what to add.
+type gap struct {
+	reason string
+	dir    string // the package that lacks it; "" for the reason as a whole
+	what   string
+}
+
+// report prints the table and the gaps, and returns the exit status. With
+// res, a test that did not pass in the log does not count.
+func report(w io.Writer, reasons []reason, hits map[string][]hit, written map[string]bool, res *testResults) int {
 	width := 0
 	for _, r := range reasons {
 		if len(r.name) > width {
 			width = len(r.name)
 		}
 	}
-	var missing []string
+	var gaps []gap
 	fmt.Fprintf(w, "condition reasons (api/c5c3/v1alpha1/conditions.go) -> live tests\n")
 	for _, r := range reasons {
-		hs := hits[r.name]
-		tests := make([]string, 0, len(hs))
-		for _, h := range hs {
-			tests = append(tests, h.test)
+		var live []hit
+		var cells []string
+		for _, h := range hits[r.name] {
+			cell := h.test
+			if res != nil {
+				if o := res.of(h); o != passed {
+					cell += " (" + string(o) + ")"
+				} else {
+					live = append(live, h)
+				}
+			} else {
+				live = append(live, h)
+			}
+			cells = append(cells, cell)
 		}
-		sort.Strings(tests)
-		cell := strings.Join(tests, ", ")
-		if cell == "" {
-			cell = "-- MISSING"
-			entry := r.name
+		sort.Strings(cells)
+		cell := strings.Join(cells, ", ")
+		if len(live) == 0 {
+			g := gap{reason: r.name}
+			switch {
+			case !written[r.name]:
+				g.what = "no production code writes it: make a reconciler write it, or remove it from api/c5c3/v1alpha1/conditions.go"
+			case len(hits[r.name]) > 0:
+				g.what = "none of its tests passed in this run: fix them"
+			default:
+				g.what = fmt.Sprintf("add a Test* function to a *_integration_test.go file (build tag integration) that causes it on the real stack "+
+					"and waits for c5c3v1alpha1.%s, or a chainsaw suite under tests/e2e that asserts \"reason: %s\"", r.name, r.value)
+			}
+			if cell == "" {
+				cell = "-- MISSING"
+			} else {
+				cell += "  -- MISSING (none passed)"
+			}
 			if !written[r.name] {
 				cell += " (never written: no production code names it)"
-				entry += " (never written)"
 			}
-			missing = append(missing, entry)
+			gaps = append(gaps, g)
 		}
 		for _, dir := range externalModePackages[r.name] {
-			if !hasDir(hs, dir) {
+			if !hasDir(live, dir) {
 				cell += "  -- MISSING in " + dir
-				missing = append(missing, r.name+" ("+dir+")")
+				gaps = append(gaps, gap{reason: r.name, dir: dir, what: fmt.Sprintf(
+					"add a Test* function to %s/*_integration_test.go that makes K-ORC fail against an External-mode plane "+
+						"and waits for c5c3v1alpha1.%s on the %s's sub-condition", dir, r.name, kindOf(dir))})
 			}
 		}
 		fmt.Fprintf(w, "  %-*s  %s\n", width, r.name, cell)
 	}
-	fmt.Fprintf(w, "reasons: %d, fully covered: %d, gaps: %d\n", len(reasons), len(reasons)-countDistinct(missing), len(missing))
-	if len(missing) > 0 {
-		fmt.Fprintf(w, "no live test (see hack/reasons/main.go for the convention):\n")
-		for _, m := range missing {
-			fmt.Fprintf(w, "  %s\n", m)
+	distinct := map[string]bool{}
+	for _, g := range gaps {
+		distinct[g.reason] = true
+	}
+	fmt.Fprintf(w, "reasons: %d, fully covered: %d, gaps: %d\n", len(reasons), len(reasons)-len(distinct), len(gaps))
+	if len(gaps) > 0 {
+		fmt.Fprintf(w, "FAIL: condition reasons without a live test (convention: hack/reasons/main.go):\n")
+		for _, g := range gaps {
+			where := ""
+			if g.dir != "" {
+				where = " in " + g.dir
+			}
+			fmt.Fprintf(w, "  %s%s: %s\n", g.reason, where, g.what)
 		}
 		return 1
 	}
 	return 0
+}
+
+// kindOf names the kind a controller package reconciles, for messages.
+func kindOf(dir string) string {
+	switch filepath.Base(dir) {
+	case "keystoneservice":
+		return "KeystoneService"
+	case "keystoneapplicationcredential":
+		return "KeystoneApplicationCredential"
+	}
+	return filepath.Base(dir)
 }
 
 func hasDir(hs []hit, dir string) bool {
@@ -319,14 +495,4 @@ func hasDir(hs []hit, dir string) bool {
 		}
 	}
 	return false
-}
-
-// countDistinct counts the reasons among missing entries, an entry of the
-// form "Name (dir)" counting as Name.
-func countDistinct(missing []string) int {
-	seen := map[string]bool{}
-	for _, m := range missing {
-		seen[strings.SplitN(m, " ", 2)[0]] = true
-	}
-	return len(seen)
 }
