@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/endpoints"
@@ -26,12 +27,14 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/internal/testenv"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -601,4 +604,48 @@ func TestReasons_CredentialRotationRefusals(t *testing.T) {
 		}
 	}
 	deleteAndWaitGone(t, catalogOnly, "rot-catalog-it")
+}
+
+// TestReasons_WaitingForCatalog: the apiserver refuses K-ORC's status
+// writes on managed Services and Endpoints in the plane's namespace (an
+// admission policy; the collision probe's import is let through), so the
+// registration's catalog children never report Available and CatalogReady
+// says WaitingForCatalog naming them (docs/reference/keystoneservice.md,
+// "Conditions"). Once the policy is lifted the catalog registers.
+func TestReasons_WaitingForCatalog(t *testing.T) {
+	ctx := context.Background()
+	const ns, typ = "openstack-pending", "pending-it"
+	cp := newPlane(t, ns, stack.Keystone.AdminPassword, "")
+	planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonAdminCredentialReady)
+	lift := testenv.Refuse(t, kube, testenv.Refusal{Namespace: ns, Group: "openstack.k-orc.cloud",
+		Resources:  []string{"services/status", "endpoints/status"},
+		Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+		Allow:      `object.spec.managementPolicy != "managed"`})
+	ks := registration(ns, "pending", typ, false, map[string]string{"public": "http://pending.example"})
+	ks.Spec.ControlPlaneRef.Namespace = ""
+	create(t, ks)
+	waitForMessage(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonWaitingForCatalog, "not Available yet")
+	lift()
+	// K-ORC retries a refused status write with back-off: a change to the
+	// children reconciles them now.
+	eventually(t, waitTimeout, "touch the K-ORC Services and Endpoints", func() error {
+		for _, l := range []client.ObjectList{&orcv1alpha1.ServiceList{}, &orcv1alpha1.EndpointList{}} {
+			if err := kube.List(ctx, l, client.InNamespace(ns)); err != nil {
+				return err
+			}
+			if err := meta.EachListItem(l, func(o runtime.Object) error {
+				obj := o.(client.Object)
+				return kube.Patch(ctx, obj, client.RawPatch(types.MergePatchType,
+					[]byte(`{"metadata":{"annotations":{"test.orderhub/touch":"`+metav1.Now().Format(time.RFC3339Nano)+`"}}}`)))
+			}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogRegistered)
+	deleteAndWaitGone(t, ks, typ)
+	if err := kube.Delete(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
 }
