@@ -76,7 +76,7 @@ func TestReasons_ExternalModeUnreachableOnTheCredential(t *testing.T) {
 			ctx := context.Background()
 			ns := "reasons-" + c.plane[len("openstack-"):]
 			cp := newPlaneIn(t, c.plane, ns, "")
-			w := newWorldOn(t, ns, "ext", c.plane)
+			w := newWorldOn(t, ns, c.plane[len("openstack-"):], c.plane)
 			passedByTest.Store(c.key, true)
 			t.Cleanup(func() { passedByTest.Delete(c.key) })
 			setPlane(t, cp, c.mut)

@@ -48,16 +48,27 @@ import (
 // plane in that region authenticates at the stack's Keystone directly (so its admin credential check passes), and K-ORC then sends its
 // catalog calls to this front, the endpoint the catalog names. The front
 // can forward, refuse connections (its listener closed: the endpoint is
-// down), or forward without the X-Auth-Token header (a front end that drops
-// it: Keystone itself answers 401).
+// down), forward without the X-Auth-Token header (a front end that drops
+// it: Keystone itself answers 401), or drop the connection of every create
+// (POST) without an answer while reads pass (a front end that fails on
+// writes).
 type identityFront struct {
 	t      *testing.T
 	addr   string // host:port, fixed for the front's life
 	target *url.URL
 
-	mu        sync.Mutex
-	srv       *http.Server
-	stripAuth bool
+	mu          sync.Mutex
+	srv         *http.Server
+	stripAuth   bool
+	dropCreates bool
+}
+
+// dropPosts makes the front close the connection of every POST without an
+// answer (drop true) or forward them again (false).
+func (f *identityFront) dropPosts(drop bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.dropCreates = drop
 }
 
 func newIdentityFront(t *testing.T, keystoneURL string) *identityFront {
@@ -84,8 +95,17 @@ func (f *identityFront) serve(l net.Listener) {
 	proxy := httputil.NewSingleHostReverseProxy(f.target)
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
-		strip := f.stripAuth
+		strip, drop := f.stripAuth, f.dropCreates
 		f.mu.Unlock()
+		if drop && r.Method == http.MethodPost {
+			if hj, ok := w.(http.Hijacker); ok {
+				if conn, _, err := hj.Hijack(); err == nil {
+					_ = conn.Close()
+					return
+				}
+			}
+			panic(http.ErrAbortHandler)
+		}
 		if strip {
 			r.Header.Del("X-Auth-Token")
 		}
@@ -229,15 +249,17 @@ func conditionMessage(t *testing.T, ks *c5c3v1alpha1.KeystoneService, typ string
 }
 
 // TestReasons_CatalogFailed: the identity endpoint the catalog names
-// refuses connections when K-ORC creates the Service and the account's
-// project: K-ORC reports a terminal InvalidConfiguration and stops
-// retrying, and CatalogReady says CatalogFailed, AccountReady
-// ServiceAccountsFailed, with K-ORC's message (docs/reference/keystoneservice.md,
-// "Conditions"), also once the endpoint answers again. The plane stays
-// AdminCredentialReady: it authenticates at authURL and only locates the
-// catalog endpoint. The collision probe runs before, against authURL, so it
-// resolves. Deleting the registration releases it (the Service never got
-// an id).
+// drops the connection of every create without an answer (reads pass, so
+// the plane's domain import and the collision probes resolve): K-ORC v2.6.0
+// marks a create that never got an HTTP answer as terminal
+// (InvalidConfiguration) and stops retrying, and CatalogReady says
+// CatalogFailed, AccountReady ServiceAccountsFailed, with K-ORC's message
+// (docs/reference/keystoneservice.md, "Conditions"), also once the endpoint
+// answers again. The plane stays AdminCredentialReady: it authenticates at
+// authURL and only locates the catalog endpoint. Deleting the registration
+// releases it (the Service never got an id). (With the endpoint down
+// altogether the plane's domain import goes unready as soon as K-ORC
+// re-reads it, and the account's probes wait on it instead.)
 func TestReasons_CatalogFailed(t *testing.T) {
 	ctx := context.Background()
 	const ns, typ = "openstack-front", "front-it"
@@ -259,16 +281,16 @@ func TestReasons_CatalogFailed(t *testing.T) {
 		return nil
 	})
 
-	front.down()
+	front.dropPosts(true)
 	ks := registration(ns, "front", typ, false, map[string]string{"public": "http://front.example"})
 	ks.Spec.ControlPlaneRef.Namespace = ""
 	ks.Spec.Account = accountRegistration(ns, "front", "reasons-front", true).Spec.Account
 	ks.Spec.Account.UserName = "reasons-front-user"
 	create(t, ks)
-	waitForMessage(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogFailed, "connection refused")
-	waitForMessage(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonServiceAccountsFailed, "connection refused")
+	waitForMessage(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogFailed, "EOF")
+	waitForMessage(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonServiceAccountsFailed, "EOF")
 	planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonAdminCredentialReady)
-	front.up(false)
+	front.dropPosts(false)
 	// Terminal: nothing retries once the endpoint is back (a later pass of
 	// the registration still reads the failure).
 	update(t, ks, func(k *c5c3v1alpha1.KeystoneService) {
