@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs unit and integration tests (tag integration) against the real local
 # stack, printing a compact log (package results, test results, failures) and a
-# closing summary line. The chainsaw e2e suites run inside that go test run:
+# closing summary line, then the table of condition reasons and the live
+# tests asserting them (hack/reasons). The chainsaw e2e suites run inside that go test run:
 # TestIntegration_ChainsawCorpora (tests/e2e/corpus) and
 # TestIntegration_ChainsawLiveSuites (tests/e2e/c5c3). The full log is in
 # .test-output.txt.
@@ -13,4 +14,9 @@ go test -v -tags integration -p "$TEST_P" -timeout "$TEST_TIMEOUT" -count=1 ./..
 	grep --line-buffered -E '^(ok|FAIL|panic:)|^\s*--- (PASS|FAIL|SKIP)|_test\.go:[0-9]+:|^testenv:' || true
 rc=${PIPESTATUS[0]}
 hack/test-summary.sh "$out" || rc=1
+# The table of condition reason -> live test, read from the sources and this
+# run's log (no stack needed): fails when a reason of
+# api/c5c3/v1alpha1/conditions.go has no test that passed here, naming the
+# reason and what to add (hack/reasons/main.go).
+go run ./hack/reasons -results "$out" || rc=1
 exit "$rc"

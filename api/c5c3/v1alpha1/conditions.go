@@ -330,7 +330,10 @@ const (
 // ControlPlane: AdminCredentialReady, the condition every order and
 // registration gates on (docs/reference/controlplane.md, "Status"; upstream
 // github.com/blut/c5c3-forge
-// operators/c5c3/internal/controller/reconcile_admincredential.go).
+// operators/c5c3/internal/controller/reconcile_admincredential.go). The
+// hub mints no admin application credential, so upstream's reasons of that
+// flow (K-ORC readiness, the push and the clouds.yaml sync) are not
+// declared: no code here writes them.
 const (
 	// ConditionAdminCredentialReady reports whether K-ORC can authenticate
 	// with the plane's admin credential.
@@ -339,20 +342,9 @@ const (
 	// ReasonAdminCredentialReady (True): the admin clouds.yaml Secrets are
 	// materialized and match the live credential.
 	ReasonAdminCredentialReady = "AdminCredentialReady"
-	// ReasonWaitingForKORC (False): K-ORC is not ready yet.
-	ReasonWaitingForKORC = "WaitingForKORC"
 	// ReasonWaitingForCloudsYaml (False): the admin clouds.yaml Secret does
 	// not exist yet.
 	ReasonWaitingForCloudsYaml = "WaitingForCloudsYaml"
-	// ReasonWaitingForPushSecret (False): the admin credential backup has not
-	// been pushed yet.
-	ReasonWaitingForPushSecret = "WaitingForPushSecret"
-	// ReasonWaitingForCloudsYamlSync (False): the materialized clouds.yaml
-	// does not match the minted credential yet.
-	ReasonWaitingForCloudsYamlSync = "WaitingForCloudsYamlSync"
-	// ReasonCloudsYamlSyncStuck (False): the clouds.yaml has not matched for
-	// 15 minutes; inspect the ExternalSecret.
-	ReasonCloudsYamlSyncStuck = "CloudsYamlSyncStuck"
 	// ReasonDuplicateControlPlane (Ready=False): another, older ControlPlane
 	// exists in this namespace; this one is parked. Delete one of them.
 	ReasonDuplicateControlPlane = "DuplicateControlPlane"
@@ -361,33 +353,23 @@ const (
 
 // CredentialRotation: Ready (docs/reference/credentialrotation.md, "Status";
 // upstream github.com/blut/c5c3-forge
-// operators/c5c3/internal/controller/reconcile_credentialrotation.go).
+// operators/c5c3/internal/controller/reconcile_credentialrotation.go). The
+// hub rotates KeystoneService accounts only (other targets are
+// UnsupportedTarget), so upstream's plane-lookup and bootstrap reasons are
+// not declared.
 const (
 	// ReasonUnsupportedTarget (False): spec.target is not handled.
 	ReasonUnsupportedTarget = "UnsupportedTarget"
-	// ReasonNoControlPlane (False): no ControlPlane resolves for the
-	// rotation (none in this namespace for serviceAccount and
-	// adminApplicationCredential; the KeystoneService's controlPlaneRef does
-	// not resolve for keystoneService).
-	ReasonNoControlPlane = "NoControlPlane"
-	// ReasonAmbiguousControlPlane (False): more than one ControlPlane in this
-	// namespace.
-	ReasonAmbiguousControlPlane = "AmbiguousControlPlane"
-	// ReasonUnknownServiceAccount (False): spec.serviceAccount names no
-	// service account of the plane.
+	// ReasonUnknownServiceAccount (False): the KeystoneService that
+	// spec.keystoneService names declares no account block, so there is no
+	// password to rotate.
 	ReasonUnknownServiceAccount = "UnknownServiceAccount"
 	// ReasonKeystoneServiceNotFound (False): spec.keystoneService names no
-	// KeystoneService with an account block in this namespace.
+	// KeystoneService in this namespace.
 	ReasonKeystoneServiceNotFound = "KeystoneServiceNotFound"
 	// ReasonWaitingForServiceAccount (False): the account has no applied
 	// password yet to rotate from.
 	ReasonWaitingForServiceAccount = "WaitingForServiceAccount"
-	// ReasonBootstrapComplete (True): the bootstrap rotation is done.
-	ReasonBootstrapComplete = "BootstrapComplete"
-	// ReasonWaitingForBootstrap (False): the bootstrap rotation is under way.
-	ReasonWaitingForBootstrap = "WaitingForBootstrap"
-	// ReasonNoRotationNeeded (True): nothing to rotate for this generation.
-	ReasonNoRotationNeeded = "NoRotationNeeded"
 	// ReasonRotationTriggered (True): the rotation was nudged for this
 	// generation.
 	ReasonRotationTriggered = "RotationTriggered"

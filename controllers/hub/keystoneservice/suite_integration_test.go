@@ -53,7 +53,7 @@ func TestMain(m *testing.M) {
 // reconcilers on the manager.
 func setup(_ context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 	stack, kube, identity = s.Stack, s.Kube, s.Identity
-	if err := controlplane.SetupWithManager(s.Manager, controlplane.Options{RetryInterval: 2 * time.Second,
+	if err := controlplane.SetupWithManager(s.Manager, controlplane.Options{RetryInterval: 2 * time.Second, Verifier: suiteVerifier{},
 		OpenBao: &controlplane.OpenBao{Address: stack.OpenBao.Addr, Mount: stack.OpenBao.KVMount,
 			AuthMount: stack.OpenBao.AuthMount, Role: stack.OpenBao.Role, ServiceAccount: stack.OpenBao.ServiceAccount}}); err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ func plane(st metav1.ConditionStatus, as ...c5c3v1alpha1.NamespaceAssignment) *c
 	p := &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: "openstack"}}
 	p.Spec.NamespaceAssignments = as
 	if st != "" {
-		p.Status.Conditions = []metav1.Condition{{Type: c5c3v1alpha1.ConditionAdminCredentialReady, Status: st, Reason: "WaitingForKORC"}}
+		p.Status.Conditions = []metav1.Condition{{Type: c5c3v1alpha1.ConditionAdminCredentialReady, Status: st, Reason: c5c3v1alpha1.ReasonWaitingForCloudsYaml}}
 	}
 	return p
 }
@@ -128,7 +128,7 @@ func TestGateOf(t *testing.T) {
 		{"management order, namespace unassigned", order(""), plane(metav1.ConditionTrue, assign("edge-1", "tenant-a")), c5c3v1alpha1.ReasonNamespaceNotAssigned, "on the management cluster; the order is frozen", "or does not exist"},
 		{"target order, only the management entry", order("edge-2"), ready, c5c3v1alpha1.ReasonNamespaceNotAssigned, `cluster "edge-2"`, ""},
 		{"consent before admin credential", order("edge-2"), notReady, c5c3v1alpha1.ReasonNamespaceNotAssigned, "spec.namespaceAssignments", ""},
-		{"admin credential not ready", order(""), notReady, c5c3v1alpha1.ReasonWaitingForAdminCredential, "(WaitingForKORC)", ""},
+		{"admin credential not ready", order(""), notReady, c5c3v1alpha1.ReasonWaitingForAdminCredential, "(WaitingForCloudsYaml)", ""},
 		{"admin credential not reported", order(""), noCond, c5c3v1alpha1.ReasonWaitingForAdminCredential, "not AdminCredentialReady", "("},
 		{"management order passes", order(""), ready, "", "", ""},
 		{"target order passes", order("edge-1"), ready, "", "", ""},

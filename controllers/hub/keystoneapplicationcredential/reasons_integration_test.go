@@ -1,0 +1,494 @@
+//go:build integration
+
+package keystoneapplicationcredential
+
+import (
+	"context"
+	"encoding/pem"
+	"fmt"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// The reason tests of KeystoneApplicationCredential: each condition reason
+// the order writes, caused by a real server where one can be made
+// (hack/reasons lists which test shows which reason).
+
+// deleteAndWaitGone deletes ac and waits until the order is gone.
+func deleteAndWaitGone(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential) {
+	t.Helper()
+	ctx := context.Background()
+	if err := kube.Delete(ctx, ac); err != nil && !apierrors.IsNotFound(err) {
+		t.Fatal(err)
+	}
+	eventually(t, waitTimeout, "KeystoneApplicationCredential "+ac.Name+" gone", func() error {
+		err := kube.Get(ctx, client.ObjectKeyFromObject(ac), &c5c3v1alpha1.KeystoneApplicationCredential{})
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there: %v", err)
+	})
+}
+
+// waitMessage waits until the order's condition typ reads reason with a
+// message containing want.
+func waitMessage(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential, typ, reason, want string) {
+	t.Helper()
+	eventually(t, waitTimeout, fmt.Sprintf("%s=%s naming %q", typ, reason, want), func() error {
+		c := condition(get(t, ac), typ)
+		if c.Status != metav1.ConditionFalse || c.Reason != reason || !strings.Contains(c.Message, want) {
+			return fmt.Errorf("%s=%s/%s: %s", typ, c.Status, c.Reason, c.Message)
+		}
+		return nil
+	})
+}
+
+// TestReasons_ReferenceGates: an order whose references cannot be served
+// yet names the reference and mints nothing
+// (docs/reference/keystoneapplicationcredential.md, "Consent"): its
+// KeystoneUser belongs to another ControlPlane (ControlPlaneMismatch), is
+// not provisioned yet, or the password of its current generation is not
+// available (both WaitingForUser). Once the password is back the order
+// mints.
+func TestReasons_ReferenceGates(t *testing.T) {
+	ctx := context.Background()
+	const ns = "reasons-refs"
+	ensureNamespace(t, ns)
+	planeReady(t)
+	w := newWorld(t, ns, "refs")
+	w.grantRole(t)
+
+	foreign := &c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: "foreign-user", Namespace: ns},
+		Spec: c5c3v1alpha1.KeystoneUserSpec{ControlPlaneRef: c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp-other", Namespace: planeNS}}}
+	create(t, foreign)
+	unready := &c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: "unready-user", Namespace: ns},
+		Spec: c5c3v1alpha1.KeystoneUserSpec{ControlPlaneRef: c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: planeNS}}}
+	create(t, unready)
+	for _, tc := range []struct {
+		user, reason, want string
+	}{
+		{foreign.Name, c5c3v1alpha1.ReasonControlPlaneMismatch, "belongs to ControlPlane " + planeNS + "/cp-other"},
+		{unready.Name, c5c3v1alpha1.ReasonWaitingForUser, "is not provisioned yet"},
+	} {
+		ac := w.order("gate-"+tc.user, time.Hour, time.Minute)
+		ac.Spec.UserRef.Name = tc.user
+		create(t, ac)
+		waitMessage(t, ac, c5c3v1alpha1.ConditionCredentialReady, tc.reason, tc.want)
+		if creds, err := kORCCredentials(ctx, ac); err != nil || len(creds) != 0 {
+			t.Errorf("%s: %d K-ORC ApplicationCredentials (%v), want none", tc.reason, len(creds), err)
+		}
+		deleteAndWaitGone(t, ac)
+	}
+
+	// The password of the user's generation 1 is not available.
+	pw := &corev1.Secret{}
+	if err := kube.Get(ctx, types.NamespacedName{Namespace: planeNS, Name: PasswordSecretName("", ns, w.user, 1)}, pw); err != nil {
+		t.Fatal(err)
+	}
+	if err := kube.Delete(ctx, pw); err != nil {
+		t.Fatal(err)
+	}
+	ac := w.order("gate-password", time.Hour, time.Minute)
+	create(t, ac)
+	waitMessage(t, ac, c5c3v1alpha1.ConditionCredentialReady, c5c3v1alpha1.ReasonWaitingForUser, "generation 1 is not available")
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: pw.Name, Namespace: planeNS, Labels: pw.Labels}, Data: pw.Data})
+	waitReason(t, ac, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonCredentialMinted)
+	deleteAndWaitGone(t, ac)
+}
+
+// TestReasons_ExternalModeOnTheCredential: against the External plane,
+// K-ORC's failure to mint the first generation is classified on
+// CredentialReady (docs/reference/keystoneapplicationcredential.md,
+// "Conditions"), while the plane stays AdminCredentialReady (it
+// authenticates as the admin, the mint as the user):
+//
+//   - AuthenticationFailed: the user's password was changed in Keystone out
+//     of band, so the password of the order's user generation no longer
+//     authenticates (Keystone answers 401);
+//   - CredentialDrift: the mint credential authenticates as another user
+//     than the one K-ORC mints for (the KeystoneUser's status.userID names
+//     a user other than its K-ORC User), so Keystone's policy refuses the
+//     create (403 on identity:create_application_credential).
+func TestReasons_ExternalModeOnTheCredential(t *testing.T) {
+	ctx := context.Background()
+	const ns = "reasons-external"
+	ensureNamespace(t, ns)
+	planeReady(t)
+
+	t.Run("AuthenticationFailed", func(t *testing.T) {
+		w := newWorld(t, ns, "authfail")
+		w.grantRole(t)
+		if _, err := users.Update(ctx, identity, w.userID, users.UpdateOpts{Password: "changed-out-of-band-1"}).Extract(); err != nil {
+			t.Fatal(err)
+		}
+		ac := w.order("authfail", time.Hour, time.Minute)
+		create(t, ac)
+		waitReason(t, ac, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionFalse, c5c3v1alpha1.ReasonAuthenticationFailed)
+		planeReady(t)
+		if creds, err := w.keystoneCredentials(ctx); err != nil || len(creds) != 0 {
+			t.Errorf("Keystone holds %d credentials of the user (%v), want none", len(creds), err)
+		}
+		deleteAndWaitGone(t, ac)
+	})
+
+	t.Run("CredentialDrift", func(t *testing.T) {
+		w := newWorld(t, ns, "drift")
+		w.grantRole(t)
+		// Another user with a role on the project, whose password the
+		// user order's generation 1 now carries.
+		enabled := true
+		other, err := users.Create(ctx, identity, users.CreateOpts{Name: "drift-other", DomainID: "default",
+			Password: "pw-drift-other-Secret1", Enabled: &enabled}).Extract()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := roles.Assign(ctx, identity, w.roleID, roles.AssignOpts{UserID: other.ID, ProjectID: w.projectID}).ExtractErr(); err != nil {
+			t.Fatal(err)
+		}
+		pw := &corev1.Secret{}
+		if err := kube.Get(ctx, types.NamespacedName{Namespace: planeNS, Name: PasswordSecretName("", ns, w.user, 1)}, pw); err != nil {
+			t.Fatal(err)
+		}
+		pw.Data[korc.PasswordKey] = []byte("pw-drift-other-Secret1")
+		if err := kube.Update(ctx, pw); err != nil {
+			t.Fatal(err)
+		}
+		var uo c5c3v1alpha1.KeystoneUser
+		if err := kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: w.user}, &uo); err != nil {
+			t.Fatal(err)
+		}
+		uo.Status.UserID = other.ID
+		if err := kube.Status().Update(ctx, &uo); err != nil {
+			t.Fatal(err)
+		}
+		ac := w.order("drift", time.Hour, time.Minute)
+		create(t, ac)
+		waitReason(t, ac, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionFalse, c5c3v1alpha1.ReasonCredentialDrift)
+		planeReady(t)
+		if creds, err := w.keystoneCredentials(ctx); err != nil || len(creds) != 0 {
+			t.Errorf("Keystone holds %d credentials of the user (%v), want none", len(creds), err)
+		}
+		deleteAndWaitGone(t, ac)
+	})
+}
+
+// TestReasons_TLSVerificationFailedOnTheCredential: the plane's authURL
+// moves to a TLS front of Keystone whose certificate the hub trusts (it is
+// in the hub process's system roots, SSL_CERT_FILE) and K-ORC does not (its
+// process has the machine's roots), as between two images with different
+// trust stores. The plane's admin credential check passes; K-ORC cannot
+// build a client with the mint credential, and CredentialReady says
+// TLSVerificationFailed with K-ORC's x509 error
+// (docs/reference/keystoneapplicationcredential.md, "Conditions"). With
+// authURL back on the plain endpoint the first generation is minted.
+//
+// Go loads the system roots once, on the first verification without a CA
+// bundle; the test sets SSL_CERT_FILE before the hub's first one. Had an
+// earlier test loaded them, the plane would report TLSVerificationFailed
+// itself and the test would fail there.
+func TestReasons_TLSVerificationFailedOnTheCredential(t *testing.T) {
+	ctx := context.Background()
+	const plane, ns = "openstack-tls", "reasons-tls"
+	target, _ := url.Parse(stack.Keystone.URL)
+	path := target.Path
+	target.Path = ""
+	srv := httptest.NewTLSServer(httputil.NewSingleHostReverseProxy(target))
+	t.Cleanup(srv.Close)
+	roots := filepath.Join(t.TempDir(), "hub-roots.pem")
+	if err := os.WriteFile(roots, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SSL_CERT_FILE", roots)
+
+	cp := newPlaneIn(t, plane, ns, "")
+	w := newWorldOn(t, ns, "tls", plane)
+	setAuthURL := func(u string) {
+		t.Helper()
+		eventually(t, waitTimeout, "set the plane's authURL", func() error {
+			var cur c5c3v1alpha1.ControlPlane
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(cp), &cur); err != nil {
+				return err
+			}
+			cur.Spec.Services.Keystone.External.AuthURL = u
+			return kube.Update(ctx, &cur)
+		})
+		eventually(t, waitTimeout, "the plane verified "+u, func() error {
+			var got c5c3v1alpha1.ControlPlane
+			if err := kube.Get(ctx, client.ObjectKeyFromObject(cp), &got); err != nil {
+				return err
+			}
+			c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady)
+			if c == nil || c.ObservedGeneration != got.Generation || c.Reason != c5c3v1alpha1.ReasonAdminCredentialReady {
+				return fmt.Errorf("AdminCredentialReady %+v at generation %d", c, got.Generation)
+			}
+			return nil
+		})
+	}
+	setAuthURL(srv.URL + path)
+
+	ac := w.order("tls", time.Hour, time.Minute)
+	ac.Spec.ControlPlaneRef = c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: plane}
+	create(t, ac)
+	waitClassified(t, ac, c5c3v1alpha1.ReasonTLSVerificationFailed, "x509")
+	planeOfReady(t, cp)
+	if creds, err := w.keystoneCredentials(ctx); err != nil || len(creds) != 0 {
+		t.Errorf("Keystone holds %d credentials of the user (%v), want none", len(creds), err)
+	}
+
+	setAuthURL(stack.Keystone.URL)
+	waitReason(t, ac, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonCredentialMinted)
+	deleteAndWaitGone(t, ac)
+	if err := kube.Delete(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitClassified waits until CredentialReady reads reason with a message
+// containing want; a timeout names the K-ORC ApplicationCredentials'
+// conditions.
+func waitClassified(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential, reason, want string) {
+	t.Helper()
+	eventually(t, waitTimeout, fmt.Sprintf("CredentialReady=%s naming %q", reason, want), func() error {
+		c := condition(get(t, ac), c5c3v1alpha1.ConditionCredentialReady)
+		if c.Status == metav1.ConditionFalse && c.Reason == reason && strings.Contains(c.Message, want) {
+			return nil
+		}
+		var creds orcv1alpha1.ApplicationCredentialList
+		err := kube.List(context.Background(), &creds, client.InNamespace(ac.Spec.ControlPlaneRef.Namespace))
+		var states []string
+		for _, k := range creds.Items {
+			states = append(states, fmt.Sprintf("%s: %+v", k.Name, k.Status.Conditions))
+		}
+		return fmt.Errorf("CredentialReady=%s/%s: %s; K-ORC ApplicationCredentials (%v): %v", c.Status, c.Reason, c.Message, err, states)
+	})
+}
+
+// newWorldOn is newWorld (world_integration_test.go) on the ControlPlane
+// "cp" of namespace plane, with its role grant: the K-ORC User import, the
+// password Secret and the orders name that plane.
+func newWorldOn(t *testing.T, ns, prefix, plane string) *world {
+	t.Helper()
+	ctx := context.Background()
+	w := &world{ns: ns, user: prefix + "-user", project: prefix + "-project", password: "pw-" + prefix + "-Secret1"}
+	p, err := projects.Create(ctx, identity, projects.CreateOpts{Name: w.project, DomainID: "default"}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.projectID = p.ID
+	enabled := true
+	u, err := users.Create(ctx, identity, users.CreateOpts{Name: w.user, DomainID: "default", Password: w.password, Enabled: &enabled}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.userID = u.ID
+	var cp c5c3v1alpha1.ControlPlane
+	if err := kube.Get(ctx, types.NamespacedName{Namespace: plane, Name: "cp"}, &cp); err != nil {
+		t.Fatal(err)
+	}
+	name := orcv1alpha1.OpenStackName(w.user)
+	dom := orcv1alpha1.KubernetesNameRef(korc.AdminDomainImportName("cp", controlplane.DefaultAdminDomain))
+	imp := korc.ImportUser(korc.Child{Name: UserChildName("", ns, w.user), Namespace: plane,
+		Credentials: controlplane.Credentials(&cp)}, orcv1alpha1.UserFilter{Name: &name, DomainRef: &dom})
+	create(t, imp)
+	eventually(t, waitTimeout, "the K-ORC User import is Available", func() error {
+		var got orcv1alpha1.User
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(imp), &got); err != nil {
+			return err
+		}
+		if s := korc.StateOf(&got); s.Phase != korc.PhaseAvailable || s.ID != w.userID {
+			return fmt.Errorf("state %+v", s)
+		}
+		return nil
+	})
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: PasswordSecretName("", ns, w.user, 1), Namespace: plane,
+		Labels: map[string]string{korc.LabelPasswordGeneration: "1"}}, Data: map[string][]byte{korc.PasswordKey: []byte(w.password)}})
+	ref := c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: plane}
+	uo := &c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: w.user, Namespace: ns}, Spec: c5c3v1alpha1.KeystoneUserSpec{ControlPlaneRef: ref}}
+	create(t, uo)
+	uo.Status = c5c3v1alpha1.KeystoneUserStatus{UserID: w.userID, UserName: w.user, PasswordGeneration: 1,
+		Conditions: []metav1.Condition{{Type: c5c3v1alpha1.ConditionUserReady, Status: metav1.ConditionTrue, Reason: "UserProvisioned",
+			Message: "hand-written by the test", LastTransitionTime: metav1.Now()}}}
+	if err := kube.Status().Update(ctx, uo); err != nil {
+		t.Fatal(err)
+	}
+	po := &c5c3v1alpha1.KeystoneProject{ObjectMeta: metav1.ObjectMeta{Name: w.project, Namespace: ns}, Spec: c5c3v1alpha1.KeystoneProjectSpec{ControlPlaneRef: ref}}
+	create(t, po)
+	po.Status = c5c3v1alpha1.KeystoneProjectStatus{ProjectID: w.projectID, ProjectName: w.project,
+		Conditions: []metav1.Condition{{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionTrue, Reason: "ProjectProvisioned",
+			Message: "hand-written by the test", LastTransitionTime: metav1.Now()}}}
+	if err := kube.Status().Update(ctx, po); err != nil {
+		t.Fatal(err)
+	}
+	pages, err := roles.List(identity, roles.ListOpts{Name: "member"}).AllPages(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := roles.ExtractRoles(pages)
+	if err != nil || len(rs) == 0 {
+		t.Fatalf("role member: %v (%d found)", err, len(rs))
+	}
+	w.roleID = rs[0].ID
+	if err := roles.Assign(ctx, identity, w.roleID, roles.AssignOpts{UserID: w.userID, ProjectID: w.projectID}).ExtractErr(); err != nil {
+		t.Fatal(err)
+	}
+	ra := &c5c3v1alpha1.KeystoneRoleAssignment{ObjectMeta: metav1.ObjectMeta{Name: w.user + "-member", Namespace: ns},
+		Spec: c5c3v1alpha1.KeystoneRoleAssignmentSpec{ControlPlaneRef: ref,
+			UserRef: c5c3v1alpha1.OrderRef{Name: w.user}, ProjectRef: c5c3v1alpha1.OrderRef{Name: w.project}, Role: "member"}}
+	create(t, ra)
+	ra.Status = c5c3v1alpha1.KeystoneRoleAssignmentStatus{RoleID: w.roleID, UserID: w.userID, ProjectID: w.projectID}
+	if err := kube.Status().Update(ctx, ra); err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// newPlaneIn creates namespace planeNamespace with the admin password
+// Secret and an External ControlPlane "cp" against the stack's Keystone
+// (region region, "" the default) assigning orderNamespace (created too),
+// and waits until it is AdminCredentialReady.
+func newPlaneIn(t *testing.T, planeNamespace, orderNamespace, region string) *c5c3v1alpha1.ControlPlane {
+	t.Helper()
+	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: planeNamespace}})
+	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: orderNamespace}})
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: controlplane.DefaultPasswordSecret, Namespace: planeNamespace},
+		Data: map[string][]byte{controlplane.DefaultPasswordKey: []byte(stack.Keystone.AdminPassword)}})
+	cp := &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: planeNamespace},
+		Spec: c5c3v1alpha1.ControlPlaneSpec{Region: region,
+			Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{Mode: c5c3v1alpha1.KeystoneModeExternal,
+				External: &c5c3v1alpha1.ExternalKeystoneSpec{AuthURL: stack.Keystone.URL}}},
+			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: orderNamespace}}}}
+	create(t, cp)
+	planeOfReady(t, cp)
+	return cp
+}
+
+// planeOfReady waits until cp is AdminCredentialReady.
+func planeOfReady(t *testing.T, cp *c5c3v1alpha1.ControlPlane) {
+	t.Helper()
+	eventually(t, waitTimeout, "ControlPlane "+cp.Namespace+"/cp AdminCredentialReady", func() error {
+		var got c5c3v1alpha1.ControlPlane
+		if err := kube.Get(context.Background(), client.ObjectKeyFromObject(cp), &got); err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(got.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady) {
+			return fmt.Errorf("conditions %v", got.Status.Conditions)
+		}
+		return nil
+	})
+}
+
+// refuseCreates makes the apiserver refuse every create of the resources
+// (plural names) of group in namespace ns, with a ValidatingAdmissionPolicy
+// and its binding (Kubernetes' built-in CEL admission), until the returned
+// function lifts it. It waits until a dry-run create of probe is refused, so
+// the refusal is in force when it returns.
+func refuseCreates(t *testing.T, ns, group string, resources []string, probe client.Object) func() {
+	t.Helper()
+	ctx := context.Background()
+	name := "reasons-refuse-" + ns
+	fail := admissionregistrationv1.Fail
+	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{FailurePolicy: &fail,
+			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
+				RuleWithOperations: admissionregistrationv1.RuleWithOperations{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
+					Rule: admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: resources}}}}},
+			Validations: []admissionregistrationv1.Validation{{Expression: "false", Message: refusal}}}}
+	create(t, policy)
+	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: name,
+			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
+			MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
+				MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}}}}
+	create(t, binding)
+	eventually(t, waitTimeout, "the admission policy refuses creates in "+ns, func() error {
+		err := kube.Create(ctx, probe.DeepCopyObject().(client.Object), client.DryRunAll)
+		if err != nil && strings.Contains(err.Error(), refusal) {
+			return nil
+		}
+		return fmt.Errorf("a dry-run create was not refused: %v", err)
+	})
+	lifted := false
+	lift := func() {
+		if lifted {
+			return
+		}
+		lifted = true
+		for _, o := range []client.Object{binding, policy} {
+			if err := kube.Delete(ctx, o); err != nil {
+				t.Errorf("lifting the admission policy: %v", err)
+			}
+		}
+	}
+	t.Cleanup(lift)
+	return lift
+}
+
+// refusal is the message of refuseCreates' policy.
+const refusal = "refused by the test's admission policy"
+
+// TestReasons_ChildrenRefusedByTheAPIServer: the apiserver refuses what
+// the order writes (an admission policy). While it refuses Secrets in the
+// plane's namespace, the mint document cannot be written and
+// CredentialReady says CredentialError; once that is lifted and it refuses
+// Secrets in the order's namespace, the credential is minted but not
+// delivered (DeliveryReady DeliveryError), each with the apiserver's
+// refusal (docs/reference/keystoneapplicationcredential.md, "Conditions").
+// With nothing refused the order is Ready and its Secret authenticates.
+func TestReasons_ChildrenRefusedByTheAPIServer(t *testing.T) {
+	ctx := context.Background()
+	const plane, ns = "openstack-refused", "reasons-refused"
+	cp := newPlaneIn(t, plane, ns, "")
+	w := newWorldOn(t, ns, "refused", plane)
+	secretIn := func(n string) *corev1.Secret {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: n}}
+	}
+	lift := refuseCreates(t, plane, "", []string{"secrets"}, secretIn(plane))
+	ac := w.order("refused", time.Hour, time.Minute)
+	ac.Spec.ControlPlaneRef = c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: plane}
+	create(t, ac)
+	waitMessage(t, ac, c5c3v1alpha1.ConditionCredentialReady, c5c3v1alpha1.ReasonCredentialError, refusal)
+	if creds, err := w.keystoneCredentials(ctx); err != nil || len(creds) != 0 {
+		t.Errorf("Keystone holds %d credentials of the user (%v), want none", len(creds), err)
+	}
+
+	liftDelivery := refuseCreates(t, ns, "", []string{"secrets"}, secretIn(ns))
+	lift()
+	waitReason(t, ac, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonCredentialMinted)
+	waitMessage(t, ac, c5c3v1alpha1.ConditionDeliveryReady, c5c3v1alpha1.ReasonDeliveryError, refusal)
+
+	liftDelivery()
+	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
+	c, _, err := delivered(ctx, ac)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := authenticate(ctx, c); err != nil {
+		t.Errorf("the delivered credential does not authenticate: %v", err)
+	}
+	deleteAndWaitGone(t, ac)
+	if err := kube.Delete(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,144 @@
+//go:build integration
+
+package multicluster
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneapplicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneuser"
+	"github.com/c5c3/orderhub/delivery/clusters"
+	"github.com/c5c3/orderhub/internal/testenv"
+)
+
+// TestReasons_ClusterNameTooLong: a target cluster registered under a name
+// longer than the 63 characters a label value carries (its registration
+// Secret's name, a DNS subdomain, admits it). Orders on it are refused at
+// the first gate with ClusterNameTooLong (docs/reference/keystoneapplicationcredential.md,
+// "Conditions"), nothing is projected onto the management cluster, and
+// the orders can be deleted.
+func TestReasons_ClusterNameTooLong(t *testing.T) {
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
+	hubStack := testenv.ForTest(t, testenv.HubStackOptions())
+	target := testenv.ForTest(t, testenv.Options{Kube: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	longName := "edge-" + strings.Repeat("x", clusters.MaxClusterNameLength-4) // 64 characters
+
+	scheme, err := testenv.HubScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hubKube, err := client.New(hubStack.Kube.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	targetKube, err := client.New(target.Kube.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, hubKube, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hubNS}})
+	if err := hubStack.SeedPlane(ctx, hubKube, testenv.PlaneSeed{Namespace: planeNS,
+		PasswordSecret: controlplane.DefaultPasswordSecret, PasswordKey: controlplane.DefaultPasswordKey}); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := os.ReadFile(target.Kube.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, hubKube, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: hubNS, Name: longName,
+		Labels: map[string]string{clusters.DefaultSecretLabel: "true"}},
+		Data: map[string][]byte{clusters.DefaultSecretKey: kubeconfig}})
+
+	mgr, err := testenv.NewManager(hubStack.Kube.Config, scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := controlplane.SetupWithManager(mgr, controlplane.Options{RetryInterval: 2 * time.Second,
+		OpenBao: &controlplane.OpenBao{Address: hubStack.OpenBao.Addr, Mount: hubStack.OpenBao.KVMount,
+			AuthMount: hubStack.OpenBao.AuthMount, Role: hubStack.OpenBao.Role, ServiceAccount: hubStack.OpenBao.ServiceAccount}}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := clusters.Wrap(ctx, mgr, &clusters.Options{Namespace: hubNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := keystoneuser.SetupWithManager(h, keystoneuser.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := keystoneapplicationcredential.SetupWithManager(h, keystoneapplicationcredential.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- h.Manager.Start(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("hub manager: %v", err)
+		}
+	}()
+
+	ref := c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: planeNS}
+	mustCreate(t, targetKube, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenantNS}})
+	ku := &c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "long-cluster-user"},
+		Spec: c5c3v1alpha1.KeystoneUserSpec{ControlPlaneRef: ref}}
+	ac := &c5c3v1alpha1.KeystoneApplicationCredential{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "long-cluster-credential"},
+		Spec: c5c3v1alpha1.KeystoneApplicationCredentialSpec{ControlPlaneRef: ref,
+			UserRef: c5c3v1alpha1.OrderRef{Name: ku.Name}, ProjectRef: c5c3v1alpha1.OrderRef{Name: "any-project"}}}
+	for _, o := range []struct {
+		obj client.Object
+		typ string
+	}{{ku, c5c3v1alpha1.ConditionUserReady}, {ac, c5c3v1alpha1.ConditionCredentialReady}} {
+		mustCreate(t, targetKube, o.obj)
+		testenv.Eventually(t, timeout, o.obj.GetName()+" "+o.typ+" ClusterNameTooLong", func() error {
+			if err := targetKube.Get(ctx, client.ObjectKeyFromObject(o.obj), o.obj); err != nil {
+				return err
+			}
+			c := meta.FindStatusCondition(conditionsOf(o.obj), o.typ)
+			if c == nil || c.Reason != c5c3v1alpha1.ReasonClusterNameTooLong || !strings.Contains(c.Message, longName) {
+				return fmt.Errorf("%s is %+v", o.typ, c)
+			}
+			return nil
+		})
+	}
+
+	// Nothing projected: no Secret, K-ORC object or claim in the plane's
+	// namespace names the orders.
+	var secrets corev1.SecretList
+	if err := hubKube.List(ctx, &secrets, client.InNamespace(planeNS)); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secrets.Items {
+		if strings.Contains(s.Name, "long-cluster") {
+			t.Errorf("Secret %s projected for an order on the refused cluster", s.Name)
+		}
+	}
+
+	for _, obj := range []client.Object{ac, ku} {
+		if err := targetKube.Delete(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		testenv.Eventually(t, timeout, obj.GetName()+" deleted", func() error {
+			err := targetKube.Get(ctx, client.ObjectKeyFromObject(obj), obj)
+			if apierrors.IsNotFound(err) {
+				return nil
+			}
+			return fmt.Errorf("still there (finalizers %v): %v", obj.GetFinalizers(), err)
+		})
+	}
+}
