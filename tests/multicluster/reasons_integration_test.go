@@ -142,3 +142,137 @@ func TestReasons_ClusterNameTooLong(t *testing.T) {
 		})
 	}
 }
+
+// passManagedAuthURL is the ControlPlane Verifier of
+// TestReasons_KeystoneNotPublished: it passes the admin check of a plane
+// whose authURL is managedURL without asking Keystone, and asks the stack's
+// Keystone otherwise.
+type passManagedAuthURL struct{ managedURL string }
+
+func (v passManagedAuthURL) Verify(ctx context.Context, r controlplane.TokenRequest) error {
+	if r.AuthURL == v.managedURL {
+		return nil
+	}
+	return controlplane.KeystoneVerifier{}.Verify(ctx, r)
+}
+
+// TestReasons_KeystoneNotPublished: a KeystoneUser on a registered target
+// cluster whose ControlPlane is Managed and publishes neither
+// spec.services.keystone.publicEndpoint nor a gateway: the target cannot
+// reach the in-cluster Keystone Service, so DeliveryReady says
+// KeystoneNotPublished naming the remedy (docs/reference/keystoneuser.md)
+// and no Secret is delivered on the target; the order deletes.
+//
+// Fault injection inside the hub: the stack runs no Managed Keystone, so
+// the plane's in-cluster authURL (http://cp-keystone.<ns>.svc:5000/v3)
+// resolves nowhere and its admin check would fail (EndpointUnreachable),
+// closing the order's gate first. The hub's ControlPlane Verifier passes
+// that one URL (passManagedAuthURL), standing in for the in-cluster
+// Keystone the hub reaches on a real management cluster; the refusal
+// itself is the hub's reading of the real plane and cluster.
+func TestReasons_KeystoneNotPublished(t *testing.T) {
+	ctrl.SetLogger(zap.New(zap.WriteTo(os.Stderr)))
+	hubStack := testenv.ForTest(t, testenv.HubStackOptions())
+	target := testenv.ForTest(t, testenv.Options{Kube: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	scheme, err := testenv.HubScheme()
+	if err != nil {
+		t.Fatal(err)
+	}
+	hubKube, err := client.New(hubStack.Kube.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	targetKube, err := client.New(target.Kube.Config, client.Options{Scheme: scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, hubKube, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hubNS}})
+	managed := &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: planeNS},
+		Spec: c5c3v1alpha1.ControlPlaneSpec{Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{
+			Mode: c5c3v1alpha1.KeystoneModeManaged}},
+			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Cluster: targetName, Namespace: tenantNS}}}}
+	if err := hubStack.SeedPlane(ctx, hubKube, testenv.PlaneSeed{Namespace: planeNS,
+		PasswordSecret: controlplane.DefaultPasswordSecret, PasswordKey: controlplane.DefaultPasswordKey, Spec: managed.Spec}); err != nil {
+		t.Fatal(err)
+	}
+	kubeconfig, err := os.ReadFile(target.Kube.Kubeconfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustCreate(t, hubKube, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: hubNS, Name: targetName,
+		Labels: map[string]string{clusters.DefaultSecretLabel: "true"}},
+		Data: map[string][]byte{clusters.DefaultSecretKey: kubeconfig}})
+
+	mgr, err := testenv.NewManager(hubStack.Kube.Config, scheme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := controlplane.SetupWithManager(mgr, controlplane.Options{RetryInterval: 2 * time.Second,
+		Verifier: passManagedAuthURL{managedURL: controlplane.AuthURL(managed)},
+		OpenBao: &controlplane.OpenBao{Address: hubStack.OpenBao.Addr, Mount: hubStack.OpenBao.KVMount,
+			AuthMount: hubStack.OpenBao.AuthMount, Role: hubStack.OpenBao.Role, ServiceAccount: hubStack.OpenBao.ServiceAccount}}); err != nil {
+		t.Fatal(err)
+	}
+	h, err := clusters.Wrap(ctx, mgr, &clusters.Options{Namespace: hubNS})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := keystoneuser.SetupWithManager(h, keystoneuser.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- h.Manager.Start(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("hub manager: %v", err)
+		}
+	}()
+	testenv.Eventually(t, timeout, "the Managed plane is AdminCredentialReady", func() error {
+		var cp c5c3v1alpha1.ControlPlane
+		if err := hubKube.Get(ctx, client.ObjectKeyFromObject(managed), &cp); err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(cp.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady) {
+			return fmt.Errorf("conditions %v", cp.Status.Conditions)
+		}
+		return nil
+	})
+
+	mustCreate(t, targetKube, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenantNS}})
+	ku := &c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "unpublished-user"},
+		Spec: c5c3v1alpha1.KeystoneUserSpec{ControlPlaneRef: c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: planeNS}}}
+	mustCreate(t, targetKube, ku)
+	testenv.Eventually(t, timeout, ku.Name+" DeliveryReady KeystoneNotPublished", func() error {
+		if err := targetKube.Get(ctx, client.ObjectKeyFromObject(ku), ku); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(ku.Status.Conditions, c5c3v1alpha1.ConditionDeliveryReady)
+		if c == nil || c.Reason != c5c3v1alpha1.ReasonKeystoneNotPublished || !strings.Contains(c.Message, "publicEndpoint") {
+			return fmt.Errorf("DeliveryReady is %+v", c)
+		}
+		return nil
+	})
+	var secrets corev1.SecretList
+	if err := targetKube.List(ctx, &secrets, client.InNamespace(tenantNS)); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secrets.Items {
+		if strings.HasPrefix(s.Name, ku.Name) {
+			t.Errorf("Secret %s delivered on the target although Keystone is not published", s.Name)
+		}
+	}
+	if err := targetKube.Delete(ctx, ku); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, timeout, ku.Name+" deleted", func() error {
+		err := targetKube.Get(ctx, client.ObjectKeyFromObject(ku), ku)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (finalizers %v): %v", ku.GetFinalizers(), err)
+	})
+}

@@ -35,12 +35,15 @@ func (p *pass) deliveredInterface() string {
 // is gone (a rotation replaces it), or the order's cluster gets no auth URL
 // (p.obs.KeystoneNotPublished is set).
 func (p *pass) currentData(ctx context.Context) (map[string][]byte, bool, error) {
-	if p.st.CredentialGeneration == 0 || p.st.CredentialID == "" {
-		return nil, false, nil
-	}
+	// The auth URL depends on the plane and the cluster alone, so an
+	// unpublished Keystone is named before any generation exists rather than
+	// behind WaitingForCredential.
 	authURL, g := orders.DeliveredAuthURL(p.cp, p.ord.Cluster)
 	if !g.Passed() {
 		p.obs.KeystoneNotPublished = true
+		return nil, false, nil
+	}
+	if p.st.CredentialGeneration == 0 || p.st.CredentialID == "" {
 		return nil, false, nil
 	}
 	secret, ok, err := p.secretValue(ctx, p.st.CredentialGeneration)

@@ -73,6 +73,10 @@ func (p *pass) run(ctx context.Context) error {
 	p.obs.Plane = p.cp.Namespace + "/" + p.cp.Name
 	p.obs.External = controlplane.IsExternal(p.cp)
 	p.obs.Project = orders.Gate{}
+	// The auth URL depends on the plane and the cluster alone: an
+	// unpublished Keystone is named at once (DeliveryCondition ranks it
+	// before WaitingForPassword), not only once a password is applied.
+	_, p.obs.NotPublished = orders.DeliveredAuthURL(p.cp, p.o.Cluster)
 	if err := p.provision(ctx); err != nil {
 		p.obs.Error = err
 	}
