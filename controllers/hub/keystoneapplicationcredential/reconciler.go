@@ -94,7 +94,15 @@ type pass struct {
 	passwordGen int64
 }
 
+// event records an event on the order. The recorder writes to the
+// management cluster only, so an order on a target cluster gets none (the
+// API server would refuse an event in a namespace it does not have); its
+// conditions carry the same information (orders.StatusWriter,
+// ManagementEventsOnly).
 func (p *pass) event(typ, reason, action, format string, args ...any) {
+	if p.ord.OnTargetCluster() {
+		return
+	}
 	p.r.recorder.Eventf(p.ac, nil, typ, reason, action, format, args...)
 }
 
@@ -110,7 +118,7 @@ type (
 func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
 	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown,
 		Clusters: r.hub, Planes: r.local, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneApplicationCredential,
-			Recorder: r.recorder, OptimisticLock: true, Fields: func(ac orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
+			Recorder: r.recorder, ManagementEventsOnly: true, OptimisticLock: true, Fields: func(ac orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
 				return &ac.Status, &ac.Status.Conditions, &ac.Status.ObservedGeneration
 			}}}
 }

@@ -40,7 +40,7 @@ type (
 func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
 	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneProjectTeardown,
 		Clusters: r.hub, Planes: r.local, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneProject,
-			Recorder: r.recorder, Fields: func(kp orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
+			Recorder: r.recorder, ManagementEventsOnly: true, Fields: func(kp orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
 				return &kp.Status, &kp.Status.Conditions, &kp.Status.ObservedGeneration
 			}}}
 }

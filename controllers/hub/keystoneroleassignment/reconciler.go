@@ -41,7 +41,7 @@ type (
 func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
 	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown,
 		Clusters: r.hub, Planes: r.local, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneRoleAssignment,
-			Recorder: r.recorder, Fields: func(ra orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
+			Recorder: r.recorder, ManagementEventsOnly: true, Fields: func(ra orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
 				return &ra.Status, &ra.Status.Conditions, &ra.Status.ObservedGeneration
 			}}}
 }
