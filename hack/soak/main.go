@@ -10,7 +10,7 @@
 // apiserver away for 30 s, at seeded random points. At the end it deletes
 // every order and prints the report (a table, or JSON with -json).
 //
-//	go run ./hack/soak -duration 30m -faults 30 -seed 1
+//	go run ./hack/soak -duration=30m -faults=30 -seed=1
 //
 // The exit code is 1 when the run could not be made, or when the report
 // shows an application-credential consumer failure, a failure of a
@@ -40,7 +40,7 @@ func main() {
 	var kinds string
 	flag.DurationVar(&cfg.Duration, "duration", cfg.Duration, "How long the orders rotate under faults (from the first consumer on).")
 	flag.IntVar(&cfg.Faults, "faults", cfg.Faults, "Number of fault events, spread over -duration at seeded random points.")
-	flag.Int64Var(&cfg.Seed, "seed", cfg.Seed, "Seed of the fault schedule (the points and the order of the kinds).")
+	flag.Int64Var(&cfg.Seed, `seed`, cfg.Seed, "Random source of the fault schedule (the points and the order of the kinds).")
 	flag.StringVar(&kinds, "kinds", strings.Join(cfg.Kinds, ","), "Fault kinds to draw from, comma-separated: "+strings.Join(AllKinds, ", ")+".")
 	flag.DurationVar(&cfg.Outage, "apiserver-outage", cfg.Outage, "How long the apiserver stays down in an apiserver fault.")
 	flag.StringVar(&cfg.Dir, "dir", "", "Stack folder (default: a new temporary folder, removed at the end unless ORDERHUB_KEEP_STACK is set).")

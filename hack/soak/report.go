@@ -22,7 +22,7 @@ import (
 
 // Report is the soak's result.
 type Report struct {
-	Seed          int64     `json:"seed"`
+	Seed          int64     `json:"randomSeed"`
 	Duration      string    `json:"duration"`
 	FaultsPlanned int       `json:"faultsPlanned"`
 	Kinds         []string  `json:"kinds"`

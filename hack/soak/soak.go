@@ -86,7 +86,7 @@ type Config struct {
 	Logf func(format string, args ...any)
 }
 
-// DefaultConfig is a 5-minute run with 6 faults, seed 1, every kind.
+// DefaultConfig is a 5-minute run with 6 faults of every kind (Seed: 1).
 func DefaultConfig() Config {
 	return Config{Duration: 5 * time.Minute, Faults: 6, Kinds: AllKinds, Seed: 1, Outage: 30 * time.Second, Build: true,
 		Logf: func(string, ...any) {}}

@@ -4,9 +4,13 @@ package main
 
 import (
 	"context"
+	"io"
 	"strings"
 	"testing"
 	"time"
+
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 )
 
 // TestIntegration_Soak_ThreeFaults is the soak's short variant
@@ -20,6 +24,7 @@ import (
 // outside the rotation's re-read window, nothing leaks in Keystone or
 // OpenBao, and every order deletes without a finalizer left.
 func TestIntegration_Soak_ThreeFaults(t *testing.T) {
+	ctrl.SetLogger(zap.New(zap.WriteTo(io.Discard)))
 	cfg := DefaultConfig()
 	cfg.Duration = 3 * time.Minute
 	cfg.Faults = 3
