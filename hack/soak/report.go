@@ -28,7 +28,7 @@ type Report struct {
 	Kinds         []string  `json:"kinds"`
 	Started       time.Time `json:"started"`
 	Ended         time.Time `json:"ended"`
-	Faults        []FaultRecord
+	Faults        []FaultRecord      `json:"faults"`
 	Consumers     []ConsumerReport   `json:"consumers"`
 	Credentials   []CredentialReport `json:"credentials"`
 	// LeakedApplicationCredentials and LeakedUsers: Keystone objects no

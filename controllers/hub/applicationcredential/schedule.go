@@ -67,17 +67,20 @@ func DesiredGeneration(spec *c5c3v1alpha1.KeystoneApplicationCredentialSpec) int
 func (s Schedule) On() bool { return s.Interval > 0 }
 
 // ExpiresAt is the Keystone expiry of a credential created at created:
-// created + Interval + GracePeriod while the schedule is on, nil with it
-// off (docs/reference/keystoneapplicationcredential.md, "Rotation": "While the
-// schedule is on, every credential carries a Keystone expiry of its creation
-// time plus the interval plus the grace period"; "A credential created with
-// interval: 0s carries no expiry"). The CRD bounds (interval ≤ 87600h) keep the
-// sum inside a Go duration.
+// created + Interval + 2 × GracePeriod while the schedule is on, nil with it
+// off (docs/reference/keystoneapplicationcredential.md, "Rotation": "A credential
+// created with interval: 0s carries no expiry"). **orderhub:** that page's
+// upstream rule is creation + interval + grace; the second grace period is
+// the headroom its successor's creation and delivery take: the superseded
+// credential must stay valid for the grace period after the delivered Secret
+// switched ("Delivered Secret contract"), and the switch comes that long after
+// the scheduled rotation (found by hack/soak, docs/soak.md). The CRD bounds
+// (interval ≤ 87600h, grace < interval) keep the sum inside a Go duration.
 func (s Schedule) ExpiresAt(created time.Time) *time.Time {
 	if !s.On() {
 		return nil
 	}
-	t := created.Add(s.Interval + s.GracePeriod)
+	t := created.Add(s.Interval + 2*s.GracePeriod)
 	return &t
 }
 

@@ -72,9 +72,9 @@ func TestExpiresAt(t *testing.T) {
 		s    Schedule
 		want *time.Time
 	}{
-		{"defaults: creation + 720h + 24h", Schedule{720 * time.Hour, 24 * time.Hour}, at(744 * time.Hour)},
+		{"defaults: creation + 720h + 2×24h", Schedule{720 * time.Hour, 24 * time.Hour}, at(768 * time.Hour)},
 		{"zero grace", Schedule{time.Hour, 0}, at(time.Hour)},
-		{"largest interval stays in range", Schedule{87600 * time.Hour, 87599 * time.Hour}, at(175199 * time.Hour)},
+		{"largest interval stays in range", Schedule{87600 * time.Hour, 87599 * time.Hour}, at(262798 * time.Hour)},
 		{"schedule off: no expiry", Schedule{0, 24 * time.Hour}, nil},
 	}
 	for _, tc := range tests {
