@@ -22,12 +22,12 @@ import (
 
 // Report is the soak's result.
 type Report struct {
-	Seed          int64     `json:"randomSeed"`
-	Duration      string    `json:"duration"`
-	FaultsPlanned int       `json:"faultsPlanned"`
-	Kinds         []string  `json:"kinds"`
-	Started       time.Time `json:"started"`
-	Ended         time.Time `json:"ended"`
+	Seed          int64              `json:"randomSeed"`
+	Duration      string             `json:"duration"`
+	FaultsPlanned int                `json:"faultsPlanned"`
+	Kinds         []string           `json:"kinds"`
+	Started       time.Time          `json:"started"`
+	Ended         time.Time          `json:"ended"`
 	Faults        []FaultRecord      `json:"faults"`
 	Consumers     []ConsumerReport   `json:"consumers"`
 	Credentials   []CredentialReport `json:"credentials"`
