@@ -37,6 +37,7 @@ import (
 func main() {
 	cfg := DefaultConfig()
 	var asJSON bool
+	var jsonOut string
 	var kinds string
 	flag.DurationVar(&cfg.Duration, "duration", cfg.Duration, "How long the orders rotate under faults (from the first consumer on).")
 	flag.IntVar(&cfg.Faults, "faults", cfg.Faults, "Number of fault events, spread over -duration at seeded random points.")
@@ -46,6 +47,7 @@ func main() {
 	flag.StringVar(&cfg.Dir, "dir", "", "Stack folder (default: a new temporary folder, removed at the end unless ORDERHUB_KEEP_STACK is set).")
 	flag.BoolVar(&cfg.Build, "build", true, "Build bin/orderhub before the run (go build ./cmd/orderhub).")
 	flag.BoolVar(&asJSON, "json", false, "Print the report as JSON instead of the table.")
+	flag.StringVar(&jsonOut, "json-out", "", "Also write the report as JSON to this file.")
 	flag.Parse()
 	cfg.Kinds = strings.Split(kinds, ",")
 	cfg.Logf = func(format string, args ...any) {
@@ -64,6 +66,15 @@ func main() {
 			_ = enc.Encode(rep)
 		} else {
 			rep.WriteTable(os.Stdout)
+		}
+		if jsonOut != "" {
+			b, merr := json.MarshalIndent(rep, "", "  ")
+			if merr == nil {
+				merr = os.WriteFile(jsonOut, append(b, '\n'), 0o644)
+			}
+			if merr != nil {
+				fmt.Fprintf(os.Stderr, "soak: -json-out: %v\n", merr)
+			}
 		}
 	}
 	if err != nil {
