@@ -79,7 +79,7 @@ verify-generated: verify-invalid-cr-fixtures ## Fail when generated files differ
 
 .PHONY: verify-invalid-cr-fixtures
 verify-invalid-cr-fixtures: ## Fail when the admission corpora drift from tests/e2e/corpus (or hold orphans).
-	go run ./tests/e2e/corpus/gen --root tests/e2e --check
+	go run ./tests/e2e/corpus/gen --root tests/e2e/c5c3 --check
 
 .PHONY: soak
 soak: tools build ## Rotation soak with faults on the local stack (docs/soak.md); e.g. SOAK_ARGS="-duration=30m -faults=30 -json".
