@@ -150,6 +150,20 @@ func TestDecide_ClocksAndSpecs(t *testing.T) {
 			in.Delivered = false
 			return in
 		}, Decision{Action: ActionDeferred, Trigger: TriggerSchedule, Redeliver: true}},
+		// Found by hack/soak (docs/soak.md): interval 1m, grace 30s, and a
+		// 30 s apiserver outage (90 s until the hub and K-ORC acted again)
+		// across the scheduled rotation. With an expiry one grace period past
+		// creation + interval + grace, generation 2 had expired when the hub
+		// resumed and the consumers were refused until generation 3 was
+		// delivered; the headroom floor keeps it valid, and the resumed pass
+		// rotates on schedule.
+		{"short schedule, stall across the scheduled rotation: resumed on schedule, not expired", func() Input {
+			s := Schedule{time.Minute, 30 * time.Second}
+			in := steady(t0.Add(5*time.Second + time.Minute + 90*time.Second))
+			in.Schedule, in.Current, in.ExpiresAt, in.LastRotation = s, 2, s.ExpiresAt(t0), at(5*time.Second)
+			in.Credentials = []Credential{cred(2, korc.PhaseAvailable)}
+			return in
+		}, Decision{Action: ActionCreate, Generation: 3, Trigger: TriggerSchedule}},
 		{"grace elapsed but the Secret does not carry the successor yet: previous kept", func() Input {
 			in := inGrace(t0.Add(744 * time.Hour))
 			in.Delivered = false
