@@ -340,8 +340,13 @@ func (e *env) soak(ctx context.Context) (*Report, error) {
 		wg.Add(1)
 		go func() { defer wg.Done(); e.consume(runCtx, c) }()
 	}
+	// The password rotation requests stop when the run is over, so the
+	// convergence below is the system settling, not a race with the next
+	// request; the application credentials' own schedules go on.
+	rotCtx, stopRotations := context.WithCancel(runCtx)
+	defer stopRotations()
 	wg.Add(3)
-	go func() { defer wg.Done(); e.requestRotations(runCtx) }()
+	go func() { defer wg.Done(); e.requestRotations(rotCtx) }()
 	go func() { defer wg.Done(); e.watchStatus(runCtx) }()
 	go func() { defer wg.Done(); e.watchKeystone(runCtx) }()
 
@@ -368,6 +373,7 @@ func (e *env) soak(ctx context.Context) (*Report, error) {
 	}
 	// Convergence: every order Ready and every consumer's latest attempt,
 	// made after the last fault, a success.
+	stopRotations()
 	e.logf("run over; waiting for convergence")
 	if err := poll(ctx, convergeTimeout, "convergence after the last fault", func() error {
 		if err := e.allReady(ctx); err != nil {
