@@ -81,6 +81,10 @@ verify-generated: verify-invalid-cr-fixtures ## Fail when generated files differ
 verify-invalid-cr-fixtures: ## Fail when the admission corpora drift from tests/e2e/corpus (or hold orphans).
 	go run ./tests/e2e/corpus/gen --root tests/e2e/c5c3 --check
 
+.PHONY: soak
+soak: tools build ## Rotation soak with faults on the local stack (docs/soak.md); e.g. SOAK_ARGS="-duration=30m -faults=30 -json".
+	go run ./hack/soak -build=false $(SOAK_ARGS)
+
 .PHONY: demo
 demo: tools build ## Start the local stack and orderhub hub, order the sample KeystoneService, prove it from outside (stays up until `make demo-down`).
 	hack/demo.sh

@@ -28,6 +28,9 @@ type OpenBao struct {
 }
 
 func (s *Stack) startOpenBao(ctx context.Context) error {
+	if s.opts.OpenBaoPersistent {
+		return s.startOpenBaoPersistent(ctx)
+	}
 	if err := need(s.tools.vault, "vault"); err != nil {
 		return err
 	}

@@ -28,6 +28,12 @@ type proc struct {
 	logPath string
 	exited  chan struct{}
 	err     error // set when exited is closed
+	// bin, match, args, env and dir are the command it was started with,
+	// so Stack.Restart can start it again the same way (restart.go).
+	bin, match, dir string
+	args, env       []string
+	// ready, when set, is its readiness check for Stack.Restart.
+	ready func(context.Context) error
 }
 
 // startProc starts bin with args and env (added to a minimal environment) in
@@ -68,7 +74,8 @@ func (s *Stack) startProcMatch(name, bin, match string, args, env []string, dir 
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
 	p := &proc{name: name, cmd: cmd, logPath: logPath, exited: make(chan struct{}),
-		pidFile: filepath.Join(s.Dir, "pids", name+".pid")}
+		pidFile: filepath.Join(s.Dir, "pids", name+".pid"),
+		bin:     bin, match: match, dir: dir, args: args, env: env}
 	go func() { p.err = cmd.Wait(); close(p.exited) }()
 	if err := writePidFile(p.pidFile, cmd.Process.Pid, match); err != nil {
 		_ = p.stop(time.Second)

@@ -41,6 +41,11 @@ type Options struct {
 	// OpenBao starts the OpenBao-compatible dev server with KV v2 at secret/;
 	// with Kube it also sets up the tenant auth (openbao_auth.go).
 	OpenBao bool
+	// OpenBaoPersistent makes the OpenBao-compatible server keep its data
+	// in a file storage backend under Dir, so Restart brings it back with
+	// its mounts, backups and auth (openbao_persistent.go); without it the
+	// server runs in dev mode, in memory.
+	OpenBaoPersistent bool
 	// KORC starts the K-ORC manager and installs its CRDs.
 	KORC bool
 	// ESO starts the External Secrets controller and installs its CRDs.

@@ -66,18 +66,36 @@ func DesiredGeneration(spec *c5c3v1alpha1.KeystoneApplicationCredentialSpec) int
 // On reports a schedule that is on (Interval > 0).
 func (s Schedule) On() bool { return s.Interval > 0 }
 
+// MinExpiryHeadroom is the least time a credential stays valid in Keystone
+// past the end of its own grace-period window (creation + Interval +
+// GracePeriod): the headroom ExpiresAt adds is the grace period, but at least
+// this. **orderhub:** the successor's creation and delivery come out of the
+// headroom, and so does any stall of the rotation machinery around the
+// scheduled rotation (an apiserver restart with the hub's and K-ORC's watches
+// backing off, a Keystone restart); a headroom of one grace period lets a
+// short schedule (interval 1m, grace 30s) run its delivered credential into
+// its expiry during a 30 s apiserver outage (found by hack/soak,
+// docs/soak.md). Five minutes is negligible beside the default 30 days
+// the expiry bounds a credential the hub fails to delete to.
+const MinExpiryHeadroom = 5 * time.Minute
+
 // ExpiresAt is the Keystone expiry of a credential created at created:
-// created + Interval + GracePeriod while the schedule is on, nil with it
-// off (docs/reference/keystoneapplicationcredential.md, "Rotation": "While the
-// schedule is on, every credential carries a Keystone expiry of its creation
-// time plus the interval plus the grace period"; "A credential created with
-// interval: 0s carries no expiry"). The CRD bounds (interval ≤ 87600h) keep the
-// sum inside a Go duration.
+// created + Interval + GracePeriod + max(GracePeriod, MinExpiryHeadroom) while
+// the schedule is on, nil with it off
+// (docs/reference/keystoneapplicationcredential.md, "Rotation": "A credential
+// created with interval: 0s carries no expiry"). **orderhub:** that page's
+// upstream rule is creation + interval + grace; the headroom is the time its
+// successor's creation and delivery, and any outage around the scheduled
+// rotation, take: the superseded credential must stay valid for the grace
+// period after the delivered Secret switched ("Delivered Secret contract"),
+// and the switch comes that long after the scheduled rotation (found by
+// hack/soak, docs/soak.md). The CRD bounds (interval ≤ 87600h, grace <
+// interval) keep the sum inside a Go duration.
 func (s Schedule) ExpiresAt(created time.Time) *time.Time {
 	if !s.On() {
 		return nil
 	}
-	t := created.Add(s.Interval + s.GracePeriod)
+	t := created.Add(s.Interval + s.GracePeriod + max(s.GracePeriod, MinExpiryHeadroom))
 	return &t
 }
 

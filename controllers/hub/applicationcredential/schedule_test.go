@@ -72,9 +72,16 @@ func TestExpiresAt(t *testing.T) {
 		s    Schedule
 		want *time.Time
 	}{
-		{"defaults: creation + 720h + 24h", Schedule{720 * time.Hour, 24 * time.Hour}, at(744 * time.Hour)},
-		{"zero grace", Schedule{time.Hour, 0}, at(time.Hour)},
-		{"largest interval stays in range", Schedule{87600 * time.Hour, 87599 * time.Hour}, at(175199 * time.Hour)},
+		{"defaults: creation + 720h + 2×24h", Schedule{720 * time.Hour, 24 * time.Hour}, at(768 * time.Hour)},
+		{"zero grace: the headroom floor", Schedule{time.Hour, 0}, at(time.Hour + MinExpiryHeadroom)},
+		// Found by hack/soak (docs/soak.md): with interval 1m and grace 30s
+		// a headroom of one grace period (expiry 2m after creation) let a
+		// 30 s apiserver outage around the scheduled rotation run the
+		// delivered credential into its expiry before its successor was
+		// delivered; the floor keeps it valid 5 min past creation + 1m30s.
+		{"short schedule: the headroom floor", Schedule{time.Minute, 30 * time.Second}, at(390 * time.Second)},
+		{"grace just above the floor: twice the grace", Schedule{time.Hour, 6 * time.Minute}, at(72 * time.Minute)},
+		{"largest interval stays in range", Schedule{87600 * time.Hour, 87599 * time.Hour}, at(262798 * time.Hour)},
 		{"schedule off: no expiry", Schedule{0, 24 * time.Hour}, nil},
 	}
 	for _, tc := range tests {

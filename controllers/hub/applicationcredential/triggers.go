@@ -302,7 +302,12 @@ func (in Input) trigger() (Trigger, int64) {
 //     completed yet): docs/reference/keystoneapplicationcredential.md,
 //     "Delivered Secret contract", "the delivered credential is never invalid".
 //     A credential kept that way still expires in Keystone on its own while the
-//     schedule is on.
+//     schedule is on. The grace period also ends early, on the same
+//     delivery conditions, once the live credential is within GracePeriod of
+//     its expiry (liveExpiring): a delivery delayed past interval − grace
+//     after the live credential was created (an outage of OpenBao, ESO or the
+//     hub) would otherwise hold its successor back until the live credential
+//     expired in the consumers' hands.
 //  3. A successor exists (Successor): ActionSwitch when it is Available;
 //     when it failed, ActionDeleteFailed if Desired is above it, else
 //     ActionReplaceFailed when replaceFailed names a cause, else
@@ -328,8 +333,8 @@ func Decide(in Input) Decision {
 		d.Action = ActionHold
 		return d
 	}
-	if in.Previous > 0 && in.PreviousDeleteAt != nil && !in.Now.Before(*in.PreviousDeleteAt) && (in.Delivered || in.DeliveredID) &&
-		in.DeliveryRecorded {
+	if in.Previous > 0 && (in.Delivered || in.DeliveredID) && in.DeliveryRecorded &&
+		(in.PreviousDeleteAt != nil && !in.Now.Before(*in.PreviousDeleteAt) || in.liveExpiring()) {
 		d.Action, d.Generation = ActionDeletePrevious, in.Previous
 		return d
 	}
@@ -363,6 +368,18 @@ func Decide(in Input) Decision {
 	}
 	d.Action, d.Generation = ActionCreate, gen
 	return d
+}
+
+// liveExpiring reports a live credential within GracePeriod of its Keystone
+// expiry (now ≥ ExpiresAt − GracePeriod), the point from which the schedule
+// wants its successor (Schedule.NextRotation). Decide then ends a running
+// grace period of the previous generation instead of deferring the rotation:
+// the delivered credential, which every up-to-date consumer holds, must not
+// expire before its successor is delivered, and the order still never holds
+// more than two credentials (docs/reference/keystoneapplicationcredential.md,
+// "Rotation").
+func (in Input) liveExpiring() bool {
+	return in.ExpiresAt != nil && !in.Now.Before(in.ExpiresAt.Add(-in.Schedule.GracePeriod))
 }
 
 // replaceFailed is why the failed successor s is replaced, ReplaceNone

@@ -129,6 +129,41 @@ func TestDecide_ClocksAndSpecs(t *testing.T) {
 			Decision{Action: ActionNone}},
 		{"grace elapsed deletes previous", func() Input { return inGrace(t0.Add(744 * time.Hour)) },
 			Decision{Action: ActionDeletePrevious, Generation: 1}},
+		// Found by hack/soak (docs/soak.md): an outage delayed the delivery of
+		// generation 2, so generation 1's grace period ran past the point
+		// where generation 2 is within its grace of expiry; the rotation to
+		// generation 3 waited for it and generation 2 expired in the
+		// consumers' hands before generation 3 was delivered.
+		{"delivery delayed: the live credential within its grace of expiry ends the previous grace early", func() Input {
+			in := inGrace(t0.Add(1416 * time.Hour)) // generation 2 expires at 1440h, grace 24h
+			in.PreviousDeleteAt = at(1430 * time.Hour)
+			return in
+		}, Decision{Action: ActionDeletePrevious, Generation: 1}},
+		{"delivery delayed: before the live credential is within its grace of expiry the previous grace runs", func() Input {
+			in := inGrace(t0.Add(1415 * time.Hour))
+			in.PreviousDeleteAt = at(1430 * time.Hour)
+			return in
+		}, Decision{Action: ActionNone}},
+		{"delivery delayed, live credential expiring, but the Secret does not carry it: previous kept, no third", func() Input {
+			in := inGrace(t0.Add(1416 * time.Hour))
+			in.PreviousDeleteAt = at(1430 * time.Hour)
+			in.Delivered = false
+			return in
+		}, Decision{Action: ActionDeferred, Trigger: TriggerSchedule, Redeliver: true}},
+		// Found by hack/soak (docs/soak.md): interval 1m, grace 30s, and a
+		// 30 s apiserver outage (90 s until the hub and K-ORC acted again)
+		// across the scheduled rotation. With an expiry one grace period past
+		// creation + interval + grace, generation 2 had expired when the hub
+		// resumed and the consumers were refused until generation 3 was
+		// delivered; the headroom floor keeps it valid, and the resumed pass
+		// rotates on schedule.
+		{"short schedule, stall across the scheduled rotation: resumed on schedule, not expired", func() Input {
+			s := Schedule{time.Minute, 30 * time.Second}
+			in := steady(t0.Add(5*time.Second + time.Minute + 90*time.Second))
+			in.Schedule, in.Current, in.ExpiresAt, in.LastRotation = s, 2, s.ExpiresAt(t0), at(5*time.Second)
+			in.Credentials = []Credential{cred(2, korc.PhaseAvailable)}
+			return in
+		}, Decision{Action: ActionCreate, Generation: 3, Trigger: TriggerSchedule}},
 		{"grace elapsed but the Secret does not carry the successor yet: previous kept", func() Input {
 			in := inGrace(t0.Add(744 * time.Hour))
 			in.Delivered = false

@@ -178,7 +178,8 @@ func TestIntegration_ApplicationCredential_RotationRun(t *testing.T) {
 		})
 		prev.failedAt = time.Now()
 		// It stops working at its Keystone expiry (creation + interval +
-		// grace, docs/reference/keystoneapplicationcredential.md) or its
+		// grace + headroom, docs/reference/keystoneapplicationcredential.md,
+		// "Rotation"; read from status.credentialExpiresAt) or its
 		// deletion (switch + grace), whichever comes first: the successor's
 		// creation-to-switch latency, which grows with the machine's load,
 		// brings the expiry before the deletion. Anything earlier than both

@@ -1,0 +1,461 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/delivery/clusters"
+	"github.com/c5c3/orderhub/internal/testenv"
+)
+
+// The soak's fixed names.
+const (
+	hubNS      = "orderhub-system"
+	planeNS    = "openstack"
+	planeName  = "cp"
+	tenantNS   = "tenant-a"
+	targetName = "edge-1"
+	// serviceName is the KeystoneService whose account password rotates.
+	serviceName = "soak-svc"
+	// rotationName is the CredentialRotation rotating it.
+	rotationName = "soak-rotate"
+	// The order kinds' base names: orderName gives each cluster its own,
+	// since two orders never share a Keystone user or project name.
+	userBase    = "user"
+	projectBase = "project"
+	memberBase  = "member"
+	acBase      = "ac"
+	// hubProc is the hub's server name in the stack (Stack.Kill/Restart).
+	hubProc = "orderhub-hub"
+	// rotationEvery is how often the CredentialRotation requests a rotation.
+	rotationEvery = time.Minute
+	// acInterval and acGrace are the application credentials' schedule.
+	acInterval = time.Minute
+	acGrace    = 30 * time.Second
+	// readyTimeout bounds the wait for the orders at the start, and
+	// convergeTimeout the wait after the last fault and after deletion.
+	readyTimeout    = 6 * time.Minute
+	convergeTimeout = 10 * time.Minute
+)
+
+// orderName is the name of the order of base on cluster cl ("" the
+// management cluster): soak-<base> there, soak-edge-<base> on the target.
+func orderName(cl, base string) string {
+	if cl == "" {
+		return "soak-" + base
+	}
+	return "soak-edge-" + base
+}
+
+// Config is one soak run.
+type Config struct {
+	// Duration is how long the orders rotate under faults.
+	Duration time.Duration
+	// Faults is the number of fault events; Kinds the kinds drawn from
+	// (AllKinds).
+	Faults int
+	Kinds  []string
+	// Seed seeds the fault schedule.
+	Seed int64
+	// Outage is how long an apiserver fault keeps the apiserver down.
+	Outage time.Duration
+	// Dir is the stack's folder (empty: a temporary one).
+	Dir string
+	// Build builds bin/orderhub first (also done when it is missing).
+	Build bool
+	// Logf receives progress lines.
+	Logf func(format string, args ...any)
+}
+
+// DefaultConfig is a 5-minute run with 6 faults of every kind (Seed: 1).
+func DefaultConfig() Config {
+	return Config{Duration: 5 * time.Minute, Faults: 6, Kinds: AllKinds, Seed: 1, Outage: 30 * time.Second, Build: true,
+		Logf: func(string, ...any) {}}
+}
+
+// env is a running soak: the stacks, the clients and the hub's command.
+type env struct {
+	cfg            Config
+	st, target     *testenv.Stack
+	mgmt, tgt      client.Client
+	identity       *gophercloud.ServiceClient
+	baselineUsers  map[string]bool
+	baselinePaths  map[string]bool
+	clusters       map[string]client.Client // "" and targetName
+	logf           func(string, ...any)
+	rec            *recorder
+	lastFaultEnded time.Time
+}
+
+// Run runs one soak and returns its report. The error is about the run
+// itself (a stack that does not start, orders that never become Ready);
+// the report's Problems are about what the hub did.
+func Run(ctx context.Context, cfg Config) (*Report, error) {
+	if cfg.Logf == nil {
+		cfg.Logf = func(string, ...any) {}
+	}
+	for _, k := range cfg.Kinds {
+		if !validKind(k) {
+			return nil, fmt.Errorf("unknown fault kind %q (known: %v)", k, AllKinds)
+		}
+	}
+	if cfg.Faults < 0 || cfg.Duration <= 0 {
+		return nil, errors.New("-faults must not be negative and -duration must be positive")
+	}
+	repo, err := testenv.RepoRoot()
+	if err != nil {
+		return nil, err
+	}
+	bin := filepath.Join(repo, "bin", "orderhub")
+	if _, err := os.Stat(bin); err != nil || cfg.Build {
+		cfg.Logf("building %s", bin)
+		cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/orderhub")
+		cmd.Dir, cmd.Stdout, cmd.Stderr = repo, os.Stderr, os.Stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("go build ./cmd/orderhub: %w", err)
+		}
+	}
+	e := &env{cfg: cfg, logf: cfg.Logf}
+	so := testenv.HubStackOptions()
+	so.OpenBaoPersistent = true
+	so.Dir = cfg.Dir
+	so.Logf = cfg.Logf
+	startCtx, cancel := context.WithTimeout(ctx, testenv.HubStartTimeout)
+	defer cancel()
+	if e.st, err = testenv.Start(startCtx, so); err != nil {
+		return nil, fmt.Errorf("management stack: %w", err)
+	}
+	defer func() { _ = e.st.Stop() }()
+	to := testenv.Options{Kube: true, Logf: cfg.Logf}
+	if cfg.Dir != "" {
+		to.Dir = filepath.Join(cfg.Dir, "target")
+	}
+	if e.target, err = testenv.Start(startCtx, to); err != nil {
+		return nil, fmt.Errorf("target cluster: %w", err)
+	}
+	defer func() { _ = e.target.Stop() }()
+	if err := e.connect(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.seed(ctx); err != nil {
+		return nil, err
+	}
+	if err := e.startHub(ctx, bin); err != nil {
+		return nil, err
+	}
+	// The hub first, so it is gone before the apiserver at Stop.
+	defer func() { _ = e.st.Terminate(hubProc, 15*time.Second) }()
+	if err := e.order(ctx); err != nil {
+		return nil, err
+	}
+	return e.soak(ctx)
+}
+
+func (e *env) connect(ctx context.Context) error {
+	scheme, err := testenv.HubScheme()
+	if err != nil {
+		return err
+	}
+	if e.mgmt, err = client.New(e.st.Kube.Config, client.Options{Scheme: scheme}); err != nil {
+		return err
+	}
+	if e.tgt, err = client.New(e.target.Kube.Config, client.Options{Scheme: scheme}); err != nil {
+		return err
+	}
+	e.clusters = map[string]client.Client{"": e.mgmt, targetName: e.tgt}
+	e.identity, err = e.st.AdminIdentity(ctx)
+	return err
+}
+
+// seed creates the hub namespace, the plane (assigning tenant-a on both
+// clusters, role member) and the target's registration Secret, and
+// records what Keystone and OpenBao hold before any order.
+func (e *env) seed(ctx context.Context) error {
+	if err := e.mgmt.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: hubNS}}); err != nil {
+		return err
+	}
+	if err := e.st.SeedPlane(ctx, e.mgmt, testenv.PlaneSeed{Namespace: planeNS, Name: planeName,
+		PasswordSecret: controlplane.DefaultPasswordSecret, PasswordKey: controlplane.DefaultPasswordKey,
+		Spec: c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{
+			{Cluster: "", Namespace: tenantNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{"member"}},
+			{Cluster: targetName, Namespace: tenantNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{"member"}},
+		}}}); err != nil {
+		return err
+	}
+	kubeconfig, err := os.ReadFile(e.target.Kube.Kubeconfig)
+	if err != nil {
+		return err
+	}
+	if err := e.mgmt.Create(ctx, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: hubNS, Name: targetName,
+		Labels: map[string]string{clusters.DefaultSecretLabel: "true"}},
+		Data: map[string][]byte{clusters.DefaultSecretKey: kubeconfig}}); err != nil {
+		return err
+	}
+	for _, c := range []client.Client{e.mgmt, e.tgt} {
+		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: tenantNS}}); err != nil {
+			return err
+		}
+	}
+	users, err := keystoneUsers(ctx, e.identity)
+	if err != nil {
+		return err
+	}
+	e.baselineUsers = map[string]bool{}
+	for id := range users {
+		e.baselineUsers[id] = true
+	}
+	paths, err := openBaoPaths(ctx, e.st)
+	if err != nil {
+		return err
+	}
+	e.baselinePaths = map[string]bool{}
+	for _, p := range paths {
+		e.baselinePaths[p] = true
+	}
+	return nil
+}
+
+// startHub runs `orderhub hub` as the stack's process hubProc, with its
+// webhooks self-registered on loopback, the SecretStores pointing at the
+// stack's OpenBao and the target registrations read from hubNS, as
+// hack/demo-order.sh starts it; it waits until both webhook configurations
+// call it.
+func (e *env) startHub(ctx context.Context, bin string) error {
+	ports, err := freePorts(2)
+	if err != nil {
+		return err
+	}
+	probe, webhook := ports[0], ports[1]
+	bao := e.st.OpenBao
+	args := []string{"hub",
+		"--leader-elect=false",
+		"--metrics-bind-address=0",
+		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probe),
+		"--webhook-url-base=https://127.0.0.1:" + strconv.Itoa(webhook),
+		"--webhook-cert-dir=" + filepath.Join(e.st.Dir, "hub-webhook-certs"),
+		"--openbao-address=" + bao.Addr,
+		"--openbao-kv-mount=" + bao.KVMount,
+		"--openbao-auth-mount=" + bao.AuthMount,
+		"--openbao-role=" + bao.Role,
+		"--openbao-service-account=" + bao.ServiceAccount,
+		"--target-cluster-secret-namespace=" + hubNS,
+		"--zap-time-encoding=rfc3339",
+	}
+	readyURL := fmt.Sprintf("http://127.0.0.1:%d/readyz", probe)
+	log, err := e.st.StartProcess(ctx, hubProc, bin, args, []string{"KUBECONFIG=" + e.st.Kube.Kubeconfig},
+		func(ctx context.Context) error { return getOK(ctx, readyURL) })
+	if err != nil {
+		return fmt.Errorf("orderhub hub: %w", err)
+	}
+	e.logf("orderhub hub runs, log %s", log)
+	want := fmt.Sprintf("https://127.0.0.1:%d/", webhook)
+	return poll(ctx, 2*time.Minute, "the hub's webhook configurations", func() error {
+		var m admissionregistrationv1.MutatingWebhookConfiguration
+		var v admissionregistrationv1.ValidatingWebhookConfiguration
+		if err := e.mgmt.Get(ctx, client.ObjectKey{Name: "orderhub-hub-mutating"}, &m); err != nil {
+			return err
+		}
+		if err := e.mgmt.Get(ctx, client.ObjectKey{Name: "orderhub-hub-validating"}, &v); err != nil {
+			return err
+		}
+		for _, u := range []*string{m.Webhooks[0].ClientConfig.URL, v.Webhooks[0].ClientConfig.URL} {
+			if u == nil || len(*u) < len(want) || (*u)[:len(want)] != want {
+				return fmt.Errorf("webhook URL %v, want %s...", u, want)
+			}
+		}
+		return nil
+	})
+}
+
+// order creates the orders and waits until every one is Ready.
+func (e *env) order(ctx context.Context) error {
+	if err := poll(ctx, readyTimeout, "ControlPlane AdminCredentialReady", func() error {
+		var cp c5c3v1alpha1.ControlPlane
+		if err := e.mgmt.Get(ctx, client.ObjectKey{Namespace: planeNS, Name: planeName}, &cp); err != nil {
+			return err
+		}
+		if !meta.IsStatusConditionTrue(cp.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady) {
+			return fmt.Errorf("conditions %v", brief(cp.Status.Conditions))
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, o := range desiredOrders() {
+		if err := e.clusters[o.cluster].Create(ctx, o.obj); err != nil {
+			return fmt.Errorf("create %s: %w", o.id(), err)
+		}
+	}
+	e.logf("orders created; waiting until each is Ready")
+	start := time.Now()
+	if err := poll(ctx, readyTimeout, "every order Ready", func() error { return e.allReady(ctx) }); err != nil {
+		return err
+	}
+	e.logf("every order Ready after %s", time.Since(start).Round(time.Second))
+	return nil
+}
+
+// allReady returns nil when every order reads Ready=True.
+func (e *env) allReady(ctx context.Context) error {
+	for _, o := range desiredOrders() {
+		obj := o.obj.DeepCopyObject().(client.Object)
+		if err := e.clusters[o.cluster].Get(ctx, client.ObjectKeyFromObject(obj), obj); err != nil {
+			return fmt.Errorf("%s: %w", o.id(), err)
+		}
+		conds := conditionsOf(obj)
+		if !meta.IsStatusConditionTrue(conds, c5c3v1alpha1.ConditionReady) {
+			return fmt.Errorf("%s: %v", o.id(), brief(conds))
+		}
+	}
+	return nil
+}
+
+// soak runs the consumers, the rotation requests and the faults for the
+// configured duration, waits for convergence, then checks and deletes.
+func (e *env) soak(ctx context.Context) (*Report, error) {
+	rep := &Report{Seed: e.cfg.Seed, Duration: e.cfg.Duration.String(), FaultsPlanned: e.cfg.Faults, Kinds: e.cfg.Kinds}
+	e.rec = newRecorder()
+	runCtx, stopRun := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	for _, c := range consumerSecrets() {
+		wg.Add(1)
+		go func() { defer wg.Done(); e.consume(runCtx, c) }()
+	}
+	// The password rotation requests stop when the run is over, so the
+	// convergence below is the system settling, not a race with the next
+	// request; the application credentials' own schedules go on.
+	rotCtx, stopRotations := context.WithCancel(runCtx)
+	defer stopRotations()
+	wg.Add(3)
+	go func() { defer wg.Done(); e.requestRotations(rotCtx) }()
+	go func() { defer wg.Done(); e.watchStatus(runCtx) }()
+	go func() { defer wg.Done(); e.watchKeystone(runCtx) }()
+
+	started := time.Now()
+	rep.Started = started.UTC()
+	rng := rand.New(rand.NewPCG(uint64(e.cfg.Seed), 0x50a4))
+	plan := schedule(rng, e.cfg.Duration, e.cfg.Faults, e.cfg.Kinds)
+	for _, f := range plan {
+		if err := sleepUntil(ctx, started.Add(f.offset)); err != nil {
+			stopRun()
+			wg.Wait()
+			return rep, err
+		}
+		rep.Faults = append(rep.Faults, e.inject(ctx, f.kind))
+		e.lastFaultEnded = time.Now()
+	}
+	if err := sleepUntil(ctx, started.Add(e.cfg.Duration)); err != nil {
+		stopRun()
+		wg.Wait()
+		return rep, err
+	}
+	if e.lastFaultEnded.IsZero() {
+		e.lastFaultEnded = time.Now()
+	}
+	// Convergence: every order Ready and every consumer's latest attempt,
+	// made after the last fault, a success.
+	stopRotations()
+	e.logf("run over; waiting for convergence")
+	if err := poll(ctx, convergeTimeout, "convergence after the last fault", func() error {
+		if err := e.allReady(ctx); err != nil {
+			return err
+		}
+		return e.rec.allSucceededSince(e.lastFaultEnded)
+	}); err != nil {
+		rep.Errors = append(rep.Errors, err.Error())
+	} else {
+		rep.ConvergedAfterLastFault = time.Since(e.lastFaultEnded).Round(100 * time.Millisecond).String()
+		rep.ConvergedSeconds = time.Since(e.lastFaultEnded).Seconds()
+	}
+	stopRun()
+	wg.Wait()
+	rep.Ended = time.Now().UTC()
+	e.check(ctx, rep)
+	e.teardown(ctx, rep)
+	return rep, nil
+}
+
+// poll calls cond every second until it returns nil, the context ends or
+// timeout passes; the error names what and cond's last error.
+func poll(ctx context.Context, timeout time.Duration, what string, cond func() error) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var last error
+	for {
+		if last = cond(); last == nil {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("%s: not within %s: %v", what, timeout, last)
+		case <-tick.C:
+		}
+	}
+}
+
+// sleepUntil waits until t or the context's end.
+func sleepUntil(ctx context.Context, t time.Time) error {
+	d := time.Until(t)
+	if d <= 0 {
+		return ctx.Err()
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-timer.C:
+		return nil
+	}
+}
+
+func freePorts(n int) ([]int, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var ports []int
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
+}
+
+// brief renders conditions as type=status/reason.
+func brief(conds []metav1.Condition) []string {
+	var out []string
+	for _, c := range conds {
+		out = append(out, fmt.Sprintf("%s=%s/%s", c.Type, c.Status, c.Reason))
+	}
+	return out
+}
+
+func isGone(err error) bool { return apierrors.IsNotFound(err) }
