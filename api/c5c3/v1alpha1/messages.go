@@ -47,5 +47,6 @@ const (
 
 	MsgExternalRequiredIffExternalMode = "external is required when mode is External and forbidden otherwise"
 	MsgExternalForbidsManagedFields    = "publicEndpoint, gateway and namespace are forbidden when mode is External"
+	MsgAuthURLNoQueryOrFragment        = "authURL must not carry a query or a fragment"
 	MsgRotationTargetSelector          = "exactly one of serviceAccount or keystoneService is required when target is serviceAccountPassword, and neither is allowed otherwise"
 )

@@ -48,7 +48,7 @@ func TestIntegration_AuthURLNeverReflectsAnotherServicesBody(t *testing.T) {
 			Spec: c5c3v1alpha1.ControlPlaneSpec{Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{
 				Mode: c5c3v1alpha1.KeystoneModeExternal, External: &c5c3v1alpha1.ExternalKeystoneSpec{AuthURL: u}}}}}
 		err := kube.Create(context.Background(), bad)
-		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "authURL must not carry a query or a fragment") {
+		if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), c5c3v1alpha1.MsgAuthURLNoQueryOrFragment) {
 			t.Fatalf("creating a plane with authURL %s: %v, want Invalid", u, err)
 		}
 	}
