@@ -148,6 +148,7 @@ mto() {
 	(cd "$src" && go mod edit -replace "$co=$co@$MTO_CLUSTER_OPERATOR_VERSION" &&
 		CGO_ENABLED=0 go build -mod=mod -trimpath -ldflags "-s -w" -o "$MTO_DIR.tmp/manager" ./cmd)
 	cp "$src"/config/crd/bases/*.yaml "$codir/config/crd/bases/rabbitmq.com_rabbitmqclusters.yaml" "$MTO_DIR.tmp/crds/"
+	chmod -R u+w "$MTO_DIR.tmp"
 	rm -rf "$MTO_DIR" "$src" && mv "$MTO_DIR.tmp" "$MTO_DIR"
 }
 

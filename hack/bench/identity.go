@@ -106,6 +106,11 @@ func (b *bench) orderhubIdentityRun(set, tag string) (controllerRun, error) {
 			return controllerRun{}, err
 		}
 	}
+	// deletionPolicy delete (the default is retain): the Keystone objects go
+	// with the resources, as K-ORC's managed objects do, so deletion times compare.
+	for _, o := range objs {
+		_ = unstructured.SetNestedField(o.Object, "delete", "spec", "deletionPolicy")
+	}
 	return controllerRun{
 		set: set, runner: runnerOrderhub, objects: objs, backend: b.keystoneProxy,
 		ready: conditionTrue("Ready", true),

@@ -38,8 +38,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-logr/logr"
 	"k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/c5c3/orderhub/internal/testenv"
 )
@@ -76,6 +78,8 @@ func main() {
 }
 
 func run() error {
+	// The bench's own clients log nothing (controller-runtime warns otherwise).
+	ctrllog.SetLogger(logr.Discard())
 	var b bench
 	var repeat int
 	var setsFlag, orderhubBin string

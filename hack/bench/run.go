@@ -284,7 +284,11 @@ func obj(apiVersion, kind, name string, spec map[string]any) *unstructured.Unstr
 }
 
 func (b *bench) createSecret(ctx context.Context, ns, name string, data map[string]string) error {
-	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}, StringData: data}
+	return b.createLabelledSecret(ctx, ns, name, nil, data)
+}
+
+func (b *bench) createLabelledSecret(ctx context.Context, ns, name string, labels, data map[string]string) error {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels}, StringData: data}
 	if err := b.kube.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
 		return err
 	}

@@ -99,7 +99,8 @@ func (b *bench) runTopologySet(ctx context.Context, rep int) ([]result, error) {
 		objects: topologySet(mtoAPI, map[string]any{"connectionSecret": map[string]any{"name": mtoConnectionSecret}}, b.n, tag+"m"),
 		ready:   conditionTrue("Ready", false),
 		prepare: func(ctx context.Context, ns string) error {
-			return b.createSecret(ctx, ns, mtoConnectionSecret, map[string]string{
+			// The operator caches only Secrets with this label (its cmd/main.go).
+			return b.createLabelledSecret(ctx, ns, mtoConnectionSecret, map[string]string{"rabbitmq.com/topology-operator": "true"}, map[string]string{
 				"uri": b.brokerProxy.URL, "username": r.User, "password": r.Password})
 		},
 		start: func(ctx context.Context, ns, kubeconfig string) (*process, error) {
