@@ -84,7 +84,7 @@ verify-generated: verify-invalid-cr-fixtures ## Fail when generated files differ
 
 .PHONY: verify-invalid-cr-fixtures
 verify-invalid-cr-fixtures: ## Fail when the admission corpora drift from tests/e2e/corpus (or hold orphans).
-	go run ./tests/e2e/corpus/gen --root tests/e2e --check
+	go run ./tests/e2e/corpus/gen --root tests/e2e/c5c3 --check
 
 .PHONY: demo
 demo: tools build ## Start the local stack and orderhub hub, order the sample KeystoneService, prove it from outside (stays up until `make demo-down`).

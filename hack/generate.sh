@@ -9,7 +9,7 @@ CG=${ORDERHUB_CONTROLLER_GEN:?set ORDERHUB_CONTROLLER_GEN to the controller-gen 
 "$CG" object paths=./api/c5c3/...
 "$CG" crd paths=./api/c5c3/... output:crd:dir=config/crd/bases
 "$CG" webhook paths=./webhooks/... output:webhook:dir=config/webhook
-go run ./tests/e2e/corpus/gen --root tests/e2e
+go run ./tests/e2e/corpus/gen --root tests/e2e/c5c3
 
 # --- topology API rabbitmq.osh.openstack.org/v1alpha1 and its RBAC (issue 7) ---
 "$CG" object paths=./api/rabbitmq/...

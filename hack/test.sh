@@ -3,7 +3,7 @@
 # stack, printing a compact log (package results, test results, failures) and a
 # closing summary line. The chainsaw e2e suites run inside that go test run:
 # TestIntegration_ChainsawCorpora (tests/e2e/corpus) and
-# TestIntegration_ChainsawLiveSuites (tests/e2e). The full log is in
+# TestIntegration_ChainsawLiveSuites (tests/e2e/c5c3). The full log is in
 # .test-output.txt.
 set -uo pipefail
 cd "$(dirname "$0")/.."

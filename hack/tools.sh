@@ -25,9 +25,10 @@ module_copy() {
 	rm -rf "$2" && mkdir -p "$(dirname "$2")" && cp -r "$dir" "$2" && chmod -R u+w "$2"
 }
 
-debs() {
+# apt_ensure PACKAGE...: install the Debian packages that are not installed yet.
+apt_ensure() {
 	local missing=()
-	for p in python3-keystone rabbitmq-server sqlite3 python3-openstackclient; do
+	for p in "$@"; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 	done
 	[ ${#missing[@]} -eq 0 ] && return 0
@@ -35,6 +36,9 @@ debs() {
 	apt-get update -qq
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
 }
+
+# The servers and the CLI the stack runs (Keystone, RabbitMQ, the openstack client).
+debs() { apt_ensure python3-keystone rabbitmq-server sqlite3 python3-openstackclient; }
 
 # k8s_ldflags: the version stamp every Kubernetes binary of the stack is built with.
 k8s_ldflags() {
@@ -177,16 +181,7 @@ helm() {
 # The local node (docs/local-stack.md): what it runs besides the built binaries.
 # runc starts the containers; the CNI plugins (bridge, host-local, loopback in
 # /usr/lib/cni) give pods their network; iptables holds the one DNAT rule.
-node_debs() {
-	local missing=()
-	for p in runc containernetworking-plugins iptables; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
-	done
-	[ ${#missing[@]} -eq 0 ] && return 0
-	log "installing Debian packages: ${missing[*]}"
-	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
-}
+node_debs() { apt_ensure runc containernetworking-plugins iptables; }
 
 # kubelet and kube-scheduler come from the control plane's tools module, with its
 # version stamp; they reuse the Go build cache the k8s build filled.

@@ -6,9 +6,7 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/endpoints"
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/services"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
@@ -170,7 +168,7 @@ func TestPlanEndpoint(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			p := planEndpoint(tc.found, "http://x", true)
+			p := planEndpoint(tc.found, "", "http://x", true)
 			if tc.wantAdopt == "" {
 				if p.adopt != nil {
 					t.Fatalf("adopted %s, want create", p.adopt.ID)
@@ -213,20 +211,35 @@ func TestEndpointRequestBodies(t *testing.T) {
 
 func TestUpdates(t *testing.T) {
 	t.Parallel()
-	if _, ok := domainUpdate(kv1.DomainSpec{Name: "d"}, domains.Domain{Enabled: true, Description: "kept"}); ok {
+	dom := func(name, desc string, en *bool) want {
+		return want{name: name, description: desc, enabled: en, hasEnabled: true}
+	}
+	if _, ok := diff(dom("d", "", nil), state{name: "d", enabled: true, description: "kept"}); ok {
 		t.Error("an empty description must leave Keystone's alone")
 	}
-	if u, ok := domainUpdate(kv1.DomainSpec{Name: "d", Description: "new", Enabled: ptr(true)}, domains.Domain{Enabled: true, Description: "old"}); !ok || *u.Description != "new" || u.Enabled != nil {
-		t.Errorf("description change: %+v %v", u, ok)
+	if p, ok := diff(dom("d", "new", ptr(true)), state{name: "d", enabled: true, description: "old"}); !ok || *p.description != "new" || p.enabled != nil || p.name != nil {
+		t.Errorf("description change: %+v %v", p, ok)
 	}
-	if u, ok := serviceUpdate(kv1.ServiceSpec{Name: "s", Type: "t", Enabled: ptr(false)}, services.Service{Enabled: true}); !ok || *u.Enabled {
-		t.Errorf("enabled change must be applied: %+v %v", u, ok)
+	svc := want{name: "s", typ: "t", enabled: ptr(false), hasType: true, hasEnabled: true}
+	if p, ok := diff(svc, state{name: "s", typ: "t", enabled: true}); !ok || *p.enabled || p.fields() != "enabled" {
+		t.Errorf("enabled change must be applied: %+v %v", p, ok)
 	}
-	if u, ok := serviceUpdate(kv1.ServiceSpec{Description: "d2"}, services.Service{Enabled: true, Description: "d1"}); !ok || *u.Description != "d2" {
-		t.Errorf("description change must be applied: %+v %v", u, ok)
+	if p, ok := diff(want{name: "s", typ: "t", description: "d2", hasType: true, hasEnabled: true}, state{name: "s", typ: "t", enabled: true, description: "d1"}); !ok || *p.description != "d2" {
+		t.Errorf("description change must be applied: %+v %v", p, ok)
 	}
-	if _, ok := serviceUpdate(kv1.ServiceSpec{Description: "d"}, services.Service{Enabled: true, Description: "d"}); ok {
+	if _, ok := diff(want{name: "s", typ: "t", description: "d", hasType: true, hasEnabled: true}, state{name: "s", typ: "t", enabled: true, description: "d"}); ok {
 		t.Error("no change, no PATCH")
+	}
+	// A changed name (and, for a service, type) is a rename in place.
+	if p, ok := diff(want{name: "s2", typ: "t2", hasType: true}, state{name: "s", typ: "t"}); !ok || *p.name != "s2" || *p.typ != "t2" || p.fields() != "name, type" {
+		t.Errorf("rename: %+v %v", p, ok)
+	}
+	// Letter case alone is not a rename; a kind without enabled ignores it.
+	if _, ok := diff(want{name: "Member"}, state{name: "member"}); ok {
+		t.Error("a case-only difference must not be sent")
+	}
+	if u, ok := userUpdate(kv1.UserSpec{Name: "new"}, "", users.User{Name: "old", Enabled: true}); !ok || u.Name != "new" {
+		t.Errorf("user rename: %+v %v", u, ok)
 	}
 	if u, ok := userUpdate(kv1.UserSpec{}, "p2", users.User{Enabled: true, DefaultProjectID: "p1"}); !ok || u.DefaultProjectID != "p2" || u.Password != "" {
 		t.Errorf("default project change: %+v %v", u, ok)

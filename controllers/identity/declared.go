@@ -17,7 +17,8 @@ type declarer[T object] interface {
 	// declares returns the key of the Keystone object obj declares, how a
 	// message names it ("domain service"), and the mutable fields obj sets.
 	declares(obj T) (key, what string, fields []field)
-	// declarations lists the resources of the kind in namespace ns.
+	// declarations lists the resources of the kind in namespace ns (every
+	// namespace the client sees for "").
 	declarations(ctx context.Context, c client.Reader, ns string) ([]T, error)
 }
 

@@ -3,12 +3,12 @@ package identity
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/endpoints"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/regions"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
 	"github.com/c5c3/orderhub/internal/keystone"
@@ -18,15 +18,17 @@ import (
 // then per interface GET /v3/endpoints?service_id=&region_id= (disabled
 // endpoints included), POST when none, PATCH the URL in place when it
 // differs. Duplicates are adopted by lowest ID and reported, never deleted.
-type endpointActuator struct{ lookups }
+// A recorded endpoint the spec no longer declares is deleted when this
+// resource created it, released otherwise (dropStale).
+type endpointActuator struct {
+	lookups
+	noInputs[*kv1.Endpoint]
+}
 
 var _ actuator[*kv1.Endpoint] = endpointActuator{}
 
 func (endpointActuator) kind() string             { return "Endpoint" }
 func (endpointActuator) spec(o *kv1.Endpoint) any { return o.Spec }
-func (endpointActuator) inputs(context.Context, client.Reader, *kv1.Endpoint) (map[string]string, error) {
-	return nil, nil
-}
 
 // interfaces lists the interfaces the spec publishes, in a fixed order, with their URLs.
 func interfaces(u kv1.EndpointURLs) [][2]string {
@@ -48,13 +50,19 @@ type endpointPlan struct {
 }
 
 // planEndpoint chooses, among the endpoints Keystone holds for one service,
-// region and interface, the one to adopt (lowest ID) and what to patch.
-func planEndpoint(found []endpoints.Endpoint, url string, wantEnabled bool) endpointPlan {
+// region and interface, the one to adopt and what to patch: the recorded
+// one (status.endpointIDs) when it is among them, else the lowest ID.
+func planEndpoint(found []endpoints.Endpoint, recorded, url string, wantEnabled bool) endpointPlan {
 	if len(found) == 0 {
 		return endpointPlan{}
 	}
 	sorted := append([]endpoints.Endpoint(nil), found...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].ID < sorted[j].ID })
+	sort.Slice(sorted, func(i, j int) bool {
+		if (sorted[i].ID == recorded) != (sorted[j].ID == recorded) {
+			return sorted[i].ID == recorded
+		}
+		return sorted[i].ID < sorted[j].ID
+	})
 	p := endpointPlan{adopt: &sorted[0]}
 	for _, d := range sorted[1:] {
 		p.duplicates = append(p.duplicates, d.ID)
@@ -113,7 +121,7 @@ func (a endpointActuator) ensureRegion(ctx context.Context, id string) (bool, er
 	return true, nil
 }
 
-func (a endpointActuator) apply(ctx context.Context, o *kv1.Endpoint, _ applyInput) (outcome, error) {
+func (a endpointActuator) apply(ctx context.Context, o *kv1.Endpoint, in applyInput) (outcome, error) {
 	svcs, err := a.findServices(ctx, o.Spec.Service.Name, o.Spec.Service.Type)
 	if err != nil {
 		return outcome{}, err
@@ -139,50 +147,55 @@ func (a endpointActuator) apply(ctx context.Context, o *kv1.Endpoint, _ applyInp
 		return outcome{}, err
 	}
 	byIface := map[string][]endpoints.Endpoint{}
+	listed := map[string]bool{}
 	for _, e := range all {
 		if e.ServiceID == svc.ID && (e.RegionID == o.Spec.Region || (e.RegionID == "" && e.Region == o.Spec.Region)) {
 			byIface[string(e.Availability)] = append(byIface[string(e.Availability)], e)
+			listed[e.ID] = true
 		}
 	}
+	st := &o.Status
+	released, err := a.dropStale(ctx, st, o.Spec.URLs, listed, in.shared, &out)
+	if err != nil {
+		return out, err
+	}
 	want := enabled(o.Spec.Enabled)
-	var ids kv1.EndpointIDs
 	var dupNotes, published []string
 	for _, iu := range interfaces(o.Spec.URLs) {
 		iface, url := iu[0], iu[1]
-		p := planEndpoint(byIface[iface], url, want)
+		recorded := endpointID(st.EndpointIDs, iface)
+		p := planEndpoint(byIface[iface], recorded, url, want)
 		var id string
 		switch {
 		case p.adopt == nil:
 			e, err := endpoints.Create(ctx, a.c, endpointCreate{Interface: iface, URL: url, ServiceID: svc.ID,
 				RegionID: o.Spec.Region, Enabled: want}).Extract()
 			if err != nil {
-				return outcome{}, fmt.Errorf("create %s endpoint: %w", iface, err)
+				return out, fmt.Errorf("create %s endpoint: %w", iface, err)
 			}
 			id = e.ID
+			st.CreatedInterfaces = setMember(st.CreatedInterfaces, iface, true)
 			out.changes = append(out.changes, fmt.Sprintf("created %s endpoint %s", iface, id))
 		case p.needUpdate:
 			id = p.adopt.ID
 			if _, err := endpoints.Update(ctx, a.c, id, p.update).Extract(); err != nil {
-				return outcome{}, fmt.Errorf("update %s endpoint %s: %w", iface, id, err)
+				return out, fmt.Errorf("update %s endpoint %s: %w", iface, id, err)
 			}
 			out.changes = append(out.changes, updated(fmt.Sprintf("%s endpoint %s", iface, id), fieldsOf(p.update.ToEndpointUpdateMap())))
 		default:
 			id = p.adopt.ID
 		}
+		if id != recorded && p.adopt != nil {
+			// Adopted, not created: this resource did not create that one.
+			st.CreatedInterfaces = setMember(st.CreatedInterfaces, iface, false)
+		}
+		// Recorded at once, so a later failure in this pass loses no ID.
+		setEndpointID(&st.EndpointIDs, iface, id)
 		if len(p.duplicates) > 0 {
 			dupNotes = append(dupNotes, fmt.Sprintf("%s: %s", iface, strings.Join(p.duplicates, ", ")))
 		}
 		published = append(published, iface)
-		switch iface {
-		case "admin":
-			ids.Admin = id
-		case "internal":
-			ids.Internal = id
-		case "public":
-			ids.Public = id
-		}
 	}
-	o.Status.EndpointIDs = ids
 	out.message = fmt.Sprintf("%s endpoints of %s (%s) in %s", strings.Join(published, ", "),
 		svc.Name, svc.Type, o.Spec.Region)
 	if len(svcs) > 1 {
@@ -191,7 +204,93 @@ func (a endpointActuator) apply(ctx context.Context, o *kv1.Endpoint, _ applyInp
 	if len(dupNotes) > 0 {
 		out.message += "; duplicate endpoints not deleted: " + strings.Join(dupNotes, "; ")
 	}
+	if len(released) > 0 {
+		out.message += "; no longer tracked (adopted, not created here, so left in the catalog): " + strings.Join(released, ", ")
+	}
 	return out, nil
+}
+
+// dropStale handles the endpoints the status records that the spec no longer
+// declares where they are: an interface removed from spec.urls, or an
+// endpoint set moved to another service or region (its recorded endpoint is
+// not among those listed for the current one). One this resource created is
+// deleted from the catalog, unless another resource records it too; one it
+// adopted is released. Either way its ID leaves the status, only once
+// handled, so a failed delete is retried (docs/identity.md, "Edits").
+// released names the released ones ("admin endpoint <id>").
+func (a endpointActuator) dropStale(ctx context.Context, st *kv1.EndpointStatus, urls kv1.EndpointURLs,
+	listed map[string]bool, shared func(string) (bool, error), out *outcome) (released []string, err error) {
+	declared := map[string]bool{}
+	for _, iu := range interfaces(urls) {
+		declared[iu[0]] = true
+	}
+	for _, iface := range []string{"admin", "internal", "public"} {
+		id := endpointID(st.EndpointIDs, iface)
+		if id == "" || (declared[iface] && listed[id]) {
+			continue
+		}
+		why := "its interface was removed from spec.urls"
+		if declared[iface] {
+			why = "it is not under the declared service and region"
+		}
+		del := slices.Contains(st.CreatedInterfaces, iface)
+		if del && shared != nil {
+			isShared, err := shared(id)
+			if err != nil {
+				return released, err
+			}
+			del = !isShared
+		}
+		if del {
+			if err := endpoints.Delete(ctx, a.c, id).ExtractErr(); err != nil && !keystone.IsNotFound(err) {
+				return released, fmt.Errorf("delete %s endpoint %s (%s): %w", iface, id, why, err)
+			}
+			out.changes = append(out.changes, fmt.Sprintf("deleted %s endpoint %s: %s", iface, id, why))
+		} else {
+			released = append(released, fmt.Sprintf("%s endpoint %s", iface, id))
+		}
+		setEndpointID(&st.EndpointIDs, iface, "")
+		st.CreatedInterfaces = setMember(st.CreatedInterfaces, iface, false)
+	}
+	return released, nil
+}
+
+// endpointID is the ID ids records for iface.
+func endpointID(ids kv1.EndpointIDs, iface string) string {
+	switch iface {
+	case "admin":
+		return ids.Admin
+	case "internal":
+		return ids.Internal
+	case "public":
+		return ids.Public
+	}
+	return ""
+}
+
+// setEndpointID records id for iface.
+func setEndpointID(ids *kv1.EndpointIDs, iface, id string) {
+	switch iface {
+	case "admin":
+		ids.Admin = id
+	case "internal":
+		ids.Internal = id
+	case "public":
+		ids.Public = id
+	}
+}
+
+// setMember adds (in) or removes v from the sorted set s; nil when empty.
+func setMember(s []string, v string, in bool) []string {
+	out := slices.DeleteFunc(slices.Clone(s), func(x string) bool { return x == v })
+	if in {
+		out = append(out, v)
+		slices.Sort(out)
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // remove deletes the endpoints this resource adopted or created (never the

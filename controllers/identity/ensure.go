@@ -14,9 +14,7 @@ import (
 // only when missing. A shared object (the service domain and project, the
 // admin, service and member roles that every chart declares) therefore costs
 // no failed POST, and a backend that refuses creates (a read-only LDAP
-// domain answers 403) still finds what exists. A 409 answered to the create
-// (a concurrent writer, or a backend that compares names without case) is
-// resolved by looking the object up again.
+// domain answers 403) still finds what exists. See createUnique for a 409.
 //
 // created reports whether this call created the object. what names the
 // object in errors.
@@ -26,14 +24,22 @@ func ensureUnique[T any](ctx context.Context, what string,
 	if err != nil || found {
 		return o, false, err
 	}
-	o, err = create(ctx)
+	return createUnique(ctx, what, find, create)
+}
+
+// createUnique creates an object that find did not find. A 409 answered to
+// the create (a concurrent writer, or a backend that compares names without
+// case) is resolved by looking the object up again.
+func createUnique[T any](ctx context.Context, what string,
+	find func(context.Context) (T, bool, error), create func(context.Context) (T, error)) (obj T, created bool, err error) {
+	o, err := create(ctx)
 	if err == nil {
 		return o, true, nil
 	}
 	if !keystone.IsConflict(err) {
 		return o, false, fmt.Errorf("create %s: %w", what, err)
 	}
-	o, found, err = find(ctx)
+	o, found, err := find(ctx)
 	if err != nil {
 		return o, false, err
 	}

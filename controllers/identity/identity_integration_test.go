@@ -24,38 +24,25 @@ import (
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
 	"github.com/c5c3/orderhub/internal/keystone"
+	"github.com/c5c3/orderhub/internal/testenv"
 )
 
 // --- Keystone-side helpers (admin, direct) ---
 
 func ksDomainsNamed(t *testing.T, name string) []domains.Domain {
 	t.Helper()
-	pages, err := domains.List(admin, domains.ListOpts{Name: name}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, _ := domains.ExtractDomains(pages)
-	return ds
+	return testenv.KeystoneList(t, domains.List(admin, domains.ListOpts{Name: name}), domains.ExtractDomains)
 }
 
 func ksAllDomains(t *testing.T) []domains.Domain {
 	t.Helper()
-	pages, err := domains.List(admin, nil).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, _ := domains.ExtractDomains(pages)
-	return ds
+	return testenv.KeystoneList(t, domains.List(admin, nil), domains.ExtractDomains)
 }
 
 func ksEndpoints(t *testing.T, serviceID, iface string) []endpoints.Endpoint {
 	t.Helper()
-	pages, err := endpoints.List(admin, endpoints.ListOpts{ServiceID: serviceID, Availability: gophercloud.Availability(iface)}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	es, _ := endpoints.ExtractEndpoints(pages)
-	return es
+	return testenv.KeystoneList(t, endpoints.List(admin, endpoints.ListOpts{ServiceID: serviceID, Availability: gophercloud.Availability(iface)}),
+		endpoints.ExtractEndpoints)
 }
 
 func ksCreateService(t *testing.T, name, typ, desc string) string {
@@ -79,12 +66,7 @@ func ksCreateEndpoint(t *testing.T, serviceID, iface, url string, enabled bool) 
 
 func ksUsersNamed(t *testing.T, name, domainID string) []users.User {
 	t.Helper()
-	pages, err := users.List(admin, users.ListOpts{Name: name, DomainID: domainID}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	us, _ := users.ExtractUsers(pages)
-	return us
+	return testenv.KeystoneList(t, users.List(admin, users.ListOpts{Name: name, DomainID: domainID}), users.ExtractUsers)
 }
 
 // tryLogin asks for an unscoped token directly at Keystone (not counted by the proxy).

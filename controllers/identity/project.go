@@ -5,89 +5,71 @@ import (
 	"fmt"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
-	"github.com/c5c3/orderhub/internal/keystone"
 )
 
-// projectActuator reconciles Project: GET|POST /v3/projects, PATCH /v3/projects/{id}.
-type projectActuator struct{ lookups }
+// projectActuator reconciles Project: GET|POST /v3/projects, GET|PATCH
+// /v3/projects/{id} (applyNamed).
+type projectActuator struct {
+	lookups
+	noInputs[*kv1.Project]
+}
 
 var _ actuator[*kv1.Project] = projectActuator{}
 
 func (projectActuator) kind() string            { return "Project" }
 func (projectActuator) spec(o *kv1.Project) any { return o.Spec }
-func (projectActuator) inputs(context.Context, client.Reader, *kv1.Project) (map[string]string, error) {
-	return nil, nil
-}
 
-// projectUpdate is the PATCH that makes observed match spec; ok is false when
-// nothing differs. An empty spec description leaves Keystone's as it is.
-func projectUpdate(spec kv1.ProjectSpec, observed projects.Project) (projects.UpdateOpts, bool) {
-	var u projects.UpdateOpts
-	ok := false
-	if spec.Description != "" && spec.Description != observed.Description {
-		u.Description, ok = ptr(spec.Description), true
-	}
-	if want := enabled(spec.Enabled); want != observed.Enabled {
-		u.Enabled, ok = ptr(want), true
-	}
-	return u, ok
-}
-
-func (a projectActuator) apply(ctx context.Context, o *kv1.Project, _ applyInput) (outcome, error) {
-	did, err := a.domainID(ctx, o.Spec.Domain)
+func (a projectActuator) apply(ctx context.Context, o *kv1.Project, in applyInput) (outcome, error) {
+	s := o.Spec
+	did, err := a.domainID(ctx, s.Domain)
 	if err != nil {
 		return outcome{}, err
 	}
-	where := fmt.Sprintf("project %s in domain %s", o.Spec.Name, displayDomain(o.Spec.Domain))
-	p, created, err := ensureUnique(ctx, where,
-		func(ctx context.Context) (projects.Project, bool, error) { return a.findProject(ctx, o.Spec.Name, did) },
-		func(ctx context.Context) (projects.Project, error) {
-			r, err := projects.Create(ctx, a.c, projects.CreateOpts{Name: o.Spec.Name, DomainID: did,
-				Description: o.Spec.Description, Enabled: ptr(enabled(o.Spec.Enabled))}).Extract()
-			if r == nil {
-				return projects.Project{}, err
-			}
-			return *r, err
-		})
-	if err != nil {
-		return outcome{}, err
-	}
-	a.remember("project", did, o.Spec.Name, p.ID)
-	if created {
-		o.Status.ProjectID = p.ID
-		return changed("created " + where), nil
-	}
-	o.Status.ProjectID = p.ID
-	if u, ok := projectUpdate(o.Spec, p); ok {
-		if _, err := projects.Update(ctx, a.c, p.ID, u).Extract(); err != nil {
-			return outcome{}, fmt.Errorf("update %s: %w", where, err)
-		}
-		return changed(updated(where, fieldsOf(u.ToProjectUpdateMap()))), nil
-	}
-	return outcome{message: where + " is up to date"}, nil
+	return applyNamed(ctx, namedKind[projects.Project]{
+		tracking: tracking[projects.Project]{
+			what:     fmt.Sprintf("project %s in domain %s", s.Name, displayDomain(s.Domain)),
+			recorded: o.Status.ProjectID, shared: in.shared,
+			find: func(ctx context.Context) (projects.Project, bool, error) { return a.findProject(ctx, s.Name, did) },
+			get: func(ctx context.Context, id string) (projects.Project, bool, error) {
+				p, found, err := getFound(projects.Get(ctx, a.c, id).Extract())
+				return p, found && p.DomainID == did && !p.IsDomain, err
+			},
+			create: func(ctx context.Context) (projects.Project, error) {
+				return created1(projects.Create(ctx, a.c, projects.CreateOpts{Name: s.Name, DomainID: did,
+					Description: s.Description, Enabled: ptr(enabled(s.Enabled))}).Extract())
+			},
+			id:   func(p projects.Project) string { return p.ID },
+			name: func(p projects.Project) string { return p.Name },
+		},
+		state: func(p projects.Project) state {
+			return state{name: p.Name, description: p.Description, enabled: p.Enabled}
+		},
+		update: func(ctx context.Context, id string, p patch) error {
+			_, err := projects.Update(ctx, a.c, id, projects.UpdateOpts{Name: deref(p.name), Description: p.description, Enabled: p.enabled}).Extract()
+			return err
+		},
+		record:  func(id string) { o.Status.ProjectID = id; a.remember("project", did, s.Name, id) },
+		renamed: func(old, _ string) { a.forget("project", did, old) },
+	}, want{name: s.Name, description: s.Description, enabled: s.Enabled, hasEnabled: true})
 }
 
 func (a projectActuator) remove(ctx context.Context, o *kv1.Project) error {
-	id := o.Status.ProjectID
-	if id == "" {
-		did, err := a.domainID(ctx, o.Spec.Domain)
-		if err != nil {
-			return err
-		}
-		p, found, err := a.findProject(ctx, o.Spec.Name, did)
-		if err != nil || !found {
-			return err
-		}
-		id = p.ID
+	err := removeTracked(ctx, fmt.Sprintf("project %q", o.Spec.Name), o.Status.ProjectID,
+		func(ctx context.Context) (string, bool, error) {
+			did, err := a.domainID(ctx, o.Spec.Domain)
+			if err != nil {
+				return "", false, err
+			}
+			p, found, err := a.findProject(ctx, o.Spec.Name, did)
+			return p.ID, found, err
+		},
+		func(ctx context.Context, id string) error { return projects.Delete(ctx, a.c, id).ExtractErr() })
+	if err == nil {
+		a.forgetIn(ctx, "project", o.Spec.Domain, o.Spec.Name)
 	}
-	if err := projects.Delete(ctx, a.c, id).ExtractErr(); err != nil && !keystone.IsNotFound(err) {
-		return fmt.Errorf("delete project %q: %w", o.Spec.Name, err)
-	}
-	a.forgetIn(ctx, "project", o.Spec.Domain, o.Spec.Name)
-	return nil
+	return err
 }
 
 // changed is the outcome of an apply that wrote msg to Keystone.

@@ -51,6 +51,11 @@ type applyInput struct {
 	// successful apply and this is the forced resync; an actuator may then
 	// check before writing (RoleAssignment does), so a steady state writes nothing.
 	resync bool
+	// shared reports whether another resource of the kind, served by this
+	// controller and not being deleted, records the Keystone ID id in its
+	// status: such an object is not renamed or deleted through this one
+	// (docs/identity.md, "Edits"). nil: none does.
+	shared func(id string) (bool, error)
 }
 
 // actuator holds the Keystone calls of one kind.
@@ -167,7 +172,7 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return r.finish(ctx, orig, obj, outcome{}, err)
 	}
 	resync := ok && last.hash == hash
-	out, err := r.act.apply(ctx, obj, applyInput{values: in, resync: resync})
+	out, err := r.act.apply(ctx, obj, applyInput{values: in, resync: resync, shared: r.sharedID(ctx, obj)})
 	out.repair = isRepair(resync, len(out.changes))
 	if err == nil {
 		r.cache.set(req.NamespacedName, applied{uid: obj.GetUID(), hash: hash, at: r.now()})
@@ -200,6 +205,41 @@ func (r *Reconciler[T]) checkDeclarations(ctx context.Context, obj T) error {
 		}
 	}
 	return declarationConflict(r.act.kind(), what, self, all)
+}
+
+// idRecorder is implemented by every kind: the Keystone IDs its status records.
+type idRecorder interface{ KeystoneIDs() []string }
+
+// sharedID returns applyInput.shared for obj: it lists the resources of the
+// kind in every watched namespace (the controller's cache) once, when first
+// asked, and reports whether one besides obj that this controller serves and
+// that is not being deleted records the ID.
+func (r *Reconciler[T]) sharedID(ctx context.Context, obj T) func(string) (bool, error) {
+	d, ok := any(r.act).(declarer[T])
+	if !ok {
+		return nil
+	}
+	var ids map[string]bool
+	return func(id string) (bool, error) {
+		if ids == nil {
+			items, err := d.declarations(ctx, r.client, "")
+			if err != nil {
+				return false, err
+			}
+			ids = map[string]bool{}
+			for _, o := range items {
+				if o.GetUID() == obj.GetUID() || !o.GetDeletionTimestamp().IsZero() || !owned(o.KeystoneCommon().KeystoneRef, r.opts.RefName) {
+					continue
+				}
+				if rec, ok := any(o).(idRecorder); ok {
+					for _, v := range rec.KeystoneIDs() {
+						ids[v] = true
+					}
+				}
+			}
+		}
+		return ids[id], nil
+	}
 }
 
 // connected makes sure the Keystone session is authenticated. While Keystone

@@ -5,22 +5,21 @@ import (
 	"fmt"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
-	"github.com/c5c3/orderhub/internal/keystone"
 )
 
-// roleActuator reconciles Role: GET|POST /v3/roles, PATCH /v3/roles/{id}.
-type roleActuator struct{ lookups }
+// roleActuator reconciles Role: GET|POST /v3/roles, GET|PATCH /v3/roles/{id}
+// (applyNamed).
+type roleActuator struct {
+	lookups
+	noInputs[*kv1.Role]
+}
 
 var _ actuator[*kv1.Role] = roleActuator{}
 
 func (roleActuator) kind() string         { return "Role" }
 func (roleActuator) spec(o *kv1.Role) any { return o.Spec }
-func (roleActuator) inputs(context.Context, client.Reader, *kv1.Role) (map[string]string, error) {
-	return nil, nil
-}
 
 func roleWhere(spec kv1.RoleSpec) string {
 	if spec.Domain == "" {
@@ -29,52 +28,48 @@ func roleWhere(spec kv1.RoleSpec) string {
 	return fmt.Sprintf("role %s in domain %s", spec.Name, spec.Domain)
 }
 
-func (a roleActuator) apply(ctx context.Context, o *kv1.Role, _ applyInput) (outcome, error) {
+func (a roleActuator) apply(ctx context.Context, o *kv1.Role, in applyInput) (outcome, error) {
+	s := o.Spec
 	did := ""
-	if o.Spec.Domain != "" {
+	if s.Domain != "" {
 		var err error
-		if did, err = a.domainID(ctx, o.Spec.Domain); err != nil {
+		if did, err = a.domainID(ctx, s.Domain); err != nil {
 			return outcome{}, err
 		}
 	}
-	where := roleWhere(o.Spec)
-	r, created, err := ensureUnique(ctx, where,
-		func(ctx context.Context) (roles.Role, bool, error) { return a.findRole(ctx, o.Spec.Name, did) },
-		func(ctx context.Context) (roles.Role, error) {
-			r, err := roles.Create(ctx, a.c, roles.CreateOpts{Name: o.Spec.Name, DomainID: did, Description: o.Spec.Description}).Extract()
-			if r == nil {
-				return roles.Role{}, err
-			}
-			return *r, err
-		})
-	if err != nil {
-		return outcome{}, err
-	}
-	a.remember("role", did, o.Spec.Name, r.ID)
-	if created {
-		o.Status.RoleID = r.ID
-		return changed("created " + where), nil
-	}
-	o.Status.RoleID = r.ID
-	if o.Spec.Description != "" && o.Spec.Description != r.Description {
-		if _, err := roles.Update(ctx, a.c, r.ID, roles.UpdateOpts{Description: ptr(o.Spec.Description)}).Extract(); err != nil {
-			return outcome{}, fmt.Errorf("update %s: %w", where, err)
-		}
-		return changed(updated(where, "description")), nil
-	}
-	return outcome{message: where + " is up to date"}, nil
+	return applyNamed(ctx, namedKind[roles.Role]{
+		tracking: tracking[roles.Role]{
+			what: roleWhere(s), recorded: o.Status.RoleID, shared: in.shared,
+			find: func(ctx context.Context) (roles.Role, bool, error) { return a.findRole(ctx, s.Name, did) },
+			get: func(ctx context.Context, id string) (roles.Role, bool, error) {
+				r, found, err := getFound(roles.Get(ctx, a.c, id).Extract())
+				return r, found && r.DomainID == did, err
+			},
+			create: func(ctx context.Context) (roles.Role, error) {
+				return created1(roles.Create(ctx, a.c, roles.CreateOpts{Name: s.Name, DomainID: did, Description: s.Description}).Extract())
+			},
+			id:   func(r roles.Role) string { return r.ID },
+			name: func(r roles.Role) string { return r.Name },
+		},
+		state: func(r roles.Role) state { return state{name: r.Name, description: r.Description} },
+		update: func(ctx context.Context, id string, p patch) error {
+			_, err := roles.Update(ctx, a.c, id, roles.UpdateOpts{Name: deref(p.name), Description: p.description}).Extract()
+			return err
+		},
+		record:  func(id string) { o.Status.RoleID = id; a.remember("role", did, s.Name, id) },
+		renamed: func(old, _ string) { a.forget("role", did, old) },
+	}, want{name: s.Name, description: s.Description})
 }
 
 func (a roleActuator) remove(ctx context.Context, o *kv1.Role) error {
-	id := o.Status.RoleID
-	if id == "" {
-		var err error
-		if id, err = a.roleID(ctx, o.Spec.Name, o.Spec.Domain); err != nil {
-			return err
-		}
-	}
-	if err := roles.Delete(ctx, a.c, id).ExtractErr(); err != nil && !keystone.IsNotFound(err) {
-		return fmt.Errorf("delete role %q: %w", o.Spec.Name, err)
+	err := removeTracked(ctx, fmt.Sprintf("role %q", o.Spec.Name), o.Status.RoleID,
+		func(ctx context.Context) (string, bool, error) {
+			id, err := a.roleID(ctx, o.Spec.Name, o.Spec.Domain)
+			return id, err == nil, err
+		},
+		func(ctx context.Context, id string) error { return roles.Delete(ctx, a.c, id).ExtractErr() })
+	if err != nil {
+		return err
 	}
 	if o.Spec.Domain == "" {
 		a.forget("role", "", o.Spec.Name)

@@ -6,38 +6,23 @@ import (
 	"strings"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/services"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
-	"github.com/c5c3/orderhub/internal/keystone"
 )
 
-// serviceActuator reconciles Service: GET|POST /v3/services, PATCH
-// /v3/services/{id}. Unlike ks-service.sh it applies a changed description or
-// enabled flag to an existing service.
-type serviceActuator struct{ lookups }
+// serviceActuator reconciles Service: GET|POST /v3/services, GET|PATCH
+// /v3/services/{id} (applyNamed). Unlike ks-service.sh it applies a changed
+// description or enabled flag to an existing service; a changed name or type
+// updates it in place.
+type serviceActuator struct {
+	lookups
+	noInputs[*kv1.Service]
+}
 
 var _ actuator[*kv1.Service] = serviceActuator{}
 
 func (serviceActuator) kind() string            { return "Service" }
 func (serviceActuator) spec(o *kv1.Service) any { return o.Spec }
-func (serviceActuator) inputs(context.Context, client.Reader, *kv1.Service) (map[string]string, error) {
-	return nil, nil
-}
-
-// serviceUpdate is the PATCH that makes observed match spec; ok is false when
-// nothing differs. An empty spec description leaves Keystone's as it is.
-func serviceUpdate(spec kv1.ServiceSpec, observed services.Service) (services.UpdateOpts, bool) {
-	var u services.UpdateOpts
-	ok := false
-	if spec.Description != "" && spec.Description != observed.Description {
-		u.Description, ok = ptr(spec.Description), true
-	}
-	if want := enabled(spec.Enabled); want != observed.Enabled {
-		u.Enabled, ok = ptr(want), true
-	}
-	return u, ok
-}
 
 // duplicateNote names the IDs of duplicates that were found and left alone.
 func duplicateNote(what string, ids []string) string {
@@ -47,50 +32,54 @@ func duplicateNote(what string, ids []string) string {
 	return fmt.Sprintf("; duplicate %s not deleted: %s", what, strings.Join(ids, ", "))
 }
 
-func (a serviceActuator) apply(ctx context.Context, o *kv1.Service, _ applyInput) (outcome, error) {
-	where := fmt.Sprintf("service %s (%s)", o.Spec.Name, o.Spec.Type)
-	found, err := a.findServices(ctx, o.Spec.Name, o.Spec.Type)
-	if err != nil {
-		return outcome{}, err
-	}
-	if len(found) == 0 {
-		s, err := services.Create(ctx, a.c, services.CreateOpts{Name: o.Spec.Name, Type: o.Spec.Type,
-			Description: o.Spec.Description, Enabled: ptr(enabled(o.Spec.Enabled))}).Extract()
-		if err != nil {
-			return outcome{}, fmt.Errorf("create %s: %w", where, err)
-		}
-		o.Status.ServiceID = s.ID
-		return changed("created " + where), nil
-	}
-	s := found[0] // lowest ID
+func (a serviceActuator) apply(ctx context.Context, o *kv1.Service, in applyInput) (outcome, error) {
+	s := o.Spec
 	var dups []string
-	for _, d := range found[1:] {
-		dups = append(dups, d.ID)
-	}
-	note := duplicateNote("services", dups)
-	o.Status.ServiceID = s.ID
-	if u, ok := serviceUpdate(o.Spec, s); ok {
-		if _, err := services.Update(ctx, a.c, s.ID, u).Extract(); err != nil {
-			return outcome{}, fmt.Errorf("update %s: %w", where, err)
-		}
-		out := changed(updated(where, fieldsOf(u.ToServiceUpdateMap())))
-		out.message += note
-		return out, nil
-	}
-	return outcome{message: where + " is up to date" + note}, nil
+	return applyNamed(ctx, namedKind[services.Service]{
+		tracking: tracking[services.Service]{
+			what: fmt.Sprintf("service %s (%s)", s.Name, s.Type), recorded: o.Status.ServiceID, shared: in.shared,
+			// Service names are not unique: the lowest ID is adopted, the others reported.
+			find: func(ctx context.Context) (services.Service, bool, error) {
+				found, err := a.findServices(ctx, s.Name, s.Type)
+				if err != nil || len(found) == 0 {
+					return services.Service{}, false, err
+				}
+				dups = dups[:0]
+				for _, d := range found[1:] {
+					dups = append(dups, d.ID)
+				}
+				return found[0], true, nil
+			},
+			get: func(ctx context.Context, id string) (services.Service, bool, error) {
+				return getFound(services.Get(ctx, a.c, id).Extract())
+			},
+			create: func(ctx context.Context) (services.Service, error) {
+				return created1(services.Create(ctx, a.c, services.CreateOpts{Name: s.Name, Type: s.Type,
+					Description: s.Description, Enabled: ptr(enabled(s.Enabled))}).Extract())
+			},
+			id:   func(v services.Service) string { return v.ID },
+			name: func(v services.Service) string { return v.Name },
+		},
+		state: func(v services.Service) state {
+			return state{name: v.Name, typ: v.Type, description: v.Description, enabled: v.Enabled}
+		},
+		update: func(ctx context.Context, id string, p patch) error {
+			_, err := services.Update(ctx, a.c, id, services.UpdateOpts{Name: p.name, Type: deref(p.typ), Description: p.description, Enabled: p.enabled}).Extract()
+			return err
+		},
+		record: func(id string) { o.Status.ServiceID = id },
+		note:   func() string { return duplicateNote("services", dups) },
+	}, want{name: s.Name, typ: s.Type, description: s.Description, enabled: s.Enabled, hasType: true, hasEnabled: true})
 }
 
 func (a serviceActuator) remove(ctx context.Context, o *kv1.Service) error {
-	id := o.Status.ServiceID
-	if id == "" {
-		found, err := a.findServices(ctx, o.Spec.Name, o.Spec.Type)
-		if err != nil || len(found) == 0 {
-			return err
-		}
-		id = found[0].ID
-	}
-	if err := services.Delete(ctx, a.c, id).ExtractErr(); err != nil && !keystone.IsNotFound(err) {
-		return fmt.Errorf("delete service %q: %w", o.Spec.Name, err)
-	}
-	return nil
+	return removeTracked(ctx, fmt.Sprintf("service %q", o.Spec.Name), o.Status.ServiceID,
+		func(ctx context.Context) (string, bool, error) {
+			found, err := a.findServices(ctx, o.Spec.Name, o.Spec.Type)
+			if err != nil || len(found) == 0 {
+				return "", false, err
+			}
+			return found[0].ID, true, nil
+		},
+		func(ctx context.Context, id string) error { return services.Delete(ctx, a.c, id).ExtractErr() })
 }

@@ -61,17 +61,17 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 		return fmt.Errorf("index users by password Secret: %w", err)
 	}
 	errs := []error{
-		setup(mgr, opts, domainActuator{l}, func() *kv1.Domain { return &kv1.Domain{} }, wake, nil),
-		setup(mgr, opts, projectActuator{l}, func() *kv1.Project { return &kv1.Project{} }, wake, nil),
-		setup(mgr, opts, roleActuator{l}, func() *kv1.Role { return &kv1.Role{} }, wake, nil),
-		setup(mgr, opts, groupActuator{l}, func() *kv1.Group { return &kv1.Group{} }, wake, nil),
+		setup(mgr, opts, domainActuator{lookups: l}, func() *kv1.Domain { return &kv1.Domain{} }, wake, nil),
+		setup(mgr, opts, projectActuator{lookups: l}, func() *kv1.Project { return &kv1.Project{} }, wake, nil),
+		setup(mgr, opts, roleActuator{lookups: l}, func() *kv1.Role { return &kv1.Role{} }, wake, nil),
+		setup(mgr, opts, groupActuator{lookups: l}, func() *kv1.Group { return &kv1.Group{} }, wake, nil),
 		setup(mgr, opts, userActuator{lookups: l, probe: sess, self: sess.Self, budget: newProbeBudget()}, func() *kv1.User { return &kv1.User{} }, wake,
 			func(b *ctrl.Builder) *ctrl.Builder {
 				return b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(usersOfSecret(mgr.GetClient())))
 			}),
 		setup(mgr, opts, roleAssignmentActuator{l}, func() *kv1.RoleAssignment { return &kv1.RoleAssignment{} }, wake, nil),
-		setup(mgr, opts, serviceActuator{l}, func() *kv1.Service { return &kv1.Service{} }, wake, nil),
-		setup(mgr, opts, endpointActuator{l}, func() *kv1.Endpoint { return &kv1.Endpoint{} }, wake, nil),
+		setup(mgr, opts, serviceActuator{lookups: l}, func() *kv1.Service { return &kv1.Service{} }, wake, nil),
+		setup(mgr, opts, endpointActuator{lookups: l}, func() *kv1.Endpoint { return &kv1.Endpoint{} }, wake, nil),
 	}
 	for _, err := range errs {
 		if err != nil {

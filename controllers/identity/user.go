@@ -64,11 +64,15 @@ func (userActuator) inputs(ctx context.Context, c client.Reader, o *kv1.User) (m
 }
 
 // userUpdate is the PATCH (without password) that makes observed match spec;
-// ok is false when nothing differs. An empty spec description leaves
+// ok is false when nothing differs; a changed name is sent too. An empty spec description leaves
 // Keystone's as it is; an unset defaultProject leaves Keystone's as it is.
 func userUpdate(spec kv1.UserSpec, defaultProjectID string, observed users.User) (users.UpdateOpts, bool) {
 	var u users.UpdateOpts
 	ok := false
+	if !keystone.NamesEqual(spec.Name, observed.Name) {
+		// A rename in place (docs/identity.md, "Edits"); letter case alone is not one.
+		u.Name, ok = spec.Name, true
+	}
 	if spec.Description != "" && spec.Description != observed.Description {
 		u.Description, ok = ptr(spec.Description), true
 	}
@@ -124,16 +128,20 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 	}
 	where := fmt.Sprintf("user %s in domain %s", o.Spec.Name, displayDomain(o.Spec.Domain))
 	pw := in.values[passwordInput]
-	u, created, err := ensureUnique(ctx, where,
-		func(ctx context.Context) (users.User, bool, error) { return a.findUser(ctx, o.Spec.Name, did) },
-		func(ctx context.Context) (users.User, error) {
-			r, err := users.Create(ctx, a.c, users.CreateOpts{Name: o.Spec.Name, DomainID: did, Description: o.Spec.Description,
-				DefaultProjectID: dpid, Enabled: ptr(enabled(o.Spec.Enabled)), Password: pw}).Extract()
-			if r == nil {
-				return users.User{}, err
-			}
-			return *r, err
-		})
+	u, created, err := ensureTracked(ctx, tracking[users.User]{
+		what: where, recorded: o.Status.UserID, shared: in.shared,
+		find: func(ctx context.Context) (users.User, bool, error) { return a.findUser(ctx, o.Spec.Name, did) },
+		get: func(ctx context.Context, id string) (users.User, bool, error) {
+			u, found, err := getFound(users.Get(ctx, a.c, id).Extract())
+			return u, found && u.DomainID == did, err
+		},
+		create: func(ctx context.Context) (users.User, error) {
+			return created1(users.Create(ctx, a.c, users.CreateOpts{Name: o.Spec.Name, DomainID: did, Description: o.Spec.Description,
+				DefaultProjectID: dpid, Enabled: ptr(enabled(o.Spec.Enabled)), Password: pw}).Extract())
+		},
+		id:   func(u users.User) string { return u.ID },
+		name: func(u users.User) string { return u.Name },
+	})
 	if err != nil {
 		return outcome{}, err
 	}
@@ -152,7 +160,12 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 		if _, err := users.Update(ctx, a.c, u.ID, upd).Extract(); err != nil {
 			return outcome{}, fmt.Errorf("update %s: %w", where, err)
 		}
-		out.changes = append(out.changes, updated(where, fieldsOf(upd.ToUserUpdateMap())))
+		msg := updated(where, fieldsOf(upd.ToUserUpdateMap()))
+		if upd.Name != "" {
+			msg += fmt.Sprintf(", was name %q", u.Name)
+			a.forget("user", did, u.Name)
+		}
+		out.changes = append(out.changes, msg)
 	}
 	if !enabled(o.Spec.Enabled) {
 		// A disabled user cannot authenticate, so the password cannot be probed.

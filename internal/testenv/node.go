@@ -748,8 +748,7 @@ func cleanNodeHost(st nodeState, b nodeBins, logf func(string, ...any)) error {
 
 // reapNode undoes a dead run's node when no live stack holds the node lock.
 func reapNode() (string, bool) {
-	st, err := readNodeState()
-	if err != nil {
+	if _, err := readNodeState(); err != nil {
 		return "", false
 	}
 	l, err := net.Listen("unix", nodeLockName)
@@ -757,6 +756,15 @@ func reapNode() (string, bool) {
 		return "", false // a live node owns it
 	}
 	defer l.Close()
+	return reapNodeHeld()
+}
+
+// reapNodeHeld is reapNode for a caller that holds the node lock already.
+func reapNodeHeld() (string, bool) {
+	st, err := readNodeState()
+	if err != nil {
+		return "", false
+	}
 	var b nodeBins
 	b.ip, _ = sbin("ip")
 	b.iptables, _ = sbin("iptables")

@@ -330,20 +330,45 @@ func TestNode_PodsRunAndTeardownLeavesNothing(t *testing.T) {
 
 // assertHostAsBefore fails t for every node trace in after that before lacks.
 // readHostWithoutNode waits until no stack on the machine runs a node (the
-// node lock is free), then reads the host: a snapshot taken while another
-// stack's node runs would hold that node's sysctls, bridges and rules, which
-// its own teardown removes. Stacks take the lock one at a time (NodeWait),
-// so this wait ends when the other stack stops.
+// node lock is free), undoes what a dead node owner left, and reads the host
+// while it holds the lock: a snapshot taken while another stack's node runs,
+// or before a killed one's changes are undone, would hold that node's
+// sysctls, bridges and rules, which the teardown under test then removes.
+// Stacks take the lock one at a time (NodeWait), so this wait ends when the
+// other stack stops.
 func readHostWithoutNode(t *testing.T) hostView {
 	t.Helper()
+	var h hostView
 	Eventually(t, 20*time.Minute, "no other stack runs the node", func() error {
 		l, err := net.Listen("unix", nodeLockName)
 		if err != nil {
 			return err
 		}
-		return l.Close()
+		defer l.Close()
+		if r, ok := reapNodeHeld(); ok {
+			t.Logf("reaper: %s", r)
+		}
+		h = readHost(t)
+		return nil
 	})
-	return readHost(t)
+	return h
+}
+
+// takeNodeLock takes the node lock as soon as it is free, for up to
+// 10 seconds, so a killed owner's node stays as it left it: every other
+// stack's Start reaps a dead owner's node once it holds the lock.
+func takeNodeLock(t *testing.T) net.Listener {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		l, err := net.Listen("unix", nodeLockName)
+		if err == nil {
+			return l
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the killed child's node lock is still held: %v", err)
+		}
+		time.Sleep(time.Millisecond) // the child's exit releases it at once
+	}
 }
 
 func assertHostAsBefore(t *testing.T, before, after hostView) {
@@ -454,6 +479,10 @@ func TestNode_KilledRunIsUndone(t *testing.T) {
 	})
 	_ = cmd.Process.Signal(syscall.SIGKILL)
 	<-done
+	// Hold the lock the child held, so no other stack on the machine reaps
+	// its node before the checks below.
+	lock := takeNodeLock(t)
+	defer lock.Close()
 
 	// The owner is gone; what its node did to the host is still there, and
 	// so is the pod's shim (containerd's shims outlive containerd by design).
@@ -472,6 +501,9 @@ func TestNode_KilledRunIsUndone(t *testing.T) {
 	}
 
 	for _, r := range ReapOrphans(tools.cache) {
+		t.Logf("reaper: %s", r)
+	}
+	if r, ok := reapNodeHeld(); ok { // ReapOrphans leaves a node whose lock is held
 		t.Logf("reaper: %s", r)
 	}
 	assertHostAsBefore(t, before, readHost(t))

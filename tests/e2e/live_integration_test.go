@@ -1,6 +1,6 @@
 //go:build integration
 
-// Package e2e runs the live chainsaw suites of tests/e2e against a real
+// Package e2e runs the live chainsaw suites of tests/e2e/c5c3 against a real
 // stack with the hub's reconcilers and webhooks running in-process.
 package e2e
 
@@ -193,14 +193,15 @@ func startHub(t *testing.T, st *testenv.Stack) (hubLog string, direct client.Cli
 	return logPath, direct
 }
 
-// e2eDir is tests/e2e, the folder of this file.
+// e2eDir is tests/e2e/c5c3, the folder of the live suites beside this file
+// (the upstream c5c3 layout, docs/reference/keystoneservice.md).
 func e2eDir(t *testing.T) string {
 	t.Helper()
 	_, file, _, ok := runtime.Caller(0)
 	if !ok {
 		t.Fatal("cannot locate tests/e2e")
 	}
-	return filepath.Dir(file)
+	return filepath.Join(filepath.Dir(file), "c5c3")
 }
 
 func tailLines(s string, n int) string {

@@ -305,7 +305,7 @@ func TestInCluster_HelmInstallSuitesSamplesUpgradeUninstall(t *testing.T) {
 	// themselves (their namespaces and Keystone rows).
 	for _, suite := range []string{"keystone-service", "keystone-user"} {
 		if !t.Run("chainsaw/"+suite, func(t *testing.T) {
-			st.RunChainsaw(t, chainsaw, filepath.Join(repo, "tests", "e2e", suite))
+			st.RunChainsaw(t, chainsaw, filepath.Join(repo, "tests", "e2e", "c5c3", suite))
 		}) {
 			t.FailNow()
 		}

@@ -50,3 +50,46 @@ func (o *Endpoint) KeystoneCommon() *CommonSpec { return &o.Spec.CommonSpec }
 
 // KeystoneStatus returns the shared status fields.
 func (o *Endpoint) KeystoneStatus() *CommonStatus { return &o.Status.CommonStatus }
+
+// The accessors below return the Keystone IDs a resource records in its
+// status (empty until it has applied once). The identity controller reads
+// them to tell whether another resource tracks the same Keystone object
+// before it renames or deletes one (docs/identity.md, "Edits").
+
+// KeystoneIDs returns status.domainID.
+func (o *Domain) KeystoneIDs() []string { return ids(o.Status.DomainID) }
+
+// KeystoneIDs returns status.projectID.
+func (o *Project) KeystoneIDs() []string { return ids(o.Status.ProjectID) }
+
+// KeystoneIDs returns status.roleID.
+func (o *Role) KeystoneIDs() []string { return ids(o.Status.RoleID) }
+
+// KeystoneIDs returns status.groupID.
+func (o *Group) KeystoneIDs() []string { return ids(o.Status.GroupID) }
+
+// KeystoneIDs returns status.userID.
+func (o *User) KeystoneIDs() []string { return ids(o.Status.UserID) }
+
+// KeystoneIDs returns status.serviceID.
+func (o *Service) KeystoneIDs() []string { return ids(o.Status.ServiceID) }
+
+// KeystoneIDs returns the endpoint IDs of status.endpointIDs.
+func (o *Endpoint) KeystoneIDs() []string {
+	e := o.Status.EndpointIDs
+	return ids(e.Admin, e.Internal, e.Public)
+}
+
+// KeystoneIDs returns nothing: a grant has no ID.
+func (o *RoleAssignment) KeystoneIDs() []string { return nil }
+
+// ids drops the empty strings of in.
+func ids(in ...string) []string {
+	var out []string
+	for _, s := range in {
+		if s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}

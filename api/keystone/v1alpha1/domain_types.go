@@ -3,12 +3,15 @@ package v1alpha1
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // DomainSpec declares a Keystone domain.
+// +kubebuilder:validation:XValidation:rule="self.name == oldSelf.name || (self.name.lowerAscii() != 'default' && oldSelf.name.lowerAscii() != 'default')",message="spec.name cannot change to or from the default domain, which is never created, renamed or deleted: create a new Domain resource and delete this one"
 type DomainSpec struct {
 	CommonSpec `json:",inline"`
 
 	// Name is the Keystone domain name. "Default" in any letter case is the
 	// default domain (id "default"), which always exists and is never created,
-	// changed or deleted.
+	// changed or deleted. A changed name renames the domain in place (PATCH
+	// /v3/domains/{id} with the ID in status.domainID; docs/identity.md,
+	// "Edits"); a change to or from the default domain is refused.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	Name string `json:"name"`

@@ -47,11 +47,15 @@ type EndpointIDs struct {
 type EndpointSpec struct {
 	CommonSpec `json:",inline"`
 
-	// Service identifies the Keystone service by name and type.
+	// Service identifies the Keystone service by name and type. It may
+	// change (to follow a renamed Service, the same Keystone service): when
+	// it names another service, the endpoints are re-created there and the
+	// ones this resource created are deleted (docs/identity.md, "Edits").
 	Service ServiceRef `json:"service"`
 
 	// Region is the region ID, such as RegionOne. The controller creates the
-	// region when it is missing.
+	// region when it is missing. A changed region moves the endpoints like a
+	// changed service.
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	Region string `json:"region"`
@@ -72,9 +76,19 @@ type EndpointStatus struct {
 	CommonStatus `json:",inline"`
 	// EndpointIDs holds the Keystone endpoint ID per interface. When Keystone
 	// holds duplicates for an interface, the lowest ID is adopted and the
-	// others are named in the Ready message; they are never deleted.
+	// others are named in the Ready message; they are never deleted. An
+	// interface removed from spec.urls keeps its ID here until its endpoint
+	// is deleted from the catalog or released.
 	// +optional
 	EndpointIDs EndpointIDs `json:"endpointIDs,omitempty"`
+	// CreatedInterfaces lists the interfaces (admin, internal, public) whose
+	// recorded endpoint this resource created rather than adopted. Such an
+	// endpoint is deleted from the catalog when its interface leaves
+	// spec.urls or the endpoint set moves to another service or region; an
+	// adopted one is released and stays (docs/identity.md, "Edits").
+	// +optional
+	// +listType=set
+	CreatedInterfaces []string `json:"createdInterfaces,omitempty"`
 }
 
 // Endpoint is the set of catalog endpoints of one service in one region.

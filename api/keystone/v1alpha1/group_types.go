@@ -5,15 +5,18 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // GroupSpec declares a Keystone group. Membership is not declared here: in a
 // federated deployment a Keystone mapping decides it (docs/identity.md, "Common
 // fields").
+// +kubebuilder:validation:XValidation:rule=`(has(self.domain) && self.domain.lowerAscii() != "default" ? self.domain : "") == (has(oldSelf.domain) && oldSelf.domain.lowerAscii() != "default" ? oldSelf.domain : "")`,message="spec.domain is immutable: Keystone does not move a group to another domain; create a new Group resource and delete this one"
 type GroupSpec struct {
 	CommonSpec `json:",inline"`
 
-	// Name is the Keystone group name, unique within its domain.
+	// Name is the Keystone group name, unique within its domain. A changed
+	// name renames the group in place (docs/identity.md, "Edits").
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	Name string `json:"name"`
 
 	// Domain is the name of the group's domain. Empty means the default domain.
+	// Immutable ("" and "Default" are the same domain).
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	Domain string `json:"domain,omitempty"`

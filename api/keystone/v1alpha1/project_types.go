@@ -3,17 +3,20 @@ package v1alpha1
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // ProjectSpec declares a Keystone project within a domain.
+// +kubebuilder:validation:XValidation:rule=`(has(self.domain) && self.domain.lowerAscii() != "default" ? self.domain : "") == (has(oldSelf.domain) && oldSelf.domain.lowerAscii() != "default" ? oldSelf.domain : "")`,message="spec.domain is immutable: Keystone does not move a project to another domain; create a new Project resource and delete this one"
 type ProjectSpec struct {
 	CommonSpec `json:",inline"`
 
-	// Name is the Keystone project name, unique within its domain.
+	// Name is the Keystone project name, unique within its domain. A changed
+	// name renames the project in place (docs/identity.md, "Edits").
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	Name string `json:"name"`
 
 	// Domain is the name of the project's domain. Empty means the default
 	// domain. The domain must exist in Keystone; until it does the project
-	// reports ReconcileError naming it.
+	// reports ReconcileError naming it. Immutable ("" and "Default" are the
+	// same domain).
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	Domain string `json:"domain,omitempty"`

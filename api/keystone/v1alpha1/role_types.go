@@ -3,16 +3,18 @@ package v1alpha1
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // RoleSpec declares a Keystone role, global or domain-specific.
+// +kubebuilder:validation:XValidation:rule=`(has(self.domain) ? self.domain : "") == (has(oldSelf.domain) ? oldSelf.domain : "")`,message="spec.domain is immutable: Keystone does not move a role between domains or make a global role domain-specific; create a new Role resource and delete this one"
 type RoleSpec struct {
 	CommonSpec `json:",inline"`
 
-	// Name is the Keystone role name.
+	// Name is the Keystone role name. A changed name renames the role in
+	// place, keeping its ID and grants (docs/identity.md, "Edits").
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	Name string `json:"name"`
 
 	// Domain makes the role domain-specific: the name of its domain. Empty
-	// means a global role.
+	// means a global role. Immutable.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	Domain string `json:"domain,omitempty"`

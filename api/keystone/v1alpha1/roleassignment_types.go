@@ -3,9 +3,12 @@ package v1alpha1
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 // RoleAssignmentSpec grants a role to exactly one subject (a user or a group)
-// on exactly one scope (a project or a domain).
+// on exactly one scope (a project or a domain). Only the common fields may
+// change: a grant has no ID, so an edited one would leave the old grant
+// behind (docs/identity.md, "Edits").
 // +kubebuilder:validation:XValidation:rule="has(self.user) != has(self.group)",message="exactly one of user and group must be set"
 // +kubebuilder:validation:XValidation:rule="has(self.project) != has(self.domain)",message="exactly one of project and domain must be set"
+// +kubebuilder:validation:XValidation:rule="self.role == oldSelf.role && has(self.user) == has(oldSelf.user) && (!has(self.user) || self.user == oldSelf.user) && has(self.group) == has(oldSelf.group) && (!has(self.group) || self.group == oldSelf.group) && has(self.project) == has(oldSelf.project) && (!has(self.project) || self.project == oldSelf.project) && has(self.domain) == has(oldSelf.domain) && (!has(self.domain) || self.domain == oldSelf.domain)",message="role, user, group, project and domain are immutable: a grant has no ID to move; create a new RoleAssignment and delete this one (with deletionPolicy delete the old grant is revoked)"
 type RoleAssignmentSpec struct {
 	CommonSpec `json:",inline"`
 

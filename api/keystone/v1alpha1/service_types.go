@@ -7,7 +7,9 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 type ServiceSpec struct {
 	CommonSpec `json:",inline"`
 
-	// Name is the service name, such as cinderv3.
+	// Name is the service name, such as cinderv3. A changed name or type
+	// updates the service in place, keeping its ID and endpoints
+	// (docs/identity.md, "Edits").
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	Name string `json:"name"`

@@ -22,16 +22,20 @@ type PasswordSecretRef struct {
 }
 
 // UserSpec declares a Keystone user with its password in a Secret.
+// +kubebuilder:validation:XValidation:rule=`(has(self.domain) && self.domain.lowerAscii() != "default" ? self.domain : "") == (has(oldSelf.domain) && oldSelf.domain.lowerAscii() != "default" ? oldSelf.domain : "")`,message="spec.domain is immutable: Keystone does not move a user to another domain; create a new User resource and delete this one"
 type UserSpec struct {
 	CommonSpec `json:",inline"`
 
 	// Name is the Keystone user name, unique within its domain. It may contain
-	// characters a Kubernetes name may not, such as an underscore.
+	// characters a Kubernetes name may not, such as an underscore. A changed
+	// name renames the user in place, keeping its ID, password and grants
+	// (docs/identity.md, "Edits").
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=255
 	Name string `json:"name"`
 
 	// Domain is the name of the user's domain. Empty means the default domain.
+	// Immutable ("" and "Default" are the same domain).
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	Domain string `json:"domain,omitempty"`

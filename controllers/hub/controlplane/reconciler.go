@@ -30,6 +30,10 @@ const ControllerName = "orderhub-controlplane"
 // (orcv1alpha1.CloudCredencialsCASecretKey, spelled as upstream).
 const CACertKey = "cacert"
 
+// staleReadRetry is the requeue after a status write refused for a stale
+// read (a Conflict); the newer plane's watch event normally comes first.
+const staleReadRetry = time.Second
+
 // OpenBao is where the per-namespace SecretStores point and how they log
 // in: OpenBao's Kubernetes auth method, as a ServiceAccount the plane
 // creates in each consented namespace (tenant.go, docs/reference/openbao.md).
@@ -136,6 +140,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	admin, held := r.holdTransient(ctx, &cp, AdminCredentialCondition(o, cp.Generation))
 	ready, err := r.writeStatus(ctx, &cp, Conditions(admin, cp.Generation))
+	if apierrors.IsConflict(err) && len(errs) == 0 {
+		// This pass read a plane older than the server's: the newer one's
+		// watch event runs the next pass; the requeue is a safety net.
+		return ctrl.Result{RequeueAfter: staleReadRetry}, nil
+	}
 	if err != nil {
 		errs = append(errs, err)
 	}
@@ -256,7 +265,10 @@ func (r *Reconciler) writeStatus(ctx context.Context, cp *c5c3v1alpha1.ControlPl
 	changed := SetConditions(&cp.Status.Conditions, want, metav1.NewTime(r.now()))
 	cp.Status.ObservedGeneration = cp.Generation
 	if len(changed) > 0 || base.Status.ObservedGeneration != cp.Generation {
-		if err := r.client.Status().Patch(ctx, cp, client.MergeFrom(base)); err != nil {
+		// The optimistic lock makes a pass that read a stale plane fail with
+		// a Conflict instead of writing its conditions over newer ones (which
+		// would move their lastTransitionTime).
+		if err := r.client.Status().Patch(ctx, cp, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 			return false, fmt.Errorf("write ControlPlane status: %w", err)
 		}
 	}

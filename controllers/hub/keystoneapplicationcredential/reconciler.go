@@ -2,13 +2,11 @@ package keystoneapplicationcredential
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -80,13 +78,15 @@ type pass struct {
 	ac       *c5c3v1alpha1.KeystoneApplicationCredential
 	ord      orders.Order
 	cp       *c5c3v1alpha1.ControlPlane
-	ns       string // the plane's namespace, where the children live
-	prefix   string // korc.ChildPrefix of the order
+	gate     orders.Gate // the shared gate (orders.GateOf); unset in teardown
+	ns       string      // the plane's namespace, where the children live
+	prefix   string      // korc.ChildPrefix of the order
 	lbl      map[string]string
 	now      time.Time
 	schedule applicationcredential.Schedule
 	st       c5c3v1alpha1.KeystoneApplicationCredentialStatus
 	obs      applicationcredential.Observation
+	conds    []metav1.Condition // the pass's conditions (Status)
 	creds    []applicationcredential.Credential
 	credObjs map[int64]*orcv1alpha1.ApplicationCredential
 	// passwordGen is the user's status.passwordGeneration the mint-cloud
@@ -98,81 +98,104 @@ func (p *pass) event(typ, reason, action, format string, args ...any) {
 	p.r.recorder.Eventf(p.ac, nil, typ, reason, action, format, args...)
 }
 
+type (
+	orderObj    = *c5c3v1alpha1.KeystoneApplicationCredential
+	orderStatus = c5c3v1alpha1.KeystoneApplicationCredentialStatus
+)
+
+// loop is the order loop of KeystoneApplicationCredentials (orders.Loop).
+// Its status write is guarded by the order's resourceVersion: a pass that
+// read a stale order (the cache lags a write) fails with a Conflict and
+// runs again on the current one (orders.StaleRequeue).
+func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
+	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown,
+		Clusters: r.hub, Planes: r.local, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneApplicationCredential,
+			Recorder: r.recorder, OptimisticLock: true, Fields: func(ac orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
+				return &ac.Status, &ac.Status.Conditions, &ac.Status.ObservedGeneration
+			}}}
+}
+
 // Reconcile runs one pass for a KeystoneApplicationCredential on
-// req.ClusterName (docs/reference/keystoneapplicationcredential.md): the shared
-// gate, the reference gates, the Keystone-side step
-// applicationcredential.Decide chooses, the delivery, and the status. A
-// deregistered cluster's error is returned as is (the builder drops the
+// req.ClusterName (docs/reference/keystoneapplicationcredential.md;
+// orders.Loop): the shared gate, the reference gates, the Keystone-side
+// step applicationcredential.Decide chooses, the delivery, and the status.
+// A deregistered cluster's error is returned as is (the builder drops the
 // request).
 func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
-	oc, err := r.hub.Client(ctx, req.ClusterName)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	var ac c5c3v1alpha1.KeystoneApplicationCredential
-	if err := oc.Get(ctx, req.NamespacedName, &ac); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	ord := orders.OrderOf(orders.KindKeystoneApplicationCredential, req)
-	cp, err := orders.Plane(ctx, r.local, ac.Spec.ControlPlaneRef, ac.Namespace)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
+	return r.loop().Reconcile(ctx, req)
+}
+
+// kind is the KeystoneApplicationCredential part of the order loop
+// (orders.Kind); a pass is its orders.Actuator.
+type kind struct{ *Reconciler }
+
+func (kind) New() orderObj                                         { return &c5c3v1alpha1.KeystoneApplicationCredential{} }
+func (kind) PlaneRef(ac orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return ac.Spec.ControlPlaneRef }
+
+func (k kind) Teardown(ctx context.Context, p *orders.Pass[orderObj]) (ctrl.Result, error) {
+	return k.newPass(p).teardown(ctx)
+}
+
+func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
+	q := k.newPass(p)
+	q.obs = applicationcredential.Observation{Gate: p.Gate, SecretName: orders.SecretName(p.Obj.Name)}
+	return q
+}
+
+// newPass begins a pass of p's order at the clock's current second.
+func (r *Reconciler) newPass(p *orders.Pass[orderObj]) *pass {
+	ac, ord := p.Obj, p.Order
 	planeNS, _ := orders.PlaneKey(ac.Spec.ControlPlaneRef, ac.Namespace)
-	now := r.now().UTC().Truncate(time.Second) // metav1.Time keeps seconds
-	p := &pass{r: r, oc: oc, ac: &ac, ord: ord, cp: cp, ns: planeNS, now: now,
+	return &pass{r: r, oc: p.Client, ac: ac, ord: ord, cp: p.Plane, gate: p.Gate, ns: planeNS,
+		now:      r.now().UTC().Truncate(time.Second), // metav1.Time keeps seconds
 		prefix:   korc.ChildPrefix(ac.Name, korc.OrderKey(ord.Cluster, ord.Namespace, ord.Name), korc.InfixApplicationCredential),
 		lbl:      orders.ChildLabels(ord),
 		schedule: applicationcredential.ScheduleOf(&ac.Spec),
 		st:       *ac.Status.DeepCopy()}
-	if !ac.DeletionTimestamp.IsZero() {
-		return p.teardown(ctx)
-	}
-	gate := orders.GateOf(ord, ac.Spec.ControlPlaneRef, cp)
-	if err := orders.EnsureFinalizer(ctx, oc, &ac, c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown, cp, ord); err != nil {
-		return ctrl.Result{}, err
-	}
-	p.obs = applicationcredential.Observation{Gate: gate, SecretName: orders.SecretName(ac.Name)}
-	var errs []error
-	if gate.Passed() {
-		// A frozen (or otherwise gated) order changes nothing but its
-		// status: nothing is created, rotated, delivered, repaired or swept
-		// (docs/reference/keystoneapplicationcredential.md, "Consent").
-		if err := p.run(ctx); err != nil {
-			errs = append(errs, err)
-		}
-		// status.nextRotation follows the schedule on every pass, not only
-		// at a switch: a changed or turned-off schedule is reported at once
-		// (docs/reference/keystoneapplicationcredential.md, "Status": "Absent
-		// with the schedule off").
-		p.st = applicationcredential.WithNextRotation(p.st, p.schedule)
-	}
+}
+
+// Act runs the pass behind an open gate (run); status.nextRotation follows
+// the schedule on every such pass, not only at a switch: a changed or
+// turned-off schedule is reported at once
+// (docs/reference/keystoneapplicationcredential.md, "Status": "Absent with
+// the schedule off").
+func (p *pass) Act(ctx context.Context) error {
+	err := p.run(ctx)
+	p.st = applicationcredential.WithNextRotation(p.st, p.schedule)
+	return err
+}
+
+// Gated does nothing: a frozen (or otherwise gated) order changes nothing
+// but its status: nothing is created, rotated, delivered, repaired or swept
+// (docs/reference/keystoneapplicationcredential.md, "Consent").
+func (*pass) Gated(context.Context) error { return nil }
+
+// Status is applicationcredential.Conditions and the pass's status fields.
+func (p *pass) Status() orders.StatusUpdate[orderStatus] {
 	p.obs.Current = p.st.CredentialGeneration
 	p.obs.Credentials = p.creds
-	p.obs.ExpiredNow = applicationcredential.Expired(timeOf(p.st.CredentialExpiresAt), now)
-	conds := applicationcredential.Conditions(p.obs, ac.Generation)
-	if err := p.writeStatus(ctx, conds); apierrors.IsConflict(err) && len(errs) == 0 {
-		// The pass read a stale order (the cache lags a write): run again on
-		// the current one.
-		return ctrl.Result{RequeueAfter: time.Second}, nil
-	} else if err != nil {
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return ctrl.Result{}, err
-	}
-	in := applicationcredential.InputFrom(&ac, now)
-	in.Gate = gate
-	wait := applicationcredential.RequeueAfter(in, ord.OnTargetCluster())
-	if gate.Passed() && conds[2].Status != metav1.ConditionTrue && (wait == 0 || wait > NotReadyRequeue) {
+	p.obs.ExpiredNow = applicationcredential.Expired(timeOf(p.st.CredentialExpiresAt), p.now)
+	p.conds = applicationcredential.Conditions(p.obs, p.ac.Generation)
+	return orders.StatusUpdate[orderStatus]{Fields: p.st, Conditions: p.conds, Now: metav1.NewTime(p.now)}
+}
+
+// Requeue is applicationcredential.RequeueAfter, behind an open gate at
+// most NotReadyRequeue while not Ready and ReadyResync once Ready.
+func (p *pass) Requeue() time.Duration {
+	in := applicationcredential.InputFrom(p.ac, p.now)
+	in.Gate = p.gate
+	onTarget := p.ord.OnTargetCluster()
+	wait := applicationcredential.RequeueAfter(in, onTarget)
+	ready := p.conds[2].Status == metav1.ConditionTrue
+	if p.gate.Passed() && !ready && (wait == 0 || wait > NotReadyRequeue) {
 		wait = NotReadyRequeue
 	}
-	if gate.Passed() && conds[2].Status == metav1.ConditionTrue && (wait == 0 || wait > r.resync) {
+	if p.gate.Passed() && ready && (wait == 0 || wait > p.r.resync) {
 		// A converged order verifies its delivered credential every
 		// resync (probe): an out-of-band deletion is not watched.
-		wait = r.resync
+		wait = p.r.resync
 	}
-	return ctrl.Result{RequeueAfter: orders.CapTarget(wait, ord.OnTargetCluster())}, nil
+	return orders.CapTarget(wait, onTarget)
 }
 
 // run is the pass behind an open shared gate. Kubernetes-level failures are
@@ -240,7 +263,7 @@ func (p *pass) run(ctx context.Context) error {
 		p.probe(ctx, &in, secret, refs.ca)
 	}
 	d := applicationcredential.Decide(in)
-	if err := p.act(ctx, d); err != nil {
+	if err := p.carryOut(ctx, d); err != nil {
 		p.obs.CredentialError = err
 		return err
 	}
@@ -263,9 +286,9 @@ func (p *pass) run(ctx context.Context) error {
 	return nil
 }
 
-// act carries out d, the Keystone-side step of the pass
+// carryOut carries out d, the Keystone-side step of the pass
 // (docs/reference/keystoneapplicationcredential.md, "Rotation").
-func (p *pass) act(ctx context.Context, d applicationcredential.Decision) error {
+func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) error {
 	switch d.Action {
 	case applicationcredential.ActionCreate:
 		if err := p.createGeneration(ctx, d.Generation); err != nil {
@@ -331,27 +354,6 @@ func (p *pass) deletePrevious(ctx context.Context, gen int64) error {
 	}
 	p.st.PreviousCredentialID, p.st.PreviousCredentialGeneration, p.st.PreviousCredentialDeleteAt = "", 0, nil
 	p.event(corev1.EventTypeNormal, EventPreviousDeleted, "Rotate", "generation %d is deleted from Keystone", gen)
-	return nil
-}
-
-// writeStatus writes conds and the pass's status fields, guarded by the
-// order's resourceVersion (a pass that read a stale order fails with a
-// Conflict and is retried), and emits an event per condition whose status
-// or reason changed.
-func (p *pass) writeStatus(ctx context.Context, conds []metav1.Condition) error {
-	ac := p.ac
-	base := ac.DeepCopy()
-	st := p.st
-	st.Conditions = ac.Status.Conditions
-	changed := controlplane.SetConditions(&st.Conditions, conds, metav1.NewTime(p.now))
-	st.ObservedGeneration = ac.Generation
-	ac.Status = st
-	if err := orders.PatchStatus(ctx, p.oc, ac, base, orders.KindKeystoneApplicationCredential, true); err != nil {
-		return err
-	}
-	for _, e := range orders.ConditionEvents(changed) {
-		p.event(e.Type, e.Reason, orders.EventActionReconcile, "%s", e.Note)
-	}
 	return nil
 }
 

@@ -154,15 +154,7 @@ func newWorld(t *testing.T, ns, prefix string) *world {
 func (w *world) grantRole(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	pages, err := roles.List(identity, roles.ListOpts{Name: "member"}).AllPages(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := roles.ExtractRoles(pages)
-	if err != nil || len(rs) == 0 {
-		t.Fatalf("role member: %v (%d found)", err, len(rs))
-	}
-	w.roleID = rs[0].ID
+	w.roleID = testenv.KeystoneRoleID(t, identity, "member")
 	if err := roles.Assign(ctx, identity, w.roleID, roles.AssignOpts{UserID: w.userID, ProjectID: w.projectID}).ExtractErr(); err != nil {
 		t.Fatal(err)
 	}
@@ -190,11 +182,7 @@ func (w *world) order(name string, interval, grace time.Duration) *c5c3v1alpha1.
 // keystoneCredentials lists the user's application credentials in Keystone
 // (the admin may list them).
 func (w *world) keystoneCredentials(ctx context.Context) ([]applicationcredentials.ApplicationCredential, error) {
-	pages, err := applicationcredentials.List(identity, w.userID, applicationcredentials.ListOpts{}).AllPages(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return applicationcredentials.ExtractApplicationCredentials(pages)
+	return testenv.KeystoneApplicationCredentials(ctx, identity, w.userID)
 }
 
 func create(t *testing.T, obj client.Object) {

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -61,15 +60,7 @@ func waitGone(t *testing.T, obj client.Object) {
 // keystoneProjects lists the Keystone projects named name.
 func keystoneProjects(t *testing.T, name string) []projects.Project {
 	t.Helper()
-	pages, err := projects.List(identity, projects.ListOpts{Name: name}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := projects.ExtractProjects(pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ps
+	return testenv.KeystoneList(t, projects.List(identity, projects.ListOpts{Name: name}), projects.ExtractProjects)
 }
 
 func waitKeystone(t *testing.T, name string, what string, ok func([]projects.Project) error) {
@@ -79,15 +70,7 @@ func waitKeystone(t *testing.T, name string, what string, ok func([]projects.Pro
 
 func defaultDomainID(t *testing.T) string {
 	t.Helper()
-	pages, err := domains.List(identity, domains.ListOpts{Name: "Default"}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ds, _ := domains.ExtractDomains(pages)
-	if len(ds) != 1 {
-		t.Fatalf("domain Default: %v", ds)
-	}
-	return ds[0].ID
+	return testenv.KeystoneDomainID(t, identity, "Default")
 }
 
 // children lists the K-ORC Projects and Domains labelled for kp.

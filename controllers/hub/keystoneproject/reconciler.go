@@ -2,7 +2,7 @@ package keystoneproject
 
 import (
 	"context"
-	"errors"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -11,7 +11,6 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
-	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/clusters"
 )
@@ -32,66 +31,76 @@ type Reconciler struct {
 	claims client.Client
 }
 
-// Reconcile runs one pass for the KeystoneProject req names on its cluster.
-// Errors: a deregistered cluster (wrapping multicluster.ErrClusterNotFound,
-// which drops the request), or a read/write failure (retried).
+type (
+	orderObj    = *c5c3v1alpha1.KeystoneProject
+	orderStatus = c5c3v1alpha1.KeystoneProjectStatus
+)
+
+// loop is the order loop of KeystoneProjects (orders.Loop).
+func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
+	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneProjectTeardown,
+		Clusters: r.hub, Planes: r.local, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneProject,
+			Recorder: r.recorder, Fields: func(kp orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
+				return &kp.Status, &kp.Status.Conditions, &kp.Status.ObservedGeneration
+			}}}
+}
+
+// Reconcile runs one pass for the KeystoneProject req names on its cluster
+// (orders.Loop). Errors: a deregistered cluster (wrapping
+// multicluster.ErrClusterNotFound, which drops the request), or a
+// read/write failure (retried).
 func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-	oc, err := r.hub.Client(ctx, req.ClusterName)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	var kp c5c3v1alpha1.KeystoneProject
-	if err := oc.Get(ctx, req.NamespacedName, &kp); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
-	ord := orders.OrderOf(orders.KindKeystoneProject, req)
-	cp, err := orders.Plane(ctx, r.local, kp.Spec.ControlPlaneRef, kp.Namespace)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	if !kp.DeletionTimestamp.IsZero() {
-		return r.teardown(ctx, oc, &kp, cp, ord)
-	}
-	gate := orders.GateOf(ord, kp.Spec.ControlPlaneRef, cp)
-	if err := orders.EnsureFinalizer(ctx, oc, &kp, c5c3v1alpha1.FinalizerKeystoneProjectTeardown, cp, ord); err != nil {
-		return reconcile.Result{}, err
-	}
-	o := Observation{Gate: gate}
-	domainID := ""
-	if gate.Passed() {
-		o, domainID = r.project(ctx, &kp, cp, ord)
-		o.Gate = gate
-	}
-	cond := ProjectCondition(o, kp.Generation)
-	st := StatusOf(kp.Status, o, EffectiveProjectName(&kp), domainID)
-	var errs []error
-	if o.Error != nil {
-		errs = append(errs, o.Error)
-	}
-	if err := r.writeStatus(ctx, oc, &kp, Conditions(cond, kp.Generation), st); err != nil {
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return reconcile.Result{}, err
-	}
-	return reconcile.Result{RequeueAfter: RequeueAfter(cond.Status == metav1.ConditionTrue, ord.OnTargetCluster())}, nil
+	return r.loop().Reconcile(ctx, req)
 }
 
 // writeStatus sets the conditions, observedGeneration and the status fields
 // on the order's cluster and emits an event per condition whose status or
-// reason changed (orders.ConditionEvents).
-func (r *Reconciler) writeStatus(ctx context.Context, oc client.Client, kp *c5c3v1alpha1.KeystoneProject,
-	conds []metav1.Condition, st c5c3v1alpha1.KeystoneProjectStatus) error {
-	base := kp.DeepCopy()
-	st.Conditions = kp.Status.Conditions
-	changed := controlplane.SetConditions(&st.Conditions, conds, r.now())
-	st.ObservedGeneration = kp.Generation
-	kp.Status = st
-	if err := orders.PatchStatus(ctx, oc, kp, base, orders.KindKeystoneProject, false); err != nil {
-		return err
-	}
-	for _, e := range orders.ConditionEvents(changed) {
-		r.recorder.Eventf(kp, nil, e.Type, e.Reason, orders.EventActionReconcile, "%s", e.Note)
-	}
-	return nil
+// reason changed (orders.StatusWriter).
+func (r *Reconciler) writeStatus(ctx context.Context, oc client.Client, kp orderObj, conds []metav1.Condition, st orderStatus) error {
+	// Events are recorded for orders on every cluster, so the order's
+	// cluster is not needed.
+	return r.loop().Status.Write(ctx, oc, orders.Order{}, kp, orders.StatusUpdate[orderStatus]{Fields: st, Conditions: conds, Now: r.now()})
 }
+
+// kind is the KeystoneProject part of the order loop (orders.Kind).
+type kind struct{ *Reconciler }
+
+func (kind) New() orderObj                                         { return &c5c3v1alpha1.KeystoneProject{} }
+func (kind) PlaneRef(kp orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return kp.Spec.ControlPlaneRef }
+
+func (k kind) Teardown(ctx context.Context, p *orders.Pass[orderObj]) (reconcile.Result, error) {
+	return k.teardown(ctx, p.Client, p.Obj, p.Plane, p.Order)
+}
+
+func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
+	return &actuator{r: k.Reconciler, p: p, o: Observation{Gate: p.Gate}}
+}
+
+// actuator is one normal pass of a KeystoneProject (orders.Actuator).
+type actuator struct {
+	r        *Reconciler
+	p        *orders.Pass[orderObj]
+	o        Observation
+	domainID string
+	ready    bool
+}
+
+// Act projects the order (project).
+func (a *actuator) Act(ctx context.Context) error {
+	a.o, a.domainID = a.r.project(ctx, a.p.Obj, a.p.Plane, a.p.Order)
+	a.o.Gate = a.p.Gate
+	return a.o.Error
+}
+
+func (*actuator) Gated(context.Context) error { return nil }
+
+// Status is ProjectCondition and StatusOf.
+func (a *actuator) Status() orders.StatusUpdate[orderStatus] {
+	kp := a.p.Obj
+	cond := ProjectCondition(a.o, kp.Generation)
+	a.ready = cond.Status == metav1.ConditionTrue
+	return orders.StatusUpdate[orderStatus]{Fields: StatusOf(kp.Status, a.o, EffectiveProjectName(kp), a.domainID),
+		Conditions: Conditions(cond, kp.Generation), Now: a.r.now()}
+}
+
+func (a *actuator) Requeue() time.Duration { return RequeueAfter(a.ready, a.p.Order.OnTargetCluster()) }

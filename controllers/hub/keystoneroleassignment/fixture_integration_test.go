@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -59,11 +58,10 @@ func provision(t *testing.T) (fixtureIDs, error) {
 	if err := kube.Create(ctx, kp); err != nil {
 		return fixtureIDs{}, err
 	}
-	pages, err := domains.List(identity, domains.ListOpts{Name: "Default"}).AllPages(ctx)
+	ds, err := testenv.KeystoneAll(ctx, domains.List(identity, domains.ListOpts{Name: "Default"}), domains.ExtractDomains)
 	if err != nil {
 		return fixtureIDs{}, err
 	}
-	ds, _ := domains.ExtractDomains(pages)
 	if len(ds) != 1 {
 		return fixtureIDs{}, fmt.Errorf("domain Default: %v", ds)
 	}
@@ -144,38 +142,14 @@ func waitForReason(t *testing.T, ra *c5c3v1alpha1.KeystoneRoleAssignment, typ, r
 // exists.
 func roleID(t *testing.T, name string) string {
 	t.Helper()
-	pages, err := roles.List(identity, roles.ListOpts{Name: name}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, _ := roles.ExtractRoles(pages)
-	if len(rs) > 0 {
-		return rs[0].ID
-	}
-	r, err := roles.Create(context.Background(), identity, roles.CreateOpts{Name: name}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.ID
+	return testenv.KeystoneEnsureRole(t, identity, name)
 }
 
 // granted lists the role ids Keystone assigns directly to userID on
 // projectID (GET /v3/role_assignments).
 func granted(t *testing.T, userID, projectID string) map[string]bool {
 	t.Helper()
-	pages, err := roles.ListAssignments(identity, roles.ListAssignmentsOpts{UserID: userID, ScopeProjectID: projectID}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	as, err := roles.ExtractRoleAssignments(pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]bool{}
-	for _, a := range as {
-		out[a.Role.ID] = true
-	}
-	return out
+	return testenv.KeystoneAssignedRoles(t, identity, userID, projectID)
 }
 
 func waitGranted(t *testing.T, ids fixtureIDs, role string, want bool) {

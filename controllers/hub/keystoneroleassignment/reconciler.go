@@ -2,7 +2,7 @@ package keystoneroleassignment
 
 import (
 	"context"
-	"errors"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -32,71 +32,82 @@ type Reconciler struct {
 	granter  grants.Granter
 }
 
+type (
+	orderObj    = *c5c3v1alpha1.KeystoneRoleAssignment
+	orderStatus = c5c3v1alpha1.KeystoneRoleAssignmentStatus
+)
+
+// loop is the order loop of KeystoneRoleAssignments (orders.Loop).
+func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
+	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown,
+		Clusters: r.hub, Planes: r.local, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneRoleAssignment,
+			Recorder: r.recorder, Fields: func(ra orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
+				return &ra.Status, &ra.Status.Conditions, &ra.Status.ObservedGeneration
+			}}}
+}
+
 // Reconcile runs one pass for the KeystoneRoleAssignment req names on its
-// cluster. Errors: a deregistered cluster (wrapping
+// cluster (orders.Loop). Errors: a deregistered cluster (wrapping
 // multicluster.ErrClusterNotFound, which drops the request), or a
 // read/write failure (retried).
 func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-	oc, err := r.hub.Client(ctx, req.ClusterName)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	var ra c5c3v1alpha1.KeystoneRoleAssignment
-	if err := oc.Get(ctx, req.NamespacedName, &ra); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
-	ord := orders.OrderOf(orders.KindKeystoneRoleAssignment, req)
-	cp, err := orders.Plane(ctx, r.local, ra.Spec.ControlPlaneRef, ra.Namespace)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	if !ra.DeletionTimestamp.IsZero() {
-		return r.teardown(ctx, oc, &ra, cp, ord)
-	}
-	gate := orders.GateOf(ord, ra.Spec.ControlPlaneRef, cp)
-	if err := orders.EnsureFinalizer(ctx, oc, &ra, c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown, cp, ord); err != nil {
-		return reconcile.Result{}, err
-	}
-	o := Observation{Gate: gate, Role: string(ra.Spec.Role), Namespace: ra.Namespace}
-	var userID, projectID string
-	if gate.Passed() {
-		a, _ := orders.Assigned(cp, ord.Cluster, ord.Namespace)
-		o.Allowed = orders.RoleAllowed(a, string(ra.Spec.Role))
-		o.Plane, o.External = cp.Namespace+"/"+cp.Name, controlplane.IsExternal(cp)
-		if o.Allowed {
-			userID, projectID = r.assign(ctx, oc, &ra, cp, ord, &o)
-		}
-	}
-	cond := AssignmentCondition(o, ra.Generation)
-	st := StatusOf(ra.Status, o, userID, projectID)
-	var errs []error
-	if o.Error != nil {
-		errs = append(errs, o.Error)
-	}
-	if err := r.writeStatus(ctx, oc, &ra, Conditions(cond, ra.Generation), st); err != nil {
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return reconcile.Result{}, err
-	}
-	return reconcile.Result{RequeueAfter: RequeueAfter(cond.Status == metav1.ConditionTrue, ord.OnTargetCluster())}, nil
+	return r.loop().Reconcile(ctx, req)
 }
 
 // writeStatus sets the conditions, observedGeneration and the status fields
 // on the order's cluster and emits an event per condition whose status or
-// reason changed (orders.ConditionEvents).
-func (r *Reconciler) writeStatus(ctx context.Context, oc client.Client, ra *c5c3v1alpha1.KeystoneRoleAssignment,
-	conds []metav1.Condition, st c5c3v1alpha1.KeystoneRoleAssignmentStatus) error {
-	base := ra.DeepCopy()
-	st.Conditions = ra.Status.Conditions
-	changed := controlplane.SetConditions(&st.Conditions, conds, r.now())
-	st.ObservedGeneration = ra.Generation
-	ra.Status = st
-	if err := orders.PatchStatus(ctx, oc, ra, base, orders.KindKeystoneRoleAssignment, false); err != nil {
-		return err
-	}
-	for _, e := range orders.ConditionEvents(changed) {
-		r.recorder.Eventf(ra, nil, e.Type, e.Reason, orders.EventActionReconcile, "%s", e.Note)
-	}
-	return nil
+// reason changed (orders.StatusWriter).
+func (r *Reconciler) writeStatus(ctx context.Context, oc client.Client, ra orderObj, conds []metav1.Condition, st orderStatus) error {
+	// Events are recorded for orders on every cluster, so the order's
+	// cluster is not needed.
+	return r.loop().Status.Write(ctx, oc, orders.Order{}, ra, orders.StatusUpdate[orderStatus]{Fields: st, Conditions: conds, Now: r.now()})
 }
+
+// kind is the KeystoneRoleAssignment part of the order loop (orders.Kind).
+type kind struct{ *Reconciler }
+
+func (kind) New() orderObj                                         { return &c5c3v1alpha1.KeystoneRoleAssignment{} }
+func (kind) PlaneRef(ra orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return ra.Spec.ControlPlaneRef }
+
+func (k kind) Teardown(ctx context.Context, p *orders.Pass[orderObj]) (reconcile.Result, error) {
+	return k.teardown(ctx, p.Client, p.Obj, p.Plane, p.Order)
+}
+
+func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
+	return &actuator{r: k.Reconciler, p: p, o: Observation{Gate: p.Gate, Role: string(p.Obj.Spec.Role), Namespace: p.Obj.Namespace}}
+}
+
+// actuator is one normal pass of a KeystoneRoleAssignment (orders.Actuator).
+type actuator struct {
+	r                 *Reconciler
+	p                 *orders.Pass[orderObj]
+	o                 Observation
+	userID, projectID string
+	ready             bool
+}
+
+// Act checks the role against the namespace's allowedRoles and, when it is
+// allowed, assigns it (assign).
+func (a *actuator) Act(ctx context.Context) error {
+	p := a.p
+	as, _ := orders.Assigned(p.Plane, p.Order.Cluster, p.Order.Namespace)
+	a.o.Allowed = orders.RoleAllowed(as, string(p.Obj.Spec.Role))
+	a.o.Plane, a.o.External = p.Plane.Namespace+"/"+p.Plane.Name, controlplane.IsExternal(p.Plane)
+	if a.o.Allowed {
+		a.userID, a.projectID = a.r.assign(ctx, p.Client, p.Obj, p.Plane, p.Order, &a.o)
+	}
+	return a.o.Error
+}
+
+func (*actuator) Gated(context.Context) error { return nil }
+
+// Status is AssignmentCondition and StatusOf.
+func (a *actuator) Status() orders.StatusUpdate[orderStatus] {
+	ra := a.p.Obj
+	cond := AssignmentCondition(a.o, ra.Generation)
+	a.ready = cond.Status == metav1.ConditionTrue
+	return orders.StatusUpdate[orderStatus]{Fields: StatusOf(ra.Status, a.o, a.userID, a.projectID),
+		Conditions: Conditions(cond, ra.Generation), Now: a.r.now()}
+}
+
+func (a *actuator) Requeue() time.Duration { return RequeueAfter(a.ready, a.p.Order.OnTargetCluster()) }

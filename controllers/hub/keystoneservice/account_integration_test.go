@@ -29,6 +29,7 @@ import (
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 	"github.com/c5c3/orderhub/delivery/eso"
 	"github.com/c5c3/orderhub/delivery/openbao"
+	"github.com/c5c3/orderhub/internal/testenv"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -83,66 +84,23 @@ func authenticate(ctx context.Context, c cloudsyaml.Cloud) error {
 
 func keystoneUser(t *testing.T, name string) *users.User {
 	t.Helper()
-	pages, err := users.List(identity, users.ListOpts{Name: name}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	us, err := users.ExtractUsers(pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(us) == 0 {
-		return nil
-	}
-	return &us[0]
+	return testenv.First(testenv.KeystoneList(t, users.List(identity, users.ListOpts{Name: name}), users.ExtractUsers))
 }
 
 func keystoneProject(t *testing.T, name string) *projects.Project {
 	t.Helper()
-	pages, err := projects.List(identity, projects.ListOpts{Name: name}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := projects.ExtractProjects(pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ps) == 0 {
-		return nil
-	}
-	return &ps[0]
+	return testenv.First(testenv.KeystoneList(t, projects.List(identity, projects.ListOpts{Name: name}), projects.ExtractProjects))
 }
 
 // ensureRole creates the Keystone role name unless it exists and returns its id.
 func ensureRole(t *testing.T, name string) string {
 	t.Helper()
-	pages, err := roles.List(identity, roles.ListOpts{Name: name}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, _ := roles.ExtractRoles(pages)
-	if len(rs) > 0 {
-		return rs[0].ID
-	}
-	r, err := roles.Create(context.Background(), identity, roles.CreateOpts{Name: name}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r.ID
+	return testenv.KeystoneEnsureRole(t, identity, name)
 }
 
 func assignedRoles(t *testing.T, userID, projectID string) map[string]bool {
 	t.Helper()
-	pages, err := roles.ListAssignments(identity, roles.ListAssignmentsOpts{UserID: userID, ScopeProjectID: projectID}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	as, _ := roles.ExtractRoleAssignments(pages)
-	out := map[string]bool{}
-	for _, a := range as {
-		out[a.Role.ID] = true
-	}
-	return out
+	return testenv.KeystoneAssignedRoles(t, identity, userID, projectID)
 }
 
 func baoKV(t *testing.T) *openbao.KV {

@@ -1,7 +1,7 @@
-// Package keystoneservice is the hub's KeystoneService reconciler. This
-// version implements the catalog block (docs/reference/keystoneservice.md,
-// "Collision and adoption", "Conditions", "Projected child names", "Deletion
-// Semantics"):
+// Package keystoneservice is the hub's KeystoneService reconciler. It
+// implements both blocks of docs/reference/keystoneservice.md ("Collision and
+// adoption", "Conditions", "Projected child names", "Deletion Semantics");
+// for the catalog block:
 //
 //   - gates: ControlPlaneNotFound, NamespaceNotAllowed,
 //     WaitingForAdminCredential;
@@ -16,8 +16,11 @@
 //   - the c5c3.io/keystoneservice-teardown finalizer: patient while the
 //     ControlPlane exists, fail-open once it is gone.
 //
-// The account block is not implemented yet: a declared account reports
-// AccountReady=False/WaitingForServiceAccounts saying so.
+// The account block (account.go, account_status.go, delivery.go) projects
+// the service user, its project and Role imports, grants the roles through
+// controllers/hub/grants, and delivers generation-scoped passwords through
+// OpenBao (PushSecret, then ExternalSecret) once Keystone accepts them
+// (docs/hub.md, "Account block").
 //
 // Decisions are pure functions in decide.go; reconciler.go does the I/O.
 package keystoneservice

@@ -19,6 +19,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/internal/testenv"
 )
 
 func registration(ns, name, serviceType string, adopt bool, eps map[string]string) *c5c3v1alpha1.KeystoneService {
@@ -55,24 +56,13 @@ func waitForCondition(t *testing.T, ks *c5c3v1alpha1.KeystoneService, typ, reaso
 // keystoneServices lists the catalog services of serviceType in Keystone.
 func keystoneServices(t *testing.T, serviceType string) []services.Service {
 	t.Helper()
-	pages, err := services.List(identity, services.ListOpts{ServiceType: serviceType}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	all, err := services.ExtractServices(pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return all
+	return testenv.KeystoneList(t, services.List(identity, services.ListOpts{ServiceType: serviceType}), services.ExtractServices)
 }
 
 // keystoneEndpoints returns the endpoint URLs of serviceID by interface.
 func keystoneEndpoints(serviceID string) (map[string]string, map[string]string, error) {
-	pages, err := endpoints.List(identity, endpoints.ListOpts{ServiceID: serviceID}).AllPages(context.Background())
-	if err != nil {
-		return nil, nil, err
-	}
-	all, err := endpoints.ExtractEndpoints(pages)
+	all, err := testenv.KeystoneAll(context.Background(), endpoints.List(identity, endpoints.ListOpts{ServiceID: serviceID}),
+		endpoints.ExtractEndpoints)
 	if err != nil {
 		return nil, nil, err
 	}

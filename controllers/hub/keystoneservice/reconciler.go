@@ -19,6 +19,7 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -264,24 +265,18 @@ func (r *Reconciler) deleteIfExists(ctx context.Context, o client.Object) error 
 	return nil
 }
 
-// writeStatus sets the conditions and status.catalog and emits an event per
-// condition whose status or reason changed.
+// writeStatus sets the conditions, status.catalog and status.account and
+// emits an event per condition whose status or reason changed
+// (orders.StatusWriter, the order kinds' status writer: a KeystoneService
+// lives on the management cluster only).
 func (r *Reconciler) writeStatus(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, conds []metav1.Condition,
 	cat *c5c3v1alpha1.KeystoneServiceCatalogStatus, acc *c5c3v1alpha1.KeystoneServiceAccountStatus) error {
-	base := ks.DeepCopy()
-	changed := controlplane.SetConditions(&ks.Status.Conditions, conds, r.now())
-	ks.Status.ObservedGeneration = ks.Generation
-	ks.Status.Catalog = cat
-	ks.Status.Account = acc
-	if err := r.client.Status().Patch(ctx, ks, client.MergeFrom(base)); err != nil {
-		return fmt.Errorf("write KeystoneService status: %w", err)
-	}
-	for _, c := range changed {
-		typ := corev1.EventTypeNormal
-		if c.Status != metav1.ConditionTrue {
-			typ = corev1.EventTypeWarning
-		}
-		r.recorder.Eventf(ks, nil, typ, c.Reason, "Reconcile", "%s=%s: %s", c.Type, c.Status, c.Message)
-	}
-	return nil
+	st := ks.Status
+	st.Catalog, st.Account = cat, acc
+	w := orders.StatusWriter[*c5c3v1alpha1.KeystoneService, c5c3v1alpha1.KeystoneServiceStatus]{Kind: "KeystoneService", Recorder: r.recorder,
+		Fields: func(ks *c5c3v1alpha1.KeystoneService) (*c5c3v1alpha1.KeystoneServiceStatus, *[]metav1.Condition, *int64) {
+			return &ks.Status, &ks.Status.Conditions, &ks.Status.ObservedGeneration
+		}}
+	return w.Write(ctx, r.client, orders.Order{}, ks, orders.StatusUpdate[c5c3v1alpha1.KeystoneServiceStatus]{
+		Fields: st, Conditions: conds, Now: r.now()})
 }

@@ -70,18 +70,7 @@ func delivered(ku *c5c3v1alpha1.KeystoneUser) (cloudsyaml.Cloud, *corev1.Secret,
 // keystoneUser returns the Keystone user name in the Default domain, or nil.
 func keystoneUser(t *testing.T, name string) *users.User {
 	t.Helper()
-	pages, err := users.List(identity, users.ListOpts{Name: name, DomainID: "default"}).AllPages(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	us, err := users.ExtractUsers(pages)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(us) == 0 {
-		return nil
-	}
-	return &us[0]
+	return testenv.First(testenv.KeystoneList(t, users.List(identity, users.ListOpts{Name: name, DomainID: "default"}), users.ExtractUsers))
 }
 
 // baoKV is a KV client of the stack's OpenBao with the root token

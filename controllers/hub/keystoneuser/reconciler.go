@@ -2,7 +2,6 @@ package keystoneuser
 
 import (
 	"context"
-	"errors"
 	"sync"
 	"time"
 
@@ -56,85 +55,95 @@ type Reconciler struct {
 	verified       sync.Map
 }
 
-// Reconcile runs one pass for the KeystoneUser req names on req's cluster.
+type (
+	orderObj    = *c5c3v1alpha1.KeystoneUser
+	orderStatus = c5c3v1alpha1.KeystoneUserStatus
+)
+
+// loop is the order loop of KeystoneUsers (orders.Loop).
+func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
+	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneUserTeardown,
+		Clusters: r.hub, Planes: r.local, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneUser,
+			Recorder: r.recorder, ManagementEventsOnly: true, Fields: func(ku orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
+				return &ku.Status, &ku.Status.Conditions, &ku.Status.ObservedGeneration
+			}}}
+}
+
+// Reconcile runs one pass for the KeystoneUser req names on req's cluster
+// (orders.Loop).
 func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (reconcile.Result, error) {
-	o := orders.OrderOf(orders.KindKeystoneUser, req)
-	oc, err := r.hub.Client(ctx, req.ClusterName)
-	if err != nil {
-		return reconcile.Result{}, err // a deregistered cluster: the builder drops the request
-	}
-	var ku c5c3v1alpha1.KeystoneUser
-	if err := oc.Get(ctx, req.NamespacedName, &ku); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
-	cp, err := orders.Plane(ctx, r.local, ku.Spec.ControlPlaneRef, ku.Namespace)
-	if err != nil {
-		return reconcile.Result{}, err
-	}
-	if !ku.DeletionTimestamp.IsZero() {
-		return r.teardown(ctx, o, oc, &ku, cp)
-	}
-	gate := orders.GateOf(o, ku.Spec.ControlPlaneRef, cp)
-	if err := orders.EnsureFinalizer(ctx, oc, &ku, c5c3v1alpha1.FinalizerKeystoneUserTeardown, cp, o); err != nil {
-		return reconcile.Result{}, err
-	}
-	now := r.now()
-	st := ku.Status.DeepCopy()
-	obs := Observation{Gate: gate}
-	heldSchedule := false
-	var errs []error
-	if gate.Passed() {
-		p := &pass{r: r, o: o, oc: oc, ku: &ku, cp: cp, st: st, now: now, lbl: orders.ChildLabels(o)}
-		if err := p.run(ctx); err != nil {
-			errs = append(errs, err)
-		}
-		obs = p.obs
-		obs.Gate = gate
-		heldSchedule = p.heldSchedule
-	} else if gate.Frozen() && cp != nil {
-		// Frozen: only a rotation K-ORC already applied is finished.
-		p := &pass{r: r, o: o, oc: oc, ku: &ku, cp: cp, st: st, now: now, lbl: orders.ChildLabels(o)}
-		if err := p.finishRotation(ctx); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	// A frozen or gated order keeps its status fields; the schedule only
-	// moves with a delivery (docs/reference/keystoneapplicationcredential.md,
-	// "Consent": the schedule pauses).
-	st.NextPasswordRotation = NextRotation(st.LastPasswordRotation, Interval(&ku))
-	conds := Conditions(UserCondition(obs, ku.Generation), DeliveryCondition(obs, ku.Generation), ku.Generation)
-	if err := r.writeStatus(ctx, o, oc, &ku, st, conds); err != nil {
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return reconcile.Result{}, err
-	}
-	ready := conds[2].Status == metav1.ConditionTrue
-	d := Requeue(ready && !heldSchedule, st.NextPasswordRotation, now, o.OnTargetCluster())
-	if ready {
-		d = min(d, max(r.verifyInterval, time.Second)) // the next Keystone check of the delivered password (VerifyDue)
-	}
-	return reconcile.Result{RequeueAfter: d}, nil
+	return r.loop().Reconcile(ctx, req)
 }
 
 // writeStatus patches the order's status (conditions, observedGeneration
 // and st's fields) through oc and emits an event per condition whose status
-// or reason changed.
-func (r *Reconciler) writeStatus(ctx context.Context, o orders.Order, oc client.Client, ku *c5c3v1alpha1.KeystoneUser,
-	st *c5c3v1alpha1.KeystoneUserStatus, conds []metav1.Condition) error {
-	base := ku.DeepCopy()
-	conditions := st.Conditions
-	changed := controlplane.SetConditions(&conditions, conds, metav1.NewTime(r.now()))
-	ku.Status = *st
-	ku.Status.Conditions = conditions
-	ku.Status.ObservedGeneration = ku.Generation
-	if err := orders.PatchStatus(ctx, oc, ku, base, orders.KindKeystoneUser, false); err != nil {
-		return err
-	}
-	for _, e := range orders.ConditionEvents(changed) {
-		r.event(o, ku, e.Type, e.Reason, "%s", e.Note)
+// or reason changed (orders.StatusWriter; none for an order on a target
+// cluster, see event).
+func (r *Reconciler) writeStatus(ctx context.Context, o orders.Order, oc client.Client, ku orderObj, st *orderStatus, conds []metav1.Condition) error {
+	return r.loop().Status.Write(ctx, oc, o, ku, orders.StatusUpdate[orderStatus]{Fields: *st, Conditions: conds, Now: metav1.NewTime(r.now())})
+}
+
+// kind is the KeystoneUser part of the order loop (orders.Kind).
+type kind struct{ *Reconciler }
+
+func (kind) New() orderObj                                         { return &c5c3v1alpha1.KeystoneUser{} }
+func (kind) PlaneRef(ku orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return ku.Spec.ControlPlaneRef }
+
+func (k kind) Teardown(ctx context.Context, p *orders.Pass[orderObj]) (reconcile.Result, error) {
+	return k.teardown(ctx, p.Order, p.Client, p.Obj, p.Plane)
+}
+
+func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
+	return &actuator{gate: p.Gate, obs: Observation{Gate: p.Gate}, p: &pass{r: k.Reconciler, o: p.Order, oc: p.Client, ku: p.Obj,
+		cp: p.Plane, st: p.Obj.Status.DeepCopy(), now: k.now(), lbl: orders.ChildLabels(p.Order)}}
+}
+
+// actuator is one normal pass of a KeystoneUser (orders.Actuator).
+type actuator struct {
+	p    *pass
+	gate orders.Gate
+	obs  Observation
+	// heldSchedule is pass.heldSchedule after Act; ready is Ready=True.
+	heldSchedule, ready bool
+}
+
+// Act projects the order (pass.run).
+func (a *actuator) Act(ctx context.Context) error {
+	err := a.p.run(ctx)
+	a.obs, a.heldSchedule = a.p.obs, a.p.heldSchedule
+	a.obs.Gate = a.gate
+	return err
+}
+
+// Gated finishes, for a frozen order, only a rotation K-ORC already
+// applied (pass.finishRotation).
+func (a *actuator) Gated(ctx context.Context) error {
+	if a.gate.Frozen() && a.p.cp != nil {
+		return a.p.finishRotation(ctx)
 	}
 	return nil
+}
+
+// Status is UserCondition, DeliveryCondition and the pass's status fields.
+func (a *actuator) Status() orders.StatusUpdate[orderStatus] {
+	ku, st := a.p.ku, a.p.st
+	// A frozen or gated order keeps its status fields; the schedule only
+	// moves with a delivery (docs/reference/keystoneapplicationcredential.md,
+	// "Consent": the schedule pauses).
+	st.NextPasswordRotation = NextRotation(st.LastPasswordRotation, Interval(ku))
+	conds := Conditions(UserCondition(a.obs, ku.Generation), DeliveryCondition(a.obs, ku.Generation), ku.Generation)
+	a.ready = conds[2].Status == metav1.ConditionTrue
+	return orders.StatusUpdate[orderStatus]{Fields: *st, Conditions: conds, Now: metav1.NewTime(a.p.r.now())}
+}
+
+// Requeue is Requeue, and for a Ready order at most the verifyInterval
+// (the next Keystone check of the delivered password, VerifyDue).
+func (a *actuator) Requeue() time.Duration {
+	d := Requeue(a.ready && !a.heldSchedule, a.p.st.NextPasswordRotation, a.p.now, a.p.o.OnTargetCluster())
+	if a.ready {
+		d = min(d, max(a.p.r.verifyInterval, time.Second))
+	}
+	return d
 }
 
 // event records an event on an order of the management cluster. The

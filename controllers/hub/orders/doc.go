@@ -4,6 +4,9 @@
 // to an order (consent.go), the shared gates every sub-condition reads
 // (consent.go), the checks on the orders an order references (refs.go), and
 // the ownership labels of the children an order projects into the
-// ControlPlane's namespace (labels.go). Nothing here does I/O: reconcilers
-// read the cluster and pass what they read in.
+// ControlPlane's namespace (labels.go). Those decisions are pure:
+// reconcilers read the cluster and pass what they read in. The I/O steps the
+// kinds share are here too: the generic order loop and its status writer
+// (loop.go, statuswriter.go), the name claims (claim.go), the backup
+// (backup.go), the finalizer (finalizer.go) and the teardown (teardown.go).
 package orders

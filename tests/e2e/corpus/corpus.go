@@ -2,7 +2,7 @@
 // corpora: manifests the API server (with the hub's webhooks served) must
 // reject, each with the message it must reject them with, and manifests it
 // must admit. The generator (go run ./tests/e2e/corpus/gen) renders them into
-// tests/e2e/<suite>/ as numbered fixture files plus a chainsaw-test.yaml, and
+// tests/e2e/c5c3/<suite>/ (Root) as numbered fixture files plus a chainsaw-test.yaml, and
 // with --check reports drift and orphan files; the integration test in this
 // package applies the same table to a real kube-apiserver.
 //
@@ -66,9 +66,16 @@ type Fixture struct {
 	Assert M
 }
 
+// Root is the directory, relative to the repository root, that holds the
+// suite directories. It follows the upstream c5c3 layout, where every suite of
+// the c5c3 operator lives under tests/e2e/c5c3/ (for example
+// tests/e2e/c5c3/invalid-keystoneservice-cr/, docs/reference/keystoneservice.md),
+// so the suites port to and from c5c3 unchanged.
+const Root = "tests/e2e/c5c3"
+
 // Suite is one corpus directory.
 type Suite struct {
-	// Dir is the directory under tests/e2e, also the chainsaw test name.
+	// Dir is the directory under Root, also the chainsaw test name.
 	Dir string
 	// Description opens the chainsaw test.
 	Description string

@@ -11,10 +11,12 @@ import (
 	"github.com/c5c3/orderhub/webhooks"
 )
 
+// e2eRoot is the suites' directory, Root (tests/e2e/c5c3), located from
+// this file (tests/e2e/corpus).
 func e2eRoot(t *testing.T) string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..")
+	return filepath.Join(filepath.Dir(file), "..", "c5c3")
 }
 
 func TestSuites_Validate(t *testing.T) {

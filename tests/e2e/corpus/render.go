@@ -134,7 +134,7 @@ func wrap(s string, width int) []string {
 }
 
 // Drift compares the rendered suites with the files under root
-// (tests/e2e): it returns one line per generated file that is missing or
+// (Root, tests/e2e/c5c3): it returns one line per generated file that is missing or
 // differs, and per orphan — a file in a suite directory the generator does
 // not produce (README.md excepted).
 func Drift(root string, suites []Suite, readFile func(string) ([]byte, error), listDir func(string) ([]string, error)) ([]string, error) {

@@ -1,9 +1,9 @@
 // Command gen renders the admission corpora of package corpus into
-// tests/e2e/<suite>/. With --check it writes nothing and exits 1 when a
+// tests/e2e/c5c3/<suite>/ (the upstream c5c3 layout). With --check it writes nothing and exits 1 when a
 // generated file is missing or differs, or a suite directory holds a file the
 // generator does not produce (an orphan).
 //
-//	go run ./tests/e2e/corpus/gen [--root tests/e2e] [--check]
+//	go run ./tests/e2e/corpus/gen [--root tests/e2e/c5c3] [--check]
 package main
 
 import (
@@ -16,7 +16,7 @@ import (
 )
 
 func main() {
-	root := flag.String("root", "tests/e2e", "Directory holding the suite directories.")
+	root := flag.String("root", corpus.Root, "Directory holding the suite directories.")
 	check := flag.Bool("check", false, "Report drift and orphans instead of writing; exit 1 on any.")
 	flag.Parse()
 	if err := run(*root, *check); err != nil {
