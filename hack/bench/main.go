@@ -53,12 +53,15 @@ type bench struct {
 	// deleteTimeout bounds a controller's deletion; past it the run notes
 	// the deletion as incomplete and goes on.
 	deleteTimeout time.Duration
-	repo          string
-	orderhub      string
-	mtoDir        string
-	logDir        string
-	runID         string
-	seq           int
+	// deleteStall ends a controller's deletion early when no object went
+	// away for this long (a deletion the backend refuses never finishes).
+	deleteStall time.Duration
+	repo        string
+	orderhub    string
+	mtoDir      string
+	logDir      string
+	runID       string
+	seq         int
 
 	stack         *testenv.Stack
 	kube          client.Client
@@ -91,6 +94,7 @@ func run() error {
 	flag.IntVar(&b.cliSample, "cli-sample", 10, "openstack CLI calls timed for the projects set; the time is extrapolated to N.")
 	flag.DurationVar(&b.timeout, "timeout", 60*time.Minute, "Longest wait for a set to be Ready, or gone after deletion.")
 	flag.DurationVar(&b.deleteTimeout, "delete-timeout", 15*time.Minute, "Longest wait for a controller's deletion; past it the row notes it as incomplete.")
+	flag.DurationVar(&b.deleteStall, "delete-stall", 3*time.Minute, "A controller's deletion during which no object went away for this long is noted as incomplete.")
 	flag.StringVar(&orderhubBin, "orderhub", "", "orderhub binary (default: built from this checkout into the log folder).")
 	flag.BoolVar(&asJSON, "json", false, "Print JSON lines (every run and every median) instead of the table.")
 	flag.Parse()

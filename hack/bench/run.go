@@ -109,7 +109,7 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 	}
 
 	start = time.Now()
-	if err := b.deleteAll(ctx, ns, r.objects, b.deleteTimeout); err != nil {
+	if err := b.deleteAll(ctx, ns, r.objects, b.deleteTimeout, b.deleteStall); err != nil {
 		// Reported, not fatal: the objects' finalizers are removed so the
 		// next runner starts clean.
 		res.Note = "deletion incomplete: " + err.Error()
@@ -223,14 +223,16 @@ func (b *bench) waitReady(ctx context.Context, ns string, objs []*unstructured.U
 	}
 }
 
-// deleteAll deletes objs and polls until none is left in ns.
-func (b *bench) deleteAll(ctx context.Context, ns string, objs []*unstructured.Unstructured, timeout time.Duration) error {
+// deleteAll deletes objs and polls until none is left in ns: at most
+// timeout, and at most stall (when not 0) without any object going away.
+func (b *bench) deleteAll(ctx context.Context, ns string, objs []*unstructured.Unstructured, timeout, stall time.Duration) error {
 	if err := parallel(objs, func(o *unstructured.Unstructured) error {
 		return client.IgnoreNotFound(b.kube.Delete(ctx, o.DeepCopy()))
 	}); err != nil {
 		return err
 	}
 	deadline := time.Now().Add(timeout)
+	left, progress := -1, time.Now()
 	for {
 		items, err := b.list(ctx, ns, objs)
 		if err != nil {
@@ -239,8 +241,14 @@ func (b *bench) deleteAll(ctx context.Context, ns string, objs []*unstructured.U
 		if len(items) == 0 {
 			return nil
 		}
+		if len(items) != left {
+			left, progress = len(items), time.Now()
+		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("%d objects left in %s %v after deletion", len(items), ns, timeout)
+		}
+		if stall > 0 && time.Since(progress) > stall {
+			return fmt.Errorf("%d objects left in %s, none gone for %v", len(items), ns, stall)
 		}
 		select {
 		case <-time.After(pollInterval(len(objs))):
@@ -315,5 +323,5 @@ func (b *bench) dropFinalizers(ctx context.Context, ns string, objs []*unstructu
 			return err
 		}
 	}
-	return b.deleteAll(ctx, ns, objs, time.Minute)
+	return b.deleteAll(ctx, ns, objs, time.Minute, 0)
 }

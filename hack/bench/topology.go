@@ -200,7 +200,7 @@ func (b *bench) kubeFloor(ctx context.Context, tag string) (result, error) {
 	res.Metrics[mApplyReady] = time.Since(start).Seconds()
 	res.Metrics[mKubeWrites] = 2
 	start = time.Now()
-	if err := b.deleteAll(ctx, ns, objs, b.timeout); err != nil {
+	if err := b.deleteAll(ctx, ns, objs, b.timeout, 0); err != nil {
 		return res, err
 	}
 	res.Metrics[mDelete] = time.Since(start).Seconds()
