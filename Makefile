@@ -30,6 +30,11 @@ manifests: ## Generate CRDs and deepcopy code with controller-gen.
 	hack/tools.sh controller-gen
 	hack/generate.sh
 
+.PHONY: bench
+bench: ## orderhub side by side with K-ORC and the messaging-topology-operator, with floors (BENCH_ARGS="-n 1000 -repeat 3"; docs/performance.md).
+	hack/tools.sh korc mto
+	go run ./hack/bench $(BENCH_ARGS)
+
 .PHONY: build
 build: ## Build bin/orderhub.
 	go build -ldflags "$(LDFLAGS)" -o bin/orderhub ./cmd/orderhub

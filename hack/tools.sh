@@ -3,7 +3,7 @@
 # version-keyed cache folder outside the clone, skipping whatever already
 # exists, and installs the Debian packages the stack needs when missing.
 #
-#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault|crane|helm|node]...
+#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault|crane|helm|mto|node]...
 #   (node = node-debs kubelet containerd pause: the local node, docs/local-stack.md)
 #
 # ORDERHUB_CACHE overrides the cache folder (default ${XDG_CACHE_HOME:-~/.cache}/orderhub).
@@ -134,6 +134,28 @@ PY
 	rm -rf "$VAULT_DIR" "$work" && mv "$VAULT_DIR.tmp" "$VAULT_DIR"
 }
 
+# mto builds the upstream RabbitMQ messaging-topology-operator, the topology
+# peer hack/bench runs out of cluster (docs/performance.md), with its CRDs
+# (rabbitmq.com/v1beta1) and the RabbitmqCluster CRD its controllers watch.
+# Its go.mod requires github.com/rabbitmq/cluster-operator/v2 v2.22.3, which
+# the Go module proxy does not serve; the operator uses only that module's
+# RabbitmqCluster API types, so it is built against
+# $MTO_CLUSTER_OPERATOR_VERSION, whose config/crd gives the RabbitmqCluster CRD.
+mto() {
+	[ -x "$MTO_DIR/manager" ] && [ -d "$MTO_DIR/crds" ] && return 0
+	log "building the messaging-topology-operator $MTO_VERSION (cold: ~8 min)"
+	local src="$ORDERHUB_CACHE/src/mto-$MTO_VERSION" co="github.com/rabbitmq/cluster-operator/v2" codir
+	module_copy "github.com/rabbitmq/messaging-topology-operator@$MTO_VERSION" "$src"
+	codir=$(go mod download -json "$co@$MTO_CLUSTER_OPERATOR_VERSION" | sed -n 's/^\t"Dir": "\(.*\)",$/\1/p')
+	[ -n "$codir" ] || { log "cannot download $co@$MTO_CLUSTER_OPERATOR_VERSION"; return 1; }
+	mkdir -p "$MTO_DIR.tmp/crds"
+	(cd "$src" && go mod edit -replace "$co=$co@$MTO_CLUSTER_OPERATOR_VERSION" &&
+		CGO_ENABLED=0 go build -mod=mod -trimpath -ldflags "-s -w" -o "$MTO_DIR.tmp/manager" ./cmd)
+	cp "$src"/config/crd/bases/*.yaml "$codir/config/crd/bases/rabbitmq.com_rabbitmqclusters.yaml" "$MTO_DIR.tmp/crds/"
+	chmod -R u+w "$MTO_DIR.tmp"
+	rm -rf "$MTO_DIR" "$src" && mv "$MTO_DIR.tmp" "$MTO_DIR"
+}
+
 # crane builds OCI images without a Docker engine (make image).
 crane() {
 	[ -x "$CRANE_DIR/crane" ] && return 0
@@ -245,13 +267,14 @@ ORDERHUB_CONTAINERD_DIR=$CONTAINERD_DIR
 ORDERHUB_PAUSE_IMAGE=$PAUSE_IMAGE
 ORDERHUB_PAUSE_TAR=$PAUSE_DIR/pause.tar
 ORDERHUB_HELM=$HELM_DIR/helm
+ORDERHUB_MTO_DIR=$MTO_DIR
 EOT
 }
 
 [ $# -gt 0 ] || set -- all
 for t in "$@"; do
 	case "$t" in
-	all) debs; controller_gen; k8s; korc; eso; vault; chainsaw; crane; helm; node_tools ;;
+	all) debs; controller_gen; k8s; korc; eso; vault; chainsaw; crane; helm; mto; node_tools ;;
 	debs) debs ;;
 	k8s) k8s ;;
 	chainsaw) chainsaw ;;
@@ -261,6 +284,7 @@ for t in "$@"; do
 	vault) vault ;;
 	crane) crane ;;
 	helm) helm ;;
+	mto) mto ;;
 	node) node_tools ;;
 	node-debs) node_debs ;;
 	kubelet) kube_node ;;

@@ -9,11 +9,13 @@ import (
 	"github.com/c5c3/orderhub/internal/rabbitmq"
 )
 
-// bindingActuator declares a Binding. The management API gives a binding no
-// name, so it lists the bindings between source and destination and POSTs
-// only when none has the routing key and arguments; deletion uses the
-// properties_key of the matching listed bindings (docs/topology.md,
-// "Reconciliation").
+// bindingActuator declares a Binding. Declaring is one POST: the broker
+// makes it idempotent (a binding declared twice, with the same routing key
+// and arguments, is one binding). The management API gives a binding no
+// name, so the listing of the bindings between source and destination is
+// kept for what needs to find it: the drift check of a forced resync
+// (Drift) and deletion, which uses the properties_key of the matching listed
+// bindings (docs/topology.md, "Reconciliation").
 type bindingActuator struct{ broker *rabbithole.Client }
 
 var _ actuator[*rmqv1.Binding] = bindingActuator{}
@@ -57,15 +59,10 @@ func (a bindingActuator) list(b rabbithole.BindingInfo) ([]rabbithole.BindingInf
 	return a.broker.ListExchangeBindingsBetween(b.Vhost, b.Source, b.Destination)
 }
 
+// Declare POSTs the binding without listing first: the POST of an existing
+// binding leaves the one binding there is.
 func (a bindingActuator) Declare(_ context.Context, _ *rmqv1.Binding, desired any) error {
 	b := desired.(rabbithole.BindingInfo)
-	listed, err := a.list(b)
-	if err != nil {
-		return err
-	}
-	if len(matchingBindings(listed, b.RoutingKey, b.Arguments)) > 0 {
-		return nil
-	}
 	return rabbitmq.Done(a.broker.DeclareBinding(b.Vhost, b))
 }
 

@@ -150,6 +150,7 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 
 	next := last
+	derrMissing := false
 	switch {
 	case err != nil && p.declare:
 		next = r.failed(last, key, err.Error(), now)
@@ -161,6 +162,7 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 			next = r.failed(last, key, rabbitmq.Message(derr), now)
 			next.drift = drift
 			if rabbitmq.IsMissingDependency(derr) {
+				derrMissing = true
 				// A vhost, user, queue or exchange not declared yet:
 				// ordering, resolved by a prompt retry rather than a long
 				// backoff (docs/topology.md, "Reconciliation").
@@ -178,10 +180,25 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	r.remember(req.NamespacedName, next)
 
+	if firstMissingDependency(before, next, derrMissing) {
+		// A dependency declared by another resource at the same time (the
+		// queue of a Binding applied with it) is ordering, not a failure
+		// to report: the first such attempt of a resource without Ready
+		// writes nothing and retries promptly; a second one writes Ready
+		// False as any failure does.
+		return ctrl.Result{RequeueAfter: r.requeueAfter(next, p, now)}, nil
+	}
 	if err := r.writeStatus(ctx, before, obj, next); err != nil {
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: r.requeueAfter(next, p, now)}, nil
+}
+
+// firstMissingDependency reports whether next is the first failed
+// declaration of a resource that has no Ready condition yet, failed because
+// a dependency is not declared yet (missing).
+func firstMissingDependency[T object](before T, next attempt, missing bool) bool {
+	return missing && !next.ok && next.failures == 1 && findReady(before.TopologyStatus()) == nil
 }
 
 // repaired reports a declaration that repaired drift found in the broker:
@@ -221,7 +238,11 @@ func (r *reconciler[T]) requeueAfter(a attempt, p plan, now time.Time) time.Dura
 
 // writeStatus patches the status subresource when the Ready condition,
 // observedGeneration or a kind-specific field changed, and emits an event
-// when Ready changes.
+// when Ready changes: a Warning when it turns False or its message changes,
+// a Normal one when it turns True again after a failure. The first Ready of
+// a resource emits none: it would be one more apiserver write per object
+// for what the Ready condition already says (docs/topology.md,
+// "Reconciliation").
 func (r *reconciler[T]) writeStatus(ctx context.Context, before, obj T, a attempt) error {
 	cond := readyCondition(a.ok, a.message, obj.GetGeneration())
 	prev := findReady(before.TopologyStatus())
@@ -236,10 +257,13 @@ func (r *reconciler[T]) writeStatus(ctx context.Context, before, obj T, a attemp
 		return fmt.Errorf("writing status: %w", err)
 	}
 	if prev == nil || prev.Status != cond.Status || prev.Message != cond.Message {
-		if a.ok {
+		switch {
+		case a.ok && prev == nil:
+			// First Ready: the status patch says it.
+		case a.ok:
 			r.events.Eventf(obj, nil, corev1.EventTypeNormal, rmqv1.ReasonSuccessfulCreateOrUpdate, EventActionDeclare,
 				"%s declared in RabbitMQ", r.kind)
-		} else {
+		default:
 			r.events.Eventf(obj, nil, corev1.EventTypeWarning, rmqv1.ReasonFailedCreateOrUpdate, EventActionDeclare,
 				"%s", cond.Message)
 		}

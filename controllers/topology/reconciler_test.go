@@ -306,3 +306,75 @@ func TestReconcile_RepairIsReported(t *testing.T) {
 		t.Fatalf("%d repair events after the retried repair, want 1", got)
 	}
 }
+
+// The first Ready of a resource emits no event (the status patch says it);
+// a failure emits a Warning, and Ready turning True again a Normal event.
+func TestReconcile_EventsMarkChangesButNotTheFirstReady(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, queue(rmqv1.RabbitmqClusterReference{Name: "rabbitmq"}))
+	f.reconcile(t)
+	if got := f.drained(); len(got) != 0 {
+		t.Fatalf("events on the first Ready: %q", got)
+	}
+
+	q := f.get(t)
+	q.Spec.Type = "quorum" // a changed desired state, declared at once
+	if err := f.kube.Update(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	f.act.declareErr = rabbithole.ErrorResponse{StatusCode: 503, Message: "unavailable"}
+	f.reconcile(t)
+	warning := corev1.EventTypeWarning + " " + rmqv1.ReasonFailedCreateOrUpdate
+	if got := f.drained(); countPrefix(got, warning) != 1 || len(got) != 1 {
+		t.Fatalf("events on the failure: %q, want one %q", got, warning)
+	}
+
+	f.act.declareErr = nil
+	f.now = f.now.Add(f.r.opts.BackoffMax)
+	f.reconcile(t)
+	normal := corev1.EventTypeNormal + " " + rmqv1.ReasonSuccessfulCreateOrUpdate
+	if got := f.drained(); countPrefix(got, normal) != 1 || len(got) != 1 {
+		t.Fatalf("events on the recovery: %q, want one %q", got, normal)
+	}
+}
+
+// A dependency not declared yet at a resource's first attempt (the queue of
+// a Binding applied with it) writes nothing and retries promptly; declared
+// on the retry, the resource costs one status write and no event. A second
+// such failure writes Ready False with a Warning, as any failure.
+func TestReconcile_FirstMissingDependencyWritesNothing(t *testing.T) {
+	t.Parallel()
+	notFound := rabbithole.ErrorResponse{StatusCode: 404, Message: "not_found", Reason: "no queue 'q' in vhost '/'"}
+
+	f := newFixture(t, queue(rmqv1.RabbitmqClusterReference{Name: "rabbitmq"}))
+	f.act.declareErr = notFound
+	res := f.reconcile(t)
+	if f.statusPuts != 0 || len(f.drained()) != 0 || len(f.get(t).Status.Conditions) != 0 {
+		t.Fatalf("the first missing dependency wrote status %d times, conditions %v", f.statusPuts, f.get(t).Status.Conditions)
+	}
+	if res.RequeueAfter <= 0 || res.RequeueAfter > f.r.opts.DependencyRetry {
+		t.Fatalf("requeue after %v, want at most %v", res.RequeueAfter, f.r.opts.DependencyRetry)
+	}
+	f.act.declareErr = nil
+	f.now = f.now.Add(res.RequeueAfter)
+	f.reconcile(t)
+	if c := meta.FindStatusCondition(f.get(t).Status.Conditions, rmqv1.ConditionReady); c == nil || c.Status != metav1.ConditionTrue || f.statusPuts != 1 {
+		t.Fatalf("ready=%+v statusWrites=%d", c, f.statusPuts)
+	}
+	if got := f.drained(); len(got) != 0 {
+		t.Fatalf("events: %q", got)
+	}
+
+	g := newFixture(t, queue(rmqv1.RabbitmqClusterReference{Name: "rabbitmq"}))
+	g.act.declareErr = notFound
+	res = g.reconcile(t)
+	g.now = g.now.Add(res.RequeueAfter)
+	g.reconcile(t)
+	c := meta.FindStatusCondition(g.get(t).Status.Conditions, rmqv1.ConditionReady)
+	if c == nil || c.Status != metav1.ConditionFalse || !strings.Contains(c.Message, "no queue") {
+		t.Fatalf("after the second failure: ready=%+v", c)
+	}
+	if got := countPrefix(g.drained(), corev1.EventTypeWarning+" "+rmqv1.ReasonFailedCreateOrUpdate); got != 1 {
+		t.Fatalf("%d Warning events after the second failure, want 1", got)
+	}
+}

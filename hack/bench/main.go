@@ -1,0 +1,250 @@
+// Command bench times orderhub side by side with its peers on one local
+// stack (internal/testenv) in one run, and prints a table with ratios
+// (docs/performance.md):
+//
+//	go run ./hack/bench [-n 200] [-repeat 3] [-sets projects,cinder,topology] [-steady 30s] [-json]
+//
+// Identity sets (N Projects; the Cinder set of config/samples/identity) are
+// timed for `orderhub identity`, the K-ORC v2.6.0 manager, the openstack CLI
+// one process per call, and the Keystone floor. The topology set (1
+// exchange, N queues, N bindings, a vhost, a user, a permission and a
+// policy) is timed for `orderhub topology`, the upstream
+// messaging-topology-operator v1.20.1 (hack/tools.sh mto), the broker floor
+// and the Kubernetes floor.
+//
+// Every controller runs as its own process in a fresh namespace, with its
+// kubeconfig and its backend (Keystone, the management API) behind counting
+// reverse proxies (testenv.CountingProxy). Per controller the bench reports
+// apply→Ready, backend requests per object while applying and over the
+// steady window after Ready, apiserver writes per object while applying,
+// the process's CPU seconds while applying and its peak RSS, and the time
+// from deleting every object until all are gone. With -repeat each figure
+// is the median over the repeats.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/go-logr/logr"
+	"k8s.io/client-go/kubernetes/scheme"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/c5c3/orderhub/internal/testenv"
+)
+
+type bench struct {
+	n, cliSample int
+	steady       time.Duration
+	timeout      time.Duration
+	// deleteTimeout bounds a controller's deletion; past it the run notes
+	// the deletion as incomplete and goes on.
+	deleteTimeout time.Duration
+	// deleteStall ends a controller's deletion early when no object went
+	// away for this long (a deletion the backend refuses never finishes).
+	deleteStall time.Duration
+	repo        string
+	orderhub    string
+	mtoDir      string
+	logDir      string
+	runID       string
+	seq         int
+
+	stack         *testenv.Stack
+	kube          client.Client
+	keystoneProxy *testenv.CountingProxy
+	brokerProxy   *testenv.CountingProxy
+}
+
+func (b *bench) logf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "[bench %s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
+}
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	// The bench's own clients log nothing (controller-runtime warns otherwise).
+	ctrllog.SetLogger(logr.Discard())
+	var b bench
+	var repeat int
+	var setsFlag, orderhubBin string
+	var asJSON bool
+	flag.IntVar(&b.n, "n", 200, "N: Projects in the projects set, queues (and bindings) in the topology set.")
+	flag.IntVar(&repeat, "repeat", 3, "Run every set this many times; each figure is the median.")
+	flag.StringVar(&setsFlag, "sets", strings.Join([]string{setProjects, setCinder, setTopology}, ","), "Comma-separated sets to run: projects, cinder, topology.")
+	flag.DurationVar(&b.steady, "steady", 30*time.Second, "Steady-state window after all Ready, over which backend requests are counted (0: skip).")
+	flag.IntVar(&b.cliSample, "cli-sample", 10, "openstack CLI calls timed for the projects set; the time is extrapolated to N.")
+	flag.DurationVar(&b.timeout, "timeout", 60*time.Minute, "Longest wait for a set to be Ready, or gone after deletion.")
+	flag.DurationVar(&b.deleteTimeout, "delete-timeout", 15*time.Minute, "Longest wait for a controller's deletion; past it the row notes it as incomplete.")
+	flag.DurationVar(&b.deleteStall, "delete-stall", 3*time.Minute, "A controller's deletion during which no object went away for this long is noted as incomplete.")
+	flag.StringVar(&orderhubBin, "orderhub", "", "orderhub binary (default: built from this checkout into the log folder).")
+	flag.BoolVar(&asJSON, "json", false, "Print JSON lines (every run and every median) instead of the table.")
+	flag.Parse()
+	sets := strings.Split(setsFlag, ",")
+	for _, s := range sets {
+		if !slices.Contains([]string{setProjects, setCinder, setTopology}, s) {
+			return fmt.Errorf("-sets: unknown set %q (want projects, cinder, topology)", s)
+		}
+	}
+	if b.n < 1 || repeat < 1 || b.cliSample < 1 {
+		return errors.New("-n, -repeat and -cli-sample must be at least 1")
+	}
+	identity := slices.Contains(sets, setProjects) || slices.Contains(sets, setCinder)
+	topology := slices.Contains(sets, setTopology)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	if b.repo, err = testenv.RepoRoot(); err != nil {
+		return err
+	}
+	if b.logDir, err = os.MkdirTemp("", "orderhub-bench-"); err != nil {
+		return err
+	}
+	b.runID = fmt.Sprintf("%06d", time.Now().UnixNano()/1e3%1e6)
+	b.logf("logs in %s", b.logDir)
+	env, err := toolsEnv(b.repo)
+	if err != nil {
+		return err
+	}
+	crds := []string{filepath.Join(b.repo, "config", "crd", "bases")}
+	if identity {
+		if _, err := os.Stat(filepath.Join(env["ORDERHUB_KORC_DIR"], "manager")); err != nil {
+			return errors.New("the K-ORC manager is not built: run `make tools` (or hack/tools.sh korc)")
+		}
+		if _, err := exec.LookPath("openstack"); err != nil {
+			return errors.New("no openstack CLI: run `make tools` (hack/tools.sh debs)")
+		}
+		crds = append(crds, filepath.Join(env["ORDERHUB_KORC_DIR"], "crds"))
+	}
+	if topology {
+		b.mtoDir = env["ORDERHUB_MTO_DIR"]
+		if _, err := os.Stat(filepath.Join(b.mtoDir, "manager")); err != nil {
+			return errors.New("the messaging-topology-operator is not built: run `make tools` (or hack/tools.sh mto)")
+		}
+		crds = append(crds, filepath.Join(b.mtoDir, "crds"))
+	}
+	if b.orderhub = orderhubBin; b.orderhub == "" {
+		b.orderhub = filepath.Join(b.logDir, "orderhub")
+		b.logf("building %s", b.orderhub)
+		build := exec.CommandContext(ctx, "go", "build", "-o", b.orderhub, "./cmd/orderhub")
+		build.Dir = b.repo
+		if out, err := build.CombinedOutput(); err != nil {
+			return fmt.Errorf("go build ./cmd/orderhub: %v\n%s", err, out)
+		}
+	}
+
+	b.logf("starting the stack (identity %v, topology %v)", identity, topology)
+	b.stack, err = testenv.Start(ctx, testenv.Options{Kube: true, Keystone: identity, RabbitMQ: topology, CRDPaths: crds,
+		Logf: func(f string, a ...any) { b.logf("testenv: "+f, a...) }})
+	if err != nil {
+		return fmt.Errorf("start the stack: %w", err)
+	}
+	defer b.stack.Stop()
+	if b.kube, err = client.New(b.stack.Kube.Config, client.Options{Scheme: scheme.Scheme}); err != nil {
+		return err
+	}
+	if identity {
+		if b.keystoneProxy, err = testenv.NewCountingProxy(b.stack.Keystone.URL, testenv.CountingProxyOptions{RewriteHost: true}); err != nil {
+			return err
+		}
+		defer b.keystoneProxy.Close()
+	}
+	if topology {
+		if b.brokerProxy, err = testenv.NewCountingProxy(b.stack.RabbitMQ.URL, testenv.CountingProxyOptions{}); err != nil {
+			return err
+		}
+		defer b.brokerProxy.Close()
+	}
+
+	machine := machineInfo()
+	b.logf("machine: %s", machine)
+	var runs []result
+	var repeats []int
+	for rep := 1; rep <= repeat; rep++ {
+		for _, set := range sets {
+			b.logf("repeat %d/%d: set %s", rep, repeat, set)
+			var rs []result
+			if set == setTopology {
+				rs, err = b.runTopologySet(ctx, rep)
+			} else {
+				rs, err = b.runIdentitySet(ctx, set, rep)
+			}
+			for _, r := range rs {
+				runs = append(runs, r)
+				repeats = append(repeats, rep)
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	med := medians(runs)
+	if asJSON {
+		return writeJSON(os.Stdout, runs, repeats, med, b.n)
+	}
+	fmt.Printf("go run ./hack/bench %s\n", strings.Join(os.Args[1:], " "))
+	fmt.Printf("machine: %s\n", machine)
+	fmt.Printf("medians of %d run(s); apply→Ready from the first create until every object is Ready\n", repeat)
+	writeTable(os.Stdout, med, b.n)
+	return nil
+}
+
+// toolsEnv is what `hack/tools.sh env` prints.
+func toolsEnv(repo string) (map[string]string, error) {
+	out, err := exec.Command(filepath.Join(repo, "hack", "tools.sh"), "env").Output()
+	if err != nil {
+		return nil, fmt.Errorf("hack/tools.sh env: %w", err)
+	}
+	env := map[string]string{}
+	for _, line := range strings.Split(string(out), "\n") {
+		if k, v, ok := strings.Cut(line, "="); ok {
+			env[k] = v
+		}
+	}
+	return env, nil
+}
+
+// machineInfo: CPUs, CPU model, RAM and the load average at start.
+func machineInfo() string {
+	model := "unknown CPU"
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				model = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	ram := "?"
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		if v, err := parseStatusKiB(string(b), "MemTotal"); err == nil {
+			ram = fmt.Sprintf("%.1f GiB", v/1024)
+		}
+	}
+	load := "?"
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		load = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
+	return fmt.Sprintf("nproc %d, %s, RAM %s, load average at start %s", runtime.NumCPU(), model, ram, load)
+}

@@ -1,0 +1,327 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/orderhub/internal/testenv"
+)
+
+// applyWorkers is how many objects are created (and deleted) at once, for
+// every runner alike: roughly what `kubectl apply` of a large file does.
+const applyWorkers = 8
+
+// controllerRun is one controller timed on one set: it is started as a
+// process in a fresh namespace, the objects are applied, and everything is
+// measured from the process and the counting proxies.
+type controllerRun struct {
+	set, runner string
+	// start runs the controller for namespace ns with a kubeconfig that goes
+	// through the apiserver counting proxy; probe is the URL that answers
+	// 2xx once it serves.
+	start func(ctx context.Context, ns, kubeconfig string) (*process, error)
+	// prepare creates what the objects need (Secrets), directly, uncounted.
+	prepare func(ctx context.Context, ns string) error
+	// objects are the set, namespace left empty (filled in).
+	objects []*unstructured.Unstructured
+	ready   func(*unstructured.Unstructured) bool
+	// backend counts the controller's requests to Keystone or the broker.
+	backend *testenv.CountingProxy
+}
+
+func (b *bench) newNamespace(ctx context.Context, prefix string) (string, error) {
+	b.seq++
+	ns := fmt.Sprintf("%s-%d", prefix, b.seq)
+	return ns, b.kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+}
+
+// runController measures one controllerRun. Per object: backend requests
+// while applying and over the steady window, apiserver writes while
+// applying; the process's CPU seconds while applying and its peak RSS.
+func (b *bench) runController(ctx context.Context, r controllerRun) (result, error) {
+	res := result{Set: r.set, Runner: r.runner, Objects: len(r.objects), Metrics: map[string]float64{}}
+	ns, err := b.newNamespace(ctx, "bench")
+	if err != nil {
+		return res, err
+	}
+	for _, o := range r.objects {
+		o.SetNamespace(ns)
+	}
+	if r.prepare != nil {
+		if err := r.prepare(ctx, ns); err != nil {
+			return res, fmt.Errorf("prepare: %w", err)
+		}
+	}
+	kp, err := testenv.NewCountingProxy(b.stack.Kube.URL, testenv.CountingProxyOptions{CAFile: b.stack.Kube.CAFile, BearerToken: b.stack.Kube.Config.BearerToken})
+	if err != nil {
+		return res, err
+	}
+	defer kp.Close()
+	kubeconfig := filepath.Join(b.logDir, ns+".kubeconfig")
+	if err := b.stack.Kube.KubeconfigVia(kubeconfig, kp.URL); err != nil {
+		return res, err
+	}
+	p, err := r.start(ctx, ns, kubeconfig)
+	if err != nil {
+		return res, err
+	}
+	defer p.stop()
+	b.logf("%s / %s: %d objects in namespace %s (log %s)", r.set, r.runner, len(r.objects), ns, p.log)
+
+	cpu0, _ := p.cpuSeconds()
+	k0, be0 := kp.Counts(), r.backend.Counts()
+	start := time.Now()
+	if err := b.applyAll(ctx, r.objects); err != nil {
+		return res, err
+	}
+	if err := b.waitReady(ctx, ns, r.objects, r.ready); err != nil {
+		return res, err
+	}
+	res.Metrics[mApplyReady] = time.Since(start).Seconds()
+	cpu1, _ := p.cpuSeconds()
+	n := float64(len(r.objects))
+	res.Metrics[mBackendApply] = float64(r.backend.Counts().Sub(be0).Total()) / n
+	res.Metrics[mKubeWrites] = float64(kp.Counts().Sub(k0).Writes()) / n
+	res.Metrics[mCPU] = cpu1 - cpu0
+
+	if b.steady > 0 {
+		be1 := r.backend.Counts()
+		select {
+		case <-time.After(b.steady):
+		case <-ctx.Done():
+			return res, ctx.Err()
+		}
+		res.Metrics[mBackendSteady] = float64(r.backend.Counts().Sub(be1).Total()) / n
+	}
+
+	start = time.Now()
+	if err := b.deleteAll(ctx, ns, r.objects, b.deleteTimeout, b.deleteStall); err != nil {
+		// Reported, not fatal: the objects' finalizers are removed so the
+		// next runner starts clean.
+		res.Note = "deletion incomplete: " + err.Error()
+		b.logf("%s / %s: %s; removing finalizers", r.set, r.runner, res.Note)
+		if err := b.dropFinalizers(ctx, ns, r.objects); err != nil {
+			return res, err
+		}
+	} else {
+		res.Metrics[mDelete] = time.Since(start).Seconds()
+	}
+	if rss, err := p.peakRSSMiB(); err == nil {
+		res.Metrics[mRSS] = rss
+	}
+	return res, nil
+}
+
+// parallel applies f to objs with applyWorkers workers and returns the
+// first error.
+func parallel(objs []*unstructured.Unstructured, f func(*unstructured.Unstructured) error) error {
+	var wg sync.WaitGroup
+	var once sync.Once
+	var first error
+	work := make(chan *unstructured.Unstructured)
+	for w := 0; w < applyWorkers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for o := range work {
+				if err := f(o); err != nil {
+					once.Do(func() { first = fmt.Errorf("%s %s: %w", o.GetKind(), o.GetName(), err) })
+				}
+			}
+		}()
+	}
+	for _, o := range objs {
+		work <- o
+	}
+	close(work)
+	wg.Wait()
+	return first
+}
+
+func (b *bench) applyAll(ctx context.Context, objs []*unstructured.Unstructured) error {
+	return parallel(objs, func(o *unstructured.Unstructured) error { return b.kube.Create(ctx, o.DeepCopy()) })
+}
+
+// pollInterval grows with the set so polling does not load the apiserver
+// more than the controllers do: 250 ms, plus 0.2 ms per object.
+func pollInterval(n int) time.Duration {
+	return 250*time.Millisecond + time.Duration(n)*200*time.Microsecond
+}
+
+// kinds are the distinct GroupVersionKinds of objs, sorted.
+func kinds(objs []*unstructured.Unstructured) []schema.GroupVersionKind {
+	seen := map[schema.GroupVersionKind]bool{}
+	var out []schema.GroupVersionKind
+	for _, o := range objs {
+		if gvk := o.GroupVersionKind(); !seen[gvk] {
+			seen[gvk] = true
+			out = append(out, gvk)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// list returns the objects of every kind of objs in ns (from the
+// apiserver's watch cache: resourceVersion 0).
+func (b *bench) list(ctx context.Context, ns string, objs []*unstructured.Unstructured) ([]unstructured.Unstructured, error) {
+	var all []unstructured.Unstructured
+	for _, gvk := range kinds(objs) {
+		l := &unstructured.UnstructuredList{}
+		l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
+		if err := b.kube.List(ctx, l, client.InNamespace(ns), &client.ListOptions{Raw: &metav1.ListOptions{ResourceVersion: "0"}}); err != nil {
+			return nil, err
+		}
+		all = append(all, l.Items...)
+	}
+	return all, nil
+}
+
+// waitReady polls until every object of objs exists in ns and is ready.
+func (b *bench) waitReady(ctx context.Context, ns string, objs []*unstructured.Unstructured, ready func(*unstructured.Unstructured) bool) error {
+	names := map[string]bool{}
+	for _, o := range objs {
+		names[o.GetKind()+"/"+o.GetName()] = true
+	}
+	deadline := time.Now().Add(b.timeout)
+	for {
+		items, err := b.list(ctx, ns, objs)
+		if err != nil {
+			return err
+		}
+		good := 0
+		for i := range items {
+			if names[items[i].GetKind()+"/"+items[i].GetName()] && ready(&items[i]) {
+				good++
+			}
+		}
+		if good == len(objs) {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d of %d objects ready in %s after %v", good, len(objs), ns, b.timeout)
+		}
+		select {
+		case <-time.After(pollInterval(len(objs))):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// deleteAll deletes objs and polls until none is left in ns: at most
+// timeout, and at most stall (when not 0) without any object going away.
+func (b *bench) deleteAll(ctx context.Context, ns string, objs []*unstructured.Unstructured, timeout, stall time.Duration) error {
+	if err := parallel(objs, func(o *unstructured.Unstructured) error {
+		return client.IgnoreNotFound(b.kube.Delete(ctx, o.DeepCopy()))
+	}); err != nil {
+		return err
+	}
+	deadline := time.Now().Add(timeout)
+	left, progress := -1, time.Now()
+	for {
+		items, err := b.list(ctx, ns, objs)
+		if err != nil {
+			return err
+		}
+		if len(items) == 0 {
+			return nil
+		}
+		if len(items) != left {
+			left, progress = len(items), time.Now()
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%d objects left in %s %v after deletion", len(items), ns, timeout)
+		}
+		if stall > 0 && time.Since(progress) > stall {
+			return fmt.Errorf("%d objects left in %s, none gone for %v", len(items), ns, stall)
+		}
+		select {
+		case <-time.After(pollInterval(len(objs))):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// conditionTrue reports whether the object's status has condition typ with
+// status True; withGeneration also requires the condition's
+// observedGeneration to be the object's generation.
+func conditionTrue(typ string, withGeneration bool) func(*unstructured.Unstructured) bool {
+	return func(u *unstructured.Unstructured) bool {
+		conds, _, _ := unstructured.NestedSlice(u.Object, "status", "conditions")
+		for _, c := range conds {
+			m, ok := c.(map[string]any)
+			if !ok || m["type"] != typ {
+				continue
+			}
+			if m["status"] != "True" {
+				return false
+			}
+			if withGeneration {
+				g, _ := m["observedGeneration"].(int64)
+				return g == u.GetGeneration()
+			}
+			return true
+		}
+		return false
+	}
+}
+
+// obj builds an unstructured object of apiVersion and kind.
+func obj(apiVersion, kind, name string, spec map[string]any) *unstructured.Unstructured {
+	return &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": apiVersion, "kind": kind,
+		"metadata": map[string]any{"name": name},
+		"spec":     spec,
+	}}
+}
+
+func (b *bench) createSecret(ctx context.Context, ns, name string, data map[string]string) error {
+	return b.createLabelledSecret(ctx, ns, name, nil, data)
+}
+
+func (b *bench) createLabelledSecret(ctx context.Context, ns, name string, labels, data map[string]string) error {
+	s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: labels}, StringData: data}
+	if err := b.kube.Create(ctx, s); err != nil && !apierrors.IsAlreadyExists(err) {
+		return err
+	}
+	return nil
+}
+
+// hostPort splits a proxy's base URL into host and port.
+func hostPort(base string) (string, int) {
+	u, _ := url.Parse(base)
+	port, _ := strconv.Atoi(u.Port())
+	return u.Hostname(), port
+}
+
+// dropFinalizers removes the finalizers of what is left of objs in ns and
+// waits (a minute at most) until it is gone.
+func (b *bench) dropFinalizers(ctx context.Context, ns string, objs []*unstructured.Unstructured) error {
+	items, err := b.list(ctx, ns, objs)
+	if err != nil {
+		return err
+	}
+	for i := range items {
+		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
+		if err := b.kube.Patch(ctx, &items[i], patch); client.IgnoreNotFound(err) != nil {
+			return err
+		}
+	}
+	return b.deleteAll(ctx, ns, objs, time.Minute, 0)
+}

@@ -1,0 +1,167 @@
+package testenv
+
+import (
+	"bytes"
+	"crypto/tls"
+	"crypto/x509"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// CountingProxy is a reverse proxy on a free loopback port that forwards
+// every request to one target and counts them by HTTP method. It lets a
+// benchmark count what a controller process sends to a backend (Keystone,
+// the RabbitMQ management API, the kube-apiserver) by pointing that
+// process at URL instead of the backend.
+type CountingProxy struct {
+	// URL is the proxy's base, http://127.0.0.1:<port>.
+	URL string
+
+	srv *http.Server
+	mu  sync.Mutex
+	n   map[string]int64
+}
+
+// CountingProxyOptions tune NewCountingProxy.
+type CountingProxyOptions struct {
+	// CAFile is a PEM bundle that verifies an https target (the
+	// apiserver's Kube.CAFile); empty uses the system roots.
+	CAFile string
+	// RewriteHost replaces the target's host:port with the proxy's in
+	// response bodies, so the addresses a backend hands out point back at
+	// the proxy (Keystone's service catalog names its own endpoint; a
+	// client that follows the catalog would otherwise bypass the count).
+	RewriteHost bool
+	// BearerToken, when set, is sent as the Authorization of every
+	// forwarded request. client-go sends no token to a plain-http server,
+	// so a kubeconfig pointing at the proxy carries none; the proxy adds it.
+	BearerToken string
+}
+
+// NewCountingProxy starts a proxy in front of target (a base URL such as
+// http://127.0.0.1:5000 or https://127.0.0.1:6443; a path is ignored).
+// Streaming responses (watches) are flushed as they arrive. Errors: an
+// invalid target, an unreadable CAFile, no free port.
+func NewCountingProxy(target string, o CountingProxyOptions) (*CountingProxy, error) {
+	u, err := url.Parse(target)
+	if err != nil {
+		return nil, err
+	}
+	u.Path, u.RawQuery = "", ""
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = 256
+	if o.CAFile != "" {
+		pem, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return nil, err
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("%s: no PEM certificates", o.CAFile)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	p := &CountingProxy{URL: "http://" + ln.Addr().String(), n: map[string]int64{}}
+	rp := httputil.NewSingleHostReverseProxy(u)
+	rp.Transport = tr
+	rp.FlushInterval = -1
+	if o.BearerToken != "" {
+		director := rp.Director
+		rp.Director = func(r *http.Request) {
+			director(r)
+			r.Header.Set("Authorization", "Bearer "+o.BearerToken)
+		}
+	}
+	if o.RewriteHost {
+		from, to := []byte(u.Host), []byte(ln.Addr().String())
+		director := rp.Director
+		rp.Director = func(r *http.Request) {
+			director(r)
+			// An uncompressed body, so the rewrite can read it.
+			r.Header.Del("Accept-Encoding")
+		}
+		rp.ModifyResponse = func(resp *http.Response) error {
+			if resp.Body == nil || resp.Header.Get("Content-Encoding") != "" {
+				return nil
+			}
+			b, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if err != nil {
+				return err
+			}
+			b = bytes.ReplaceAll(b, from, to)
+			resp.Body = io.NopCloser(bytes.NewReader(b))
+			resp.ContentLength = int64(len(b))
+			resp.Header.Set("Content-Length", strconv.Itoa(len(b)))
+			return nil
+		}
+	}
+	p.srv = &http.Server{ReadHeaderTimeout: 30 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.mu.Lock()
+		p.n[r.Method]++
+		p.mu.Unlock()
+		rp.ServeHTTP(w, r)
+	})}
+	go func() { _ = p.srv.Serve(ln) }()
+	return p, nil
+}
+
+// Counts returns the number of requests forwarded so far, by method.
+func (p *CountingProxy) Counts() RequestCounts {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c := make(RequestCounts, len(p.n))
+	for k, v := range p.n {
+		c[k] = v
+	}
+	return c
+}
+
+// Close stops the proxy and closes its connections.
+func (p *CountingProxy) Close() error { return p.srv.Close() }
+
+// RequestCounts are request numbers by HTTP method.
+type RequestCounts map[string]int64
+
+// Total is the number of requests of every method.
+func (c RequestCounts) Total() int64 {
+	var t int64
+	for _, v := range c {
+		t += v
+	}
+	return t
+}
+
+// Writes is the number of requests other than GET, HEAD and OPTIONS: for
+// the apiserver, the creates, updates, patches and deletes.
+func (c RequestCounts) Writes() int64 {
+	return c.Total() - c[http.MethodGet] - c[http.MethodHead] - c[http.MethodOptions]
+}
+
+// Sub returns c minus an earlier snapshot.
+func (c RequestCounts) Sub(earlier RequestCounts) RequestCounts {
+	d := make(RequestCounts, len(c))
+	for k, v := range c {
+		d[k] = v - earlier[k]
+	}
+	return d
+}
+
+// KubeconfigVia writes a kubeconfig that reaches the apiserver through
+// server, a CountingProxy's plain-http URL, with no credentials: start that
+// proxy with BearerToken set to the stack's admin token (Kube.Config.BearerToken).
+func (k *Kube) KubeconfigVia(path, server string) error {
+	return writeKubeconfig(path, server, "", nil)
+}

@@ -1,0 +1,63 @@
+package testenv
+
+import (
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// The proxy counts what it forwards by method and, with RewriteHost, hands
+// out its own address where the backend names itself (as Keystone's catalog does).
+func TestCountingProxy_CountsAndRewrites(t *testing.T) {
+	var backend *httptest.Server
+	backend = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, `{"url": "`+backend.URL+`/v3"}`)
+	}))
+	defer backend.Close()
+	p, err := NewCountingProxy(backend.URL, CountingProxyOptions{RewriteHost: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	before := p.Counts()
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPost, http.MethodDelete} {
+		req, _ := http.NewRequest(m, p.URL+"/v3/projects", strings.NewReader("{}"))
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := `{"url": "` + p.URL + `/v3"}`; string(body) != want {
+			t.Fatalf("%s body %q, want %q", m, body, want)
+		}
+	}
+	c := p.Counts().Sub(before)
+	if c.Total() != 4 || c.Writes() != 3 || c[http.MethodPost] != 2 {
+		t.Fatalf("counts %v: want 4 requests, 3 writes, 2 POST", c)
+	}
+}
+
+// With BearerToken the proxy authenticates every request itself (client-go
+// sends no token to a plain-http server).
+func TestCountingProxy_AddsBearerToken(t *testing.T) {
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, r.Header.Get("Authorization"))
+	}))
+	defer backend.Close()
+	p, err := NewCountingProxy(backend.URL, CountingProxyOptions{BearerToken: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	resp, err := http.Get(p.URL + "/api")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if b, _ := io.ReadAll(resp.Body); string(b) != "Bearer tok" {
+		t.Fatalf("backend saw Authorization %q, want %q", b, "Bearer tok")
+	}
+}
