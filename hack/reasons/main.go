@@ -3,7 +3,7 @@
 //
 // Usage (from the repository root; run by hack/test.sh after the test run):
 //
-//	go run ./hack/reasons [-conditions api/c5c3/v1alpha1/conditions.go] [-root .]
+//	go run ./hack/reasons [-conditions api/c5c3/v1alpha1/conditions.go] [-root .] [-results LOG]
 //
 // The reasons are the constants named Reason* in the conditions file (parsed
 // with go/parser, so a reason added there is picked up without editing this
