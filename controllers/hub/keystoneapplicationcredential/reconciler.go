@@ -100,10 +100,7 @@ type pass struct {
 // conditions carry the same information (orders.StatusWriter,
 // ManagementEventsOnly).
 func (p *pass) event(typ, reason, action, format string, args ...any) {
-	if p.ord.OnTargetCluster() {
-		return
-	}
-	p.r.recorder.Eventf(p.ac, nil, typ, reason, action, format, args...)
+	orders.Event(p.r.recorder, p.ord, p.ac, typ, reason, action, format, args...)
 }
 
 type (

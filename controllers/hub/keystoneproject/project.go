@@ -112,7 +112,7 @@ func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
 		if keystoneservice.DecideProbe(o.Probe, false) != keystoneservice.ProbeCreate {
 			return "", nil
 		}
-		p.r.recorder.Eventf(p.kp, nil, corev1.EventTypeNormal, "ProjectCreate", "Create",
+		orders.Event(p.r.recorder, p.ord, p.kp, corev1.EventTypeNormal, "ProjectCreate", "Create",
 			"no project %s in domain %s: creating the managed K-ORC Project %s/%s", name, o.DomainName, p.cp.Namespace, p.childName(korc.DiscProject))
 	}
 	kn := orcv1alpha1.KeystoneName(name)

@@ -78,7 +78,7 @@ func (r *Reconciler) teardown(ctx context.Context, oc client.Client, kp *c5c3v1a
 			return reconcile.Result{}, fmt.Errorf("release the finalizer: %w", err)
 		}
 		if cp == nil && left > 0 {
-			r.recorder.Eventf(kp, nil, corev1.EventTypeWarning, "TeardownFailOpen", "Delete",
+			orders.Event(r.recorder, ord, kp, corev1.EventTypeWarning, "TeardownFailOpen", "Delete",
 				"ControlPlane is gone: released with %d children still listed", left)
 		}
 	}

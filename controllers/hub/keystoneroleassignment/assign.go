@@ -111,7 +111,7 @@ func (r *Reconciler) assign(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	if ra.Status.RoleID != "" {
 		what = "re-assigned (it was missing in Keystone)"
 	}
-	r.recorder.Eventf(ra, nil, corev1.EventTypeNormal, "RoleAssigned", "Assign",
+	orders.Event(r.recorder, ord, ra, corev1.EventTypeNormal, "RoleAssigned", "Assign",
 		"%s role %s to KeystoneUser %s on KeystoneProject %s", what, role, ra.Spec.UserRef.Name, ra.Spec.ProjectRef.Name)
 	return userID, projectID
 }

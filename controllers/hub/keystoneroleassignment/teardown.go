@@ -102,7 +102,7 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	rev, ok := PlanRevoke(ra.Status, importID, shared, true)
 	if !ok {
 		if len(shared) > 0 {
-			r.recorder.Eventf(ra, nil, corev1.EventTypeNormal, "RevokeSkipped", "Delete",
+			orders.Event(r.recorder, ord, ra, corev1.EventTypeNormal, "RevokeSkipped", "Delete",
 				"role %s stays assigned in Keystone: KeystoneRoleAssignment %s grants it too", ra.Spec.Role, strings.Join(shared, ", "))
 		}
 		return nil
@@ -114,7 +114,7 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	if err := r.granter.Revoke(ctx, creds, rev.UserID, rev.ProjectID, rev.RoleID); err != nil {
 		return err
 	}
-	r.recorder.Eventf(ra, nil, corev1.EventTypeNormal, "RoleRevoked", "Delete",
+	orders.Event(r.recorder, ord, ra, corev1.EventTypeNormal, "RoleRevoked", "Delete",
 		"revoked role %s (id %s) from KeystoneUser %s on KeystoneProject %s", ra.Spec.Role, rev.RoleID, ra.Spec.UserRef.Name, ra.Spec.ProjectRef.Name)
 	return nil
 }

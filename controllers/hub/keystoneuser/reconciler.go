@@ -150,8 +150,5 @@ func (a *actuator) Requeue() time.Duration {
 // recorder writes to the management cluster only, so an order on a target
 // cluster gets none; its conditions carry the same information.
 func (r *Reconciler) event(o orders.Order, ku *c5c3v1alpha1.KeystoneUser, typ, reason, note string, args ...any) {
-	if o.OnTargetCluster() || r.recorder == nil {
-		return
-	}
-	r.recorder.Eventf(ku, nil, typ, reason, "Reconcile", note, args...)
+	orders.Event(r.recorder, o, ku, typ, reason, "Reconcile", note, args...)
 }
