@@ -19,7 +19,6 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -29,6 +28,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/internal/testenv"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -399,55 +399,6 @@ func planeOfReady(t *testing.T, cp *c5c3v1alpha1.ControlPlane) {
 	})
 }
 
-// refuseCreates makes the apiserver refuse every create of the resources
-// (plural names) of group in namespace ns, with a ValidatingAdmissionPolicy
-// and its binding (Kubernetes' built-in CEL admission), until the returned
-// function lifts it. It waits until a dry-run create of probe is refused, so
-// the refusal is in force when it returns.
-func refuseCreates(t *testing.T, ns, group string, resources []string, probe client.Object) func() {
-	t.Helper()
-	ctx := context.Background()
-	name := "reasons-refuse-" + ns
-	fail := admissionregistrationv1.Fail
-	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{FailurePolicy: &fail,
-			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-				RuleWithOperations: admissionregistrationv1.RuleWithOperations{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-					Rule: admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: resources}}}}},
-			Validations: []admissionregistrationv1.Validation{{Expression: "false", Message: refusal}}}}
-	create(t, policy)
-	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: name,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-			MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
-				MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}}}}
-	create(t, binding)
-	eventually(t, waitTimeout, "the admission policy refuses creates in "+ns, func() error {
-		err := kube.Create(ctx, probe.DeepCopyObject().(client.Object), client.DryRunAll)
-		if err != nil && strings.Contains(err.Error(), refusal) {
-			return nil
-		}
-		return fmt.Errorf("a dry-run create was not refused: %v", err)
-	})
-	lifted := false
-	lift := func() {
-		if lifted {
-			return
-		}
-		lifted = true
-		for _, o := range []client.Object{binding, policy} {
-			if err := kube.Delete(ctx, o); err != nil {
-				t.Errorf("lifting the admission policy: %v", err)
-			}
-		}
-	}
-	t.Cleanup(lift)
-	return lift
-}
-
-// refusal is the message of refuseCreates' policy.
-const refusal = "refused by the test's admission policy"
-
 // TestReasons_ChildrenRefusedByTheAPIServer: the apiserver refuses what
 // the order writes (an admission policy). While it refuses Secrets in the
 // plane's namespace, the mint document cannot be written and
@@ -461,22 +412,19 @@ func TestReasons_ChildrenRefusedByTheAPIServer(t *testing.T) {
 	const plane, ns = "openstack-refused", "reasons-refused"
 	cp := newPlaneIn(t, plane, ns, "")
 	w := newWorldOn(t, ns, "refused", plane)
-	secretIn := func(n string) *corev1.Secret {
-		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: n}}
-	}
-	lift := refuseCreates(t, plane, "", []string{"secrets"}, secretIn(plane))
+	lift := testenv.Refuse(t, kube, testenv.Refusal{Namespace: plane, Resources: []string{"secrets"}})
 	ac := w.order("refused", time.Hour, time.Minute)
 	ac.Spec.ControlPlaneRef = c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: plane}
 	create(t, ac)
-	waitMessage(t, ac, c5c3v1alpha1.ConditionCredentialReady, c5c3v1alpha1.ReasonCredentialError, refusal)
+	waitMessage(t, ac, c5c3v1alpha1.ConditionCredentialReady, c5c3v1alpha1.ReasonCredentialError, testenv.RefusalMessage)
 	if creds, err := w.keystoneCredentials(ctx); err != nil || len(creds) != 0 {
 		t.Errorf("Keystone holds %d credentials of the user (%v), want none", len(creds), err)
 	}
 
-	liftDelivery := refuseCreates(t, ns, "", []string{"secrets"}, secretIn(ns))
+	liftDelivery := testenv.Refuse(t, kube, testenv.Refusal{Namespace: ns, Resources: []string{"secrets"}})
 	lift()
 	waitReason(t, ac, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonCredentialMinted)
-	waitMessage(t, ac, c5c3v1alpha1.ConditionDeliveryReady, c5c3v1alpha1.ReasonDeliveryError, refusal)
+	waitMessage(t, ac, c5c3v1alpha1.ConditionDeliveryReady, c5c3v1alpha1.ReasonDeliveryError, testenv.RefusalMessage)
 
 	liftDelivery()
 	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)

@@ -29,7 +29,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -419,55 +418,6 @@ func TestReasons_WaitingForServiceAccounts(t *testing.T) {
 	})
 }
 
-// refuseCreates makes the apiserver refuse every create of the resources
-// (plural names) of group in namespace ns, with a ValidatingAdmissionPolicy
-// and its binding (Kubernetes' built-in CEL admission), until the returned
-// function lifts it. It waits until a dry-run create of probe is refused, so
-// the refusal is in force when it returns.
-func refuseCreates(t *testing.T, ns, group string, resources []string, probe client.Object) func() {
-	t.Helper()
-	ctx := context.Background()
-	name := "reasons-refuse-" + ns
-	fail := admissionregistrationv1.Fail
-	policy := &admissionregistrationv1.ValidatingAdmissionPolicy{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicySpec{FailurePolicy: &fail,
-			MatchConstraints: &admissionregistrationv1.MatchResources{ResourceRules: []admissionregistrationv1.NamedRuleWithOperations{{
-				RuleWithOperations: admissionregistrationv1.RuleWithOperations{Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Create},
-					Rule: admissionregistrationv1.Rule{APIGroups: []string{group}, APIVersions: []string{"*"}, Resources: resources}}}}},
-			Validations: []admissionregistrationv1.Validation{{Expression: "false", Message: refusal}}}}
-	create(t, policy)
-	binding := &admissionregistrationv1.ValidatingAdmissionPolicyBinding{ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: admissionregistrationv1.ValidatingAdmissionPolicyBindingSpec{PolicyName: name,
-			ValidationActions: []admissionregistrationv1.ValidationAction{admissionregistrationv1.Deny},
-			MatchResources: &admissionregistrationv1.MatchResources{NamespaceSelector: &metav1.LabelSelector{
-				MatchLabels: map[string]string{corev1.LabelMetadataName: ns}}}}}
-	create(t, binding)
-	eventually(t, waitTimeout, "the admission policy refuses creates in "+ns, func() error {
-		err := kube.Create(ctx, probe.DeepCopyObject().(client.Object), client.DryRunAll)
-		if err != nil && strings.Contains(err.Error(), refusal) {
-			return nil
-		}
-		return fmt.Errorf("a dry-run create was not refused: %v", err)
-	})
-	lifted := false
-	lift := func() {
-		if lifted {
-			return
-		}
-		lifted = true
-		for _, o := range []client.Object{binding, policy} {
-			if err := kube.Delete(ctx, o); err != nil {
-				t.Errorf("lifting the admission policy: %v", err)
-			}
-		}
-	}
-	t.Cleanup(lift)
-	return lift
-}
-
-// refusal is the message of refuseCreates' policy.
-const refusal = "refused by the test's admission policy"
-
 // TestReasons_ChildRefusedByTheAPIServer: the apiserver refuses to create
 // K-ORC Services and Users in the plane's namespace (an admission policy),
 // so the registration's catalog and account children cannot be applied:
@@ -479,18 +429,14 @@ func TestReasons_ChildRefusedByTheAPIServer(t *testing.T) {
 	const ns, typ = "openstack-refused", "refused-it"
 	cp := newPlane(t, ns, stack.Keystone.AdminPassword, "")
 	planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonAdminCredentialReady)
-	lift := refuseCreates(t, ns, "openstack.k-orc.cloud", []string{"services", "users"},
-		&orcv1alpha1.Service{ObjectMeta: metav1.ObjectMeta{Name: "probe", Namespace: ns},
-			Spec: orcv1alpha1.ServiceSpec{ManagementPolicy: orcv1alpha1.ManagementPolicyUnmanaged,
-				Import:              &orcv1alpha1.ServiceImport{ID: ptr.To("00000000-0000-0000-0000-000000000000")},
-				CloudCredentialsRef: orcv1alpha1.CloudCredentialsReference{SecretName: "x", CloudName: "x"}}})
+	lift := testenv.Refuse(t, kube, testenv.Refusal{Namespace: ns, Group: "openstack.k-orc.cloud", Resources: []string{"services", "users"}})
 	ks := registration(ns, "refused", typ, false, map[string]string{"public": "http://refused.example"})
 	ks.Spec.ControlPlaneRef.Namespace = ""
 	ks.Spec.Account = accountRegistration(ns, "refused", "reasons-refused", true).Spec.Account
 	ks.Spec.Account.UserName = "reasons-refused-user"
 	create(t, ks)
-	waitForMessage(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogError, refusal)
-	waitForMessage(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonServiceAccountError, refusal)
+	waitForMessage(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogError, testenv.RefusalMessage)
+	waitForMessage(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonServiceAccountError, testenv.RefusalMessage)
 	if n := len(keystoneServices(t, typ)); n != 0 {
 		t.Errorf("%d %s services in Keystone while the apiserver refuses the children", n, typ)
 	}
