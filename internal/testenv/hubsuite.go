@@ -17,8 +17,10 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
@@ -114,10 +116,14 @@ func (s *Stack) AdminIdentity(ctx context.Context) (*gophercloud.ServiceClient, 
 }
 
 // NewManager returns a controller-runtime manager on cfg with scheme, its
-// metrics server and health probes off (tests run side by side).
+// metrics server and health probes off (tests run side by side), and
+// controller-name validation off: several tests of one package each start a
+// manager with the same controllers in one process, which controller-runtime
+// otherwise refuses ("controller with name ... already exists").
 func NewManager(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, error) {
 	return ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0"})
+		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
 }
 
 // HubSuiteOptions configures RunHubSuite. Zero values take the defaults.
