@@ -21,15 +21,17 @@ import (
 // Keystone's catalog as the public identity endpoint of a region of its
 // own. A ControlPlane in that region authenticates at the stack's Keystone
 // directly (its admin credential check passes), and K-ORC then sends its
-// calls to this front, the endpoint the catalog names. Down closes it: a
-// dial is refused, as for an identity endpoint that is down.
+// calls to this front, the endpoint the catalog names. Drop makes it fail
+// chosen calls at the transport level while it forwards the rest. (A front
+// that refuses every connection would race: K-ORC retries a failed read of
+// a plane's domain import, and the probes then wait on the domain instead
+// of reaching the call a test is about.)
 type IdentityFront struct {
-	tb     testing.TB
-	addr   string // host:port, fixed for the front's life
-	target *url.URL
+	addr string // host:port
+	srv  *http.Server
 
-	mu  sync.Mutex
-	srv *http.Server
+	mu   sync.Mutex
+	drop map[string]bool // "METHOD /path" or "METHOD " (every path) closed unanswered
 }
 
 // NewIdentityFront starts a front forwarding to the Keystone at
@@ -45,48 +47,50 @@ func NewIdentityFront(tb testing.TB, keystoneURL string) *IdentityFront {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	f := &IdentityFront{tb: tb, addr: l.Addr().String(), target: target}
-	f.serve(l)
-	tb.Cleanup(f.Down)
+	f := &IdentityFront{addr: l.Addr().String()}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	f.srv = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		drop := f.drop[r.Method+" "+r.URL.Path] || f.drop[r.Method+" "]
+		f.mu.Unlock()
+		if !drop {
+			proxy.ServeHTTP(w, r)
+			return
+		}
+		// Close the connection without an answer: the client sees a
+		// transport error (EOF), not an HTTP status.
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close()
+			return
+		}
+		panic(http.ErrAbortHandler)
+	}), ReadHeaderTimeout: 30 * time.Second}
+	go func() { _ = f.srv.Serve(l) }()
+	tb.Cleanup(func() { _ = f.srv.Close() })
 	return f
 }
 
 // URL is the front's identity URL (…/v3), as registered in the catalog.
 func (f *IdentityFront) URL() string { return "http://" + f.addr + "/v3" }
 
-func (f *IdentityFront) serve(l net.Listener) {
-	f.srv = &http.Server{Handler: httputil.NewSingleHostReverseProxy(f.target), ReadHeaderTimeout: 30 * time.Second}
-	go func() { _ = f.srv.Serve(l) }()
-}
-
-// Down closes the listener and every open connection.
-func (f *IdentityFront) Down() {
+// Drop makes the front close the connection of every request of method
+// on path (e.g. "POST", "/v3/projects"; the query is not compared; "" is
+// every path) without answering, while it forwards every other request:
+// an identity endpoint that fails one kind of call at the transport level.
+func (f *IdentityFront) Drop(method, path string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.srv != nil {
-		_ = f.srv.Close()
-		f.srv = nil
+	if f.drop == nil {
+		f.drop = map[string]bool{}
 	}
+	f.drop[method+" "+path] = true
 }
 
-// Up serves again on the same port.
-func (f *IdentityFront) Up() {
-	f.tb.Helper()
-	f.mu.Lock()
-	running := f.srv != nil
-	f.mu.Unlock()
-	if running {
-		return
-	}
-	var l net.Listener
-	Eventually(f.tb, time.Minute, "listen on "+f.addr+" again", func() error {
-		var err error
-		l, err = net.Listen("tcp", f.addr)
-		return err
-	})
+// Forward ends every Drop: the front forwards every request again.
+func (f *IdentityFront) Forward() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.serve(l)
+	f.drop = nil
 }
 
 // RegisterIn creates region in Keystone (through the admin client c) with

@@ -103,8 +103,9 @@ type Observation struct {
 	ClaimHolder string
 	// Error is a Kubernetes-level failure (ProjectError).
 	Error error
-	// Domain is the state of the order's own Domain import, nil when the
-	// project lives in the plane's admin domain. DomainName names it.
+	// Domain is the state of the order's own Domain import; when the
+	// project lives in the plane's admin domain, the plane's import of it
+	// until the managed Project exists, then nil. DomainName names it.
 	Domain     *korc.State
 	DomainName string
 	// ProjectExists is true once the managed Project child exists; the

@@ -98,6 +98,19 @@ func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
 		domainRef = d.Name
 		st := korc.StateOf(d)
 		o.Domain = &st
+	} else if !o.ProjectExists {
+		// The plane's own import of its admin domain, while the probe still
+		// decides: when K-ORC has given it up (a terminal error, say its
+		// catalog endpoint refusing), the probe would wait on it for good.
+		// Once the managed Project exists its own state decides.
+		var d orcv1alpha1.Domain
+		switch err := c.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: domainRef}, &d); {
+		case err == nil:
+			st := korc.StateOf(&d)
+			o.Domain = &st
+		case !apierrors.IsNotFound(err):
+			return "", err
+		}
 	}
 
 	name := EffectiveProjectName(p.kp)

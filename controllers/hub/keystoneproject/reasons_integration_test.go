@@ -5,6 +5,7 @@ package keystoneproject
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -129,12 +130,15 @@ func TestReasons_KeystoneProjectNotAvailable(t *testing.T) {
 const frontRegion = "RegionFront"
 
 // TestReasons_ProjectFailed: a plane in a region whose catalog identity
-// endpoint refuses connections (an identity front that is down) passes its
-// admin credential check at authURL, but K-ORC's calls go to the catalog's
-// endpoint and fail terminally (K-ORC reports InvalidConfiguration and
+// endpoint (an identity front) drops every project create at the transport
+// level, while it answers every other call: the collision probe finds no
+// project, and K-ORC's create fails terminally (K-ORC reports
+// InvalidConfiguration for a create error that is not an HTTP status and
 // stops retrying): ProjectReady says ProjectFailed with K-ORC's message
 // (docs/reference/keystoneproject.md). Nothing is created in Keystone and
-// the order deletes.
+// the order deletes. (A front that refuses every connection would race:
+// K-ORC retries a failed read of the plane's domain import, so the probe
+// may wait on the domain rather than reach the create.)
 func TestReasons_ProjectFailed(t *testing.T) {
 	ctx := context.Background()
 	const frontNS, orderNS = "openstack-front", "reasons-front"
@@ -175,15 +179,15 @@ func TestReasons_ProjectFailed(t *testing.T) {
 		return nil
 	})
 
-	front.Down()
+	front.Drop(http.MethodPost, "/v3/projects")
 	kp := order(orderNS, "front-project", "", "")
 	kp.Spec.ControlPlaneRef = c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: frontNS}
 	create(t, kp)
-	waitProjectMessage(t, kp, c5c3v1alpha1.ReasonProjectFailed, "connection refused")
+	waitProjectMessage(t, kp, c5c3v1alpha1.ReasonProjectFailed, "invalid configuration creating resource")
 	if ps := keystoneProjects(t, "front-project"); len(ps) != 0 {
 		t.Errorf("Keystone holds %v", ps)
 	}
-	front.Up()
+	front.Forward()
 	if err := kube.Delete(ctx, kp); err != nil {
 		t.Fatal(err)
 	}

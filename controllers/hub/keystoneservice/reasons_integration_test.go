@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/pem"
 	"fmt"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -14,14 +13,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/endpoints"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/regions"
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -41,142 +36,10 @@ import (
 // registration writes, caused by a real server where one can be made
 // (hack/reasons lists which test shows which reason).
 
-// identityFront is a second identity endpoint of the stack's Keystone: a
-// reverse proxy on a loopback port of its own, registered in Keystone's
-// catalog as the identity endpoint of a region of its own (frontRegion). A
-// plane in that region authenticates at the stack's Keystone directly (so its admin credential check passes), and K-ORC then sends its
-// catalog calls to this front, the endpoint the catalog names. The front
-// can forward, refuse connections (its listener closed: the endpoint is
-// down), forward without the X-Auth-Token header (a front end that drops
-// it: Keystone itself answers 401), or drop the connection of every create
-// (POST) without an answer while reads pass (a front end that fails on
-// writes).
-type identityFront struct {
-	t      *testing.T
-	addr   string // host:port, fixed for the front's life
-	target *url.URL
-
-	mu          sync.Mutex
-	srv         *http.Server
-	stripAuth   bool
-	dropCreates bool
-}
-
-// dropPosts makes the front close the connection of every POST without an
-// answer (drop true) or forward them again (false).
-func (f *identityFront) dropPosts(drop bool) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.dropCreates = drop
-}
-
-func newIdentityFront(t *testing.T, keystoneURL string) *identityFront {
-	t.Helper()
-	target, err := url.Parse(keystoneURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	target.Path = ""
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	f := &identityFront{t: t, addr: l.Addr().String(), target: target}
-	f.serve(l)
-	t.Cleanup(func() { f.down() })
-	return f
-}
-
-// URL is the front's identity URL (…/v3), as registered in the catalog.
-func (f *identityFront) URL() string { return "http://" + f.addr + "/v3" }
-
-func (f *identityFront) serve(l net.Listener) {
-	proxy := httputil.NewSingleHostReverseProxy(f.target)
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		f.mu.Lock()
-		strip, drop := f.stripAuth, f.dropCreates
-		f.mu.Unlock()
-		if drop && r.Method == http.MethodPost {
-			if hj, ok := w.(http.Hijacker); ok {
-				if conn, _, err := hj.Hijack(); err == nil {
-					_ = conn.Close()
-					return
-				}
-			}
-			panic(http.ErrAbortHandler)
-		}
-		if strip {
-			r.Header.Del("X-Auth-Token")
-		}
-		proxy.ServeHTTP(w, r)
-	})
-	f.srv = &http.Server{Handler: h}
-	go func() { _ = f.srv.Serve(l) }()
-}
-
-// down closes the listener and every open connection: a dial is refused.
-func (f *identityFront) down() {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.srv != nil {
-		_ = f.srv.Close()
-		f.srv = nil
-	}
-}
-
-// up serves again on the same port, forwarding the token when strip is
-// false.
-func (f *identityFront) up(strip bool) {
-	f.t.Helper()
-	f.mu.Lock()
-	f.stripAuth = strip
-	running := f.srv != nil
-	f.mu.Unlock()
-	if running {
-		return
-	}
-	var l net.Listener
-	eventually(f.t, waitTimeout, "listen on "+f.addr+" again", func() error {
-		var err error
-		l, err = net.Listen("tcp", f.addr)
-		return err
-	})
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.serve(l)
-}
-
 // frontRegion is the Keystone region in which the identity front is the
 // catalog's identity endpoint; the stack's own endpoints are in
 // stack.Keystone.Region.
 const frontRegion = "RegionFront"
-
-// registerFrontIdentity registers u as the public identity endpoint of
-// frontRegion (created for it) and removes both when t ends.
-func registerFrontIdentity(t *testing.T, u string) {
-	t.Helper()
-	ctx := context.Background()
-	svcs := keystoneServices(t, "identity")
-	if len(svcs) != 1 {
-		t.Fatalf("%d identity services in the catalog", len(svcs))
-	}
-	if _, err := regions.Create(ctx, identity, regions.CreateOpts{ID: frontRegion}).Extract(); err != nil {
-		t.Fatal(err)
-	}
-	ep, err := endpoints.Create(ctx, identity, endpoints.CreateOpts{Availability: gophercloud.AvailabilityPublic,
-		Region: frontRegion, ServiceID: svcs[0].ID, URL: u}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := endpoints.Delete(context.Background(), identity, ep.ID).ExtractErr(); err != nil {
-			t.Errorf("removing the front's identity endpoint: %v", err)
-		}
-		if err := regions.Delete(context.Background(), identity, frontRegion).ExtractErr(); err != nil {
-			t.Errorf("removing region %s: %v", frontRegion, err)
-		}
-	})
-}
 
 // newPlane creates namespace ns, the admin password Secret (unless
 // password is empty) and an External ControlPlane "cp" there that
@@ -262,8 +125,8 @@ func conditionMessage(t *testing.T, ks *c5c3v1alpha1.KeystoneService, typ string
 func TestReasons_CatalogFailed(t *testing.T) {
 	ctx := context.Background()
 	const ns, typ = "openstack-front", "front-it"
-	front := newIdentityFront(t, stack.Keystone.URL)
-	registerFrontIdentity(t, front.URL())
+	front := testenv.NewIdentityFront(t, stack.Keystone.URL)
+	front.RegisterIn(t, identity, frontRegion)
 	cp := newPlane(t, ns, stack.Keystone.AdminPassword, frontRegion)
 	planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonAdminCredentialReady)
 	// The plane's admin domain import resolves through the front while it
@@ -280,7 +143,7 @@ func TestReasons_CatalogFailed(t *testing.T) {
 		return nil
 	})
 
-	front.dropPosts(true)
+	front.Drop(http.MethodPost, "")
 	ks := registration(ns, "front", typ, false, map[string]string{"public": "http://front.example"})
 	ks.Spec.ControlPlaneRef.Namespace = ""
 	ks.Spec.Account = accountRegistration(ns, "front", "reasons-front", true).Spec.Account
@@ -289,7 +152,7 @@ func TestReasons_CatalogFailed(t *testing.T) {
 	waitForMessage(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogFailed, "EOF")
 	waitForMessage(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonServiceAccountsFailed, "EOF")
 	planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonAdminCredentialReady)
-	front.dropPosts(false)
+	front.Forward()
 	// Terminal: nothing retries once the endpoint is back (a later pass of
 	// the registration still reads the failure).
 	update(t, ks, func(k *c5c3v1alpha1.KeystoneService) {
