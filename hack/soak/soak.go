@@ -329,6 +329,36 @@ func (e *env) allReady(ctx context.Context) error {
 	return nil
 }
 
+// stopSchedules turns the application credentials' rotation schedules off
+// (rotation.interval 0s) when the run is over, as the password rotation
+// requests stop: the checks after convergence then judge a settled order, not
+// a race with the next scheduled mint (a credential K-ORC has minted that
+// the hub has not recorded yet). A rotation under way is continued, and the
+// live credential keeps its expiry (docs/reference/
+// keystoneapplicationcredential.md, "Rotation"). A refused update (an
+// outage) is retried every second; giving up is a report error.
+func (e *env) stopSchedules(ctx context.Context, rep *Report) {
+	for _, o := range desiredOrders() {
+		if _, ok := o.obj.(*c5c3v1alpha1.KeystoneApplicationCredential); !ok {
+			continue
+		}
+		if err := poll(ctx, readyTimeout, "turn the schedule of "+o.id()+" off", func() error {
+			var ac c5c3v1alpha1.KeystoneApplicationCredential
+			if err := e.clusters[o.cluster].Get(ctx, client.ObjectKeyFromObject(o.obj), &ac); err != nil {
+				return err
+			}
+			if ac.Spec.Rotation == nil {
+				ac.Spec.Rotation = &c5c3v1alpha1.ApplicationCredentialRotationSpec{}
+			}
+			ac.Spec.Rotation.Interval = &metav1.Duration{}
+			return e.clusters[o.cluster].Update(ctx, &ac)
+		}); err != nil {
+			rep.Errors = append(rep.Errors, err.Error())
+		}
+	}
+	e.logf("application credential schedules off")
+}
+
 // soak runs the consumers, the rotation requests and the faults for the
 // configured duration, waits for convergence, then checks and deletes.
 func (e *env) soak(ctx context.Context) (*Report, error) {
@@ -374,6 +404,7 @@ func (e *env) soak(ctx context.Context) (*Report, error) {
 	// Convergence: every order Ready and every consumer's latest attempt,
 	// made after the last fault, a success.
 	stopRotations()
+	e.stopSchedules(ctx, rep)
 	e.logf("run over; waiting for convergence")
 	if err := poll(ctx, convergeTimeout, "convergence after the last fault", func() error {
 		if err := e.allReady(ctx); err != nil {
