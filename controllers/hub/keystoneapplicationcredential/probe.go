@@ -2,10 +2,6 @@ package keystoneapplicationcredential
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
-	"net/http"
 	"sync"
 	"time"
 
@@ -16,7 +12,6 @@ import (
 
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
-	"github.com/c5c3/orderhub/internal/version"
 )
 
 // EventCredentialRejected (Warning): Keystone rejected a token request with
@@ -39,29 +34,16 @@ type ProbeRequest struct {
 // RejectedByKeystone tells an answer that the credential is gone).
 type Prober func(ctx context.Context, r ProbeRequest) error
 
-// probeTimeout bounds one token request of KeystoneProbe.
-const probeTimeout = 20 * time.Second
-
 // KeystoneProbe is the default Prober: a real gophercloud
 // application-credential token request (v3applicationcredential).
 func KeystoneProbe(ctx context.Context, r ProbeRequest) error {
-	ctx, cancel := context.WithTimeout(ctx, probeTimeout)
+	ctx, cancel := context.WithTimeout(ctx, keystoneTimeout)
 	defer cancel()
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	defer tr.CloseIdleConnections()
-	if len(r.CABundle) > 0 {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(r.CABundle) {
-			return errors.New("x509: the CA bundle holds no PEM certificate")
-		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	}
-	pc, err := openstack.NewClient(r.AuthURL)
+	pc, tr, err := newProviderClient(r.AuthURL, r.CABundle)
 	if err != nil {
 		return err
 	}
-	pc.HTTPClient = http.Client{Transport: tr, Timeout: probeTimeout}
-	pc.UserAgent.Prepend(version.UserAgent())
+	defer tr.CloseIdleConnections()
 	return openstack.Authenticate(ctx, pc, gophercloud.AuthOptions{IdentityEndpoint: r.AuthURL,
 		ApplicationCredentialID: r.ID, ApplicationCredentialSecret: r.Secret})
 }

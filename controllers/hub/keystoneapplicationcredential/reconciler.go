@@ -3,13 +3,16 @@ package keystoneapplicationcredential
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2"
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
@@ -66,9 +69,10 @@ type Reconciler struct {
 	now      func() time.Time
 	// resync is Options.ReadyResync, prober Options.Prober; probes the
 	// last verification of each order's delivered credential.
-	resync time.Duration
-	prober Prober
-	probes probes
+	resync  time.Duration
+	prober  Prober
+	probes  probes
+	revoker Revoker
 }
 
 // pass carries one reconcile pass of one order.
@@ -92,6 +96,9 @@ type pass struct {
 	// passwordGen is the user's status.passwordGeneration the mint-cloud
 	// document was built from on this pass (0 when not written).
 	passwordGen int64
+	// mint is the mint cloud's parameters (the user's id and password, the
+	// project, the catalog entry) once the references passed; nil before.
+	mint *applicationcredential.MintParams
 }
 
 // event records an event on the order. The recorder writes to the
@@ -221,6 +228,8 @@ func (p *pass) run(ctx context.Context) error {
 		}
 		p.passwordGen = refs.User.Status.PasswordGeneration
 		in.PasswordGeneration = p.passwordGen
+		m := p.mintParams(refs)
+		p.mint = &m
 	}
 	if err := p.listCredentials(ctx); err != nil {
 		p.obs.CredentialError = err
@@ -345,8 +354,8 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 
 // deletePrevious deletes the superseded generation gen once its grace
 // period passed, and clears status.previousCredential* once K-ORC no longer
-// lists it (docs/reference/keystoneapplicationcredential.md, "Rotation", step
-// 3).
+// lists it and Keystone confirms the credential gone (confirmRevoked;
+// docs/reference/keystoneapplicationcredential.md, "Rotation", step 3).
 func (p *pass) deletePrevious(ctx context.Context, gen int64) error {
 	if o, listed := p.credObjs[gen]; listed {
 		if o.DeletionTimestamp.IsZero() {
@@ -354,11 +363,44 @@ func (p *pass) deletePrevious(ctx context.Context, gen int64) error {
 		}
 		return nil
 	}
+	if err := p.confirmRevoked(ctx, gen); err != nil {
+		return err
+	}
 	if err := p.deleteGeneration(ctx, gen); err != nil {
 		return err
 	}
 	p.st.PreviousCredentialID, p.st.PreviousCredentialGeneration, p.st.PreviousCredentialDeleteAt = "", 0, nil
 	p.event(corev1.EventTypeNormal, EventPreviousDeleted, "Rotate", "generation %d is deleted from Keystone", gen)
+	return nil
+}
+
+// confirmRevoked makes sure Keystone no longer holds the superseded
+// credential (status.previousCredentialID) of generation gen, whose K-ORC
+// ApplicationCredential is gone: K-ORC may have released it without
+// deleting the credential (Revoker), so the hub deletes it as its user.
+// An error keeps status.previousCredential* for the next pass. Without the
+// mint parameters (references not passed) nothing can be confirmed and
+// K-ORC's word is taken.
+func (p *pass) confirmRevoked(ctx context.Context, gen int64) error {
+	id := p.st.PreviousCredentialID
+	if id == "" || p.mint == nil {
+		return nil
+	}
+	existed, err := p.r.revoker(ctx, RevokeRequest{Mint: *p.mint, CredentialID: id})
+	if gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
+		// The user's password is being rotated: retrying would only add
+		// failed logins toward Keystone's lockout, so K-ORC's word is taken.
+		logf.FromContext(ctx).Info("could not log in as the user to confirm the superseded credential is gone; K-ORC released it",
+			"generation", gen, "credential", id)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("confirm in Keystone that superseded generation %d (%s) is gone: %w", gen, id, err)
+	}
+	if existed {
+		p.event(corev1.EventTypeWarning, EventPreviousRevoked, "Rotate",
+			"K-ORC released generation %d while Keystone still held its credential %s; deleted it from Keystone as its user", gen, id)
+	}
 	return nil
 }
 

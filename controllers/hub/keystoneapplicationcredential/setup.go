@@ -47,6 +47,9 @@ type Options struct {
 	ReadyResync time.Duration
 	// Prober makes that token request; default KeystoneProbe.
 	Prober Prober
+	// Revoker confirms in Keystone that a superseded credential K-ORC
+	// released is gone, deleting it when it is not; default KeystoneRevoke.
+	Revoker Revoker
 }
 
 // SetupWithManager registers the KeystoneApplicationCredential reconciler
@@ -68,9 +71,12 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Prober == nil {
 		opts.Prober = KeystoneProbe
 	}
+	if opts.Revoker == nil {
+		opts.Revoker = KeystoneRevoke
+	}
 	local := hub.Manager.GetLocalManager()
 	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName), now: opts.Now,
-		resync: opts.ReadyResync, prober: opts.Prober}
+		resync: opts.ReadyResync, prober: opts.Prober, revoker: opts.Revoker}
 	kind := orders.KindKeystoneApplicationCredential
 	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
 	everywhere := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(true)}

@@ -1,0 +1,112 @@
+package keystoneapplicationcredential
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
+
+	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/internal/version"
+)
+
+// EventPreviousRevoked (Warning): K-ORC released a superseded generation's
+// ApplicationCredential while Keystone still held the credential, and the
+// hub deleted it from Keystone itself.
+const EventPreviousRevoked = "PreviousCredentialRevoked"
+
+// RevokeRequest names a superseded application credential and how to reach
+// Keystone as its owner: the mint cloud's user, password, project and
+// catalog entry (applicationcredential.MintParams), and the credential id.
+type RevokeRequest struct {
+	Mint         applicationcredential.MintParams
+	CredentialID string
+}
+
+// Revoker deletes an application credential from Keystone as its owner.
+// existed is true when Keystone held it and deleted it now (204), false
+// when it answered 404 (already gone); err is any other failure (a
+// transport error, an authentication failure, another status), with no
+// response body.
+//
+// The hub confirms this itself before it forgets a superseded credential
+// (clears status.previousCredentialID): K-ORC v2.6.0 deletes an
+// ApplicationCredential only after a GET by id, and that GET returns
+// NotFound for any failure, a Keystone restart included (it swallows the
+// error of each attempt; github.com/k-orc/openstack-resource-controller
+// internal/osclients/applicationcredential.go, GetApplicationCredential),
+// so K-ORC can release its finalizer while Keystone still holds the
+// credential (docs/reference/keystoneapplicationcredential.md, "Rotation").
+type Revoker func(ctx context.Context, r RevokeRequest) (existed bool, err error)
+
+// keystoneTimeout bounds one Keystone call of KeystoneProbe and
+// KeystoneRevoke (the token request and the delete each).
+const keystoneTimeout = 20 * time.Second
+
+// newProviderClient is a gophercloud provider client for authURL, verifying
+// an https URL with ca when it is set, identified as orderhub in Keystone's
+// access log. The transport is the caller's to close.
+func newProviderClient(authURL string, ca []byte) (*gophercloud.ProviderClient, *http.Transport, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if len(ca) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(ca) {
+			return nil, nil, errors.New("x509: the CA bundle holds no PEM certificate")
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	pc, err := openstack.NewClient(authURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	pc.HTTPClient = http.Client{Transport: tr, Timeout: keystoneTimeout}
+	pc.UserAgent.Prepend(version.UserAgent())
+	return pc, tr, nil
+}
+
+// KeystoneRevoke is the default Revoker: a token request as the credential's
+// user (its id and password, scoped to the project the credential belongs
+// to), then DELETE
+// /v3/users/{user_id}/application_credentials/{id} at the catalog's identity
+// endpoint for the plane's region and interface, the endpoint K-ORC uses.
+func KeystoneRevoke(ctx context.Context, r RevokeRequest) (bool, error) {
+	m := r.Mint
+	ctx, cancel := context.WithTimeout(ctx, 2*keystoneTimeout)
+	defer cancel()
+	pc, tr, err := newProviderClient(m.AuthURL, m.CABundle)
+	if err != nil {
+		return false, err
+	}
+	defer tr.CloseIdleConnections()
+	if m.UserID == "" {
+		return false, errors.New("the user's Keystone id is not recorded (KeystoneUser status.userID)")
+	}
+	ao := gophercloud.AuthOptions{IdentityEndpoint: m.AuthURL, UserID: m.UserID, Password: string(m.Password)}
+	if m.ProjectID != "" {
+		ao.Scope = &gophercloud.AuthScope{ProjectID: m.ProjectID}
+	} else {
+		ao.Scope = &gophercloud.AuthScope{ProjectName: m.ProjectName, DomainName: m.ProjectDomain}
+	}
+	if err := openstack.Authenticate(ctx, pc, ao); err != nil {
+		return false, controlplane.WithoutBody(err)
+	}
+	ic, err := openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{Region: m.Region, Availability: gophercloud.Availability(m.Interface)})
+	if err != nil {
+		return false, err
+	}
+	err = applicationcredentials.Delete(ctx, ic, m.UserID, r.CredentialID).ExtractErr()
+	switch {
+	case gophercloud.ResponseCodeIs(err, http.StatusNotFound):
+		return false, nil
+	case err != nil:
+		return false, controlplane.WithoutBody(err)
+	}
+	return true, nil
+}
