@@ -2,11 +2,10 @@ package keystoneapplicationcredential
 
 import (
 	"context"
+	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -73,6 +72,7 @@ type Reconciler struct {
 	prober  Prober
 	probes  probes
 	revoker Revoker
+	logins  logins
 }
 
 // pass carries one reconcile pass of one order.
@@ -99,6 +99,10 @@ type pass struct {
 	// mint is the mint cloud's parameters (the user's id and password, the
 	// project, the catalog entry) once the references passed; nil before.
 	mint *applicationcredential.MintParams
+	// revokePending: a superseded credential is not confirmed gone from
+	// Keystone yet (confirmRevoked); the next pass comes after at most
+	// NotReadyRequeue.
+	revokePending bool
 }
 
 // event records an event on the order. The recorder writes to the
@@ -200,6 +204,9 @@ func (p *pass) Requeue() time.Duration {
 	wait := applicationcredential.RequeueAfter(in, onTarget)
 	ready := p.conds[2].Status == metav1.ConditionTrue
 	if p.gate.Passed() && !ready && (wait == 0 || wait > NotReadyRequeue) {
+		wait = NotReadyRequeue
+	}
+	if p.revokePending && (wait == 0 || wait > NotReadyRequeue) {
 		wait = NotReadyRequeue
 	}
 	if p.gate.Passed() && ready && (wait == 0 || wait > p.r.resync) {
@@ -363,8 +370,8 @@ func (p *pass) deletePrevious(ctx context.Context, gen int64) error {
 		}
 		return nil
 	}
-	if err := p.confirmRevoked(ctx, gen); err != nil {
-		return err
+	if !p.confirmRevoked(ctx, gen) {
+		return nil
 	}
 	if err := p.deleteGeneration(ctx, gen); err != nil {
 		return err
@@ -374,34 +381,47 @@ func (p *pass) deletePrevious(ctx context.Context, gen int64) error {
 	return nil
 }
 
-// confirmRevoked makes sure Keystone no longer holds the superseded
+// confirmRevoked reports whether Keystone no longer holds the superseded
 // credential (status.previousCredentialID) of generation gen, whose K-ORC
 // ApplicationCredential is gone: K-ORC may have released it without
 // deleting the credential (Revoker), so the hub deletes it as its user.
-// An error keeps status.previousCredential* for the next pass. Without the
-// mint parameters (references not passed) nothing can be confirmed and
+// Until it is confirmed status.previousCredential* stays and the order
+// looks again after NotReadyRequeue (p.revokePending); the delivered
+// credential is not affected, so no condition changes. A refused login is
+// not tried again until the user's password generation changes. Without
+// the mint parameters (references not passed) nothing can be confirmed and
 // K-ORC's word is taken.
-func (p *pass) confirmRevoked(ctx context.Context, gen int64) error {
+func (p *pass) confirmRevoked(ctx context.Context, gen int64) bool {
 	id := p.st.PreviousCredentialID
 	if id == "" || p.mint == nil {
-		return nil
+		return true
+	}
+	log := logf.FromContext(ctx)
+	if g, refused := p.r.logins.refusedAt(p.prefix); refused && g == p.passwordGen {
+		p.revokePending = true
+		return false
 	}
 	existed, err := p.r.revoker(ctx, RevokeRequest{Mint: *p.mint, CredentialID: id})
-	if gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
-		// The user's password is being rotated: retrying would only add
-		// failed logins toward Keystone's lockout, so K-ORC's word is taken.
-		logf.FromContext(ctx).Info("could not log in as the user to confirm the superseded credential is gone; K-ORC released it",
-			"generation", gen, "credential", id)
-		return nil
+	switch {
+	case errors.Is(err, ErrLoginRefused):
+		p.r.logins.refuse(p.prefix, p.passwordGen)
+		p.revokePending = true
+		p.event(corev1.EventTypeWarning, EventPreviousUnconfirmed, "Rotate",
+			"cannot log in as the user to confirm that superseded generation %d (%s) is gone from Keystone; tried again with the user's next password generation: %v",
+			gen, id, err)
+		return false
+	case err != nil:
+		p.revokePending = true
+		log.Info("confirming that the superseded credential is gone from Keystone failed; retried",
+			"generation", gen, "credential", id, "retryAfter", NotReadyRequeue.String(), "error", err.Error())
+		return false
 	}
-	if err != nil {
-		return fmt.Errorf("confirm in Keystone that superseded generation %d (%s) is gone: %w", gen, id, err)
-	}
+	p.r.logins.forget(p.prefix)
 	if existed {
 		p.event(corev1.EventTypeWarning, EventPreviousRevoked, "Rotate",
 			"K-ORC released generation %d while Keystone still held its credential %s; deleted it from Keystone as its user", gen, id)
 	}
-	return nil
+	return true
 }
 
 // isNotOwned reports a delivery refused for ownership (DeliveryRefused).

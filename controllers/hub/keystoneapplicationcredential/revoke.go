@@ -5,7 +5,9 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -22,6 +24,12 @@ import (
 // hub deleted it from Keystone itself.
 const EventPreviousRevoked = "PreviousCredentialRevoked"
 
+// EventPreviousUnconfirmed (Warning): Keystone refused the user's login, so
+// the hub cannot confirm that a superseded credential K-ORC released is gone;
+// it keeps status.previousCredential* and tries again with the user's next
+// password generation.
+const EventPreviousUnconfirmed = "PreviousCredentialUnconfirmed"
+
 // RevokeRequest names a superseded application credential and how to reach
 // Keystone as its owner: the mint cloud's user, password, project and
 // catalog entry (applicationcredential.MintParams), and the credential id.
@@ -33,8 +41,8 @@ type RevokeRequest struct {
 // Revoker deletes an application credential from Keystone as its owner.
 // existed is true when Keystone held it and deleted it now (204), false
 // when it answered 404 (already gone); err is any other failure (a
-// transport error, an authentication failure, another status), with no
-// response body.
+// transport error, another status), with no response body, and wraps
+// ErrLoginRefused when Keystone refused the user's login itself.
 //
 // The hub confirms this itself before it forgets a superseded credential
 // (clears status.previousCredentialID): K-ORC v2.6.0 deletes an
@@ -45,6 +53,13 @@ type RevokeRequest struct {
 // so K-ORC can release its finalizer while Keystone still holds the
 // credential (docs/reference/keystoneapplicationcredential.md, "Rotation").
 type Revoker func(ctx context.Context, r RevokeRequest) (existed bool, err error)
+
+// ErrLoginRefused is a Revoker's error when Keystone answered the user's
+// login with 401: the password the hub holds is not (or no longer) the
+// user's. Trying it again would only add failed logins toward Keystone's
+// lockout (lockout_failure_attempts), so the hub waits for the user's next
+// password generation.
+var ErrLoginRefused = errors.New("Keystone refused the user's login")
 
 // keystoneTimeout bounds one Keystone call of KeystoneProbe and
 // KeystoneRevoke (the token request and the delete each).
@@ -73,9 +88,9 @@ func newProviderClient(authURL string, ca []byte) (*gophercloud.ProviderClient, 
 
 // KeystoneRevoke is the default Revoker: a token request as the credential's
 // user (its id and password, scoped to the project the credential belongs
-// to), then DELETE
-// /v3/users/{user_id}/application_credentials/{id} at the catalog's identity
-// endpoint for the plane's region and interface, the endpoint K-ORC uses.
+// to) at the plane's auth URL, then DELETE
+// /v3/users/{user_id}/application_credentials/{id} at that same identity
+// endpoint (the one the hub is known to reach; K-ORC's is the catalog's).
 func KeystoneRevoke(ctx context.Context, r RevokeRequest) (bool, error) {
 	m := r.Mint
 	ctx, cancel := context.WithTimeout(ctx, 2*keystoneTimeout)
@@ -95,9 +110,14 @@ func KeystoneRevoke(ctx context.Context, r RevokeRequest) (bool, error) {
 		ao.Scope = &gophercloud.AuthScope{ProjectName: m.ProjectName, DomainName: m.ProjectDomain}
 	}
 	if err := openstack.Authenticate(ctx, pc, ao); err != nil {
+		if gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
+			return false, fmt.Errorf("%w: %w", ErrLoginRefused, controlplane.WithoutBody(err))
+		}
 		return false, controlplane.WithoutBody(err)
 	}
-	ic, err := openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{Region: m.Region, Availability: gophercloud.Availability(m.Interface)})
+	// Empty EndpointOpts: the identity endpoint is the auth URL's, not the
+	// catalog's.
+	ic, err := openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{})
 	if err != nil {
 		return false, err
 	}
@@ -109,4 +129,34 @@ func KeystoneRevoke(ctx context.Context, r RevokeRequest) (bool, error) {
 		return false, controlplane.WithoutBody(err)
 	}
 	return true, nil
+}
+
+// logins remembers, per order, the user's password generation whose login
+// Keystone refused (ErrLoginRefused), in memory: a restarted hub tries once
+// more.
+type logins struct {
+	mu sync.Mutex
+	m  map[string]int64
+}
+
+func (l *logins) refusedAt(key string) (int64, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	g, ok := l.m[key]
+	return g, ok
+}
+
+func (l *logins) refuse(key string, gen int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.m == nil {
+		l.m = map[string]int64{}
+	}
+	l.m[key] = gen
+}
+
+func (l *logins) forget(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.m, key)
 }

@@ -62,20 +62,21 @@ func TestIntegration_ApplicationCredential_KORCReleasedWhileKeystoneHolds(t *tes
 			t.Fatalf("Keystone still holds superseded generation 1 (%s) after the order forgot it", first)
 		}
 	}
-	var events corev1.EventList
-	if err := kube.List(ctx, &events, client.InNamespace(ns)); err != nil {
-		t.Fatal(err)
-	}
-	revoked := false
-	for _, e := range events.Items {
-		if e.InvolvedObject.Name == ac.Name && e.Reason == EventPreviousRevoked {
-			revoked = true
-			t.Logf("event %s: %s", e.Reason, e.Message)
+	// Events are written asynchronously: wait for it.
+	eventually(t, waitTimeout, "the "+EventPreviousRevoked+" event", func() error {
+		var events corev1.EventList
+		if err := kube.List(ctx, &events, client.InNamespace(ns)); err != nil {
+			return err
 		}
-	}
-	if !revoked {
-		t.Fatalf("no %s event: K-ORC did not release generation 1 while Keystone held it, so the test did not reach what it is about", EventPreviousRevoked)
-	}
+		for _, e := range events.Items {
+			if e.InvolvedObject.Name == ac.Name && e.Reason == EventPreviousRevoked {
+				t.Logf("event %s: %s", e.Reason, e.Message)
+				return nil
+			}
+		}
+		return fmt.Errorf("no %s event among %d: K-ORC did not release generation 1 while Keystone held it, so the test did not reach what it is about",
+			EventPreviousRevoked, len(events.Items))
+	})
 	front.Forward()
 	deleteAndWaitGone(t, ac)
 }

@@ -40,6 +40,7 @@ const TeardownRequeue = 10 * time.Second
 // (docs/reference/keystoneapplicationcredential.md, "Deletion Semantics").
 func (p *pass) teardown(ctx context.Context) (ctrl.Result, error) {
 	p.r.probes.forget(p.prefix)
+	p.r.logins.forget(p.prefix)
 	if !controllerutil.ContainsFinalizer(p.ac, c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown) {
 		return ctrl.Result{}, nil
 	}

@@ -105,7 +105,8 @@ type Observation struct {
 	Error error
 	// Domain is the state of the order's own Domain import; when the
 	// project lives in the plane's admin domain, the plane's import of it
-	// until the managed Project exists, then nil. DomainName names it.
+	// on every pass that begins without the managed Project, else nil.
+	// DomainName names it.
 	Domain     *korc.State
 	DomainName string
 	// ProjectExists is true once the managed Project child exists; the
