@@ -111,18 +111,18 @@ type KeystoneApplicationCredentialStatus struct {
 	// +optional
 	NextRotation *metav1.Time `json:"nextRotation,omitempty"`
 
-	// The Keystone id of the superseded credential, during its grace period
-	// only.
+	// The Keystone id of the superseded credential, from the switch until
+	// it is confirmed gone from Keystone after its grace period.
 	// +optional
 	PreviousCredentialID string `json:"previousCredentialID,omitempty"`
 
-	// The generation of the superseded credential, during its grace period
-	// only.
+	// The generation of the superseded credential, while
+	// previousCredentialID is set.
 	// +optional
 	PreviousCredentialGeneration int64 `json:"previousCredentialGeneration,omitempty"`
 
-	// When the superseded credential is deleted, during its grace period
-	// only.
+	// When the superseded credential is deleted, while previousCredentialID
+	// is set.
 	// +optional
 	PreviousCredentialDeleteAt *metav1.Time `json:"previousCredentialDeleteAt,omitempty"`
 

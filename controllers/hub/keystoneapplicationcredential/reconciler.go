@@ -381,47 +381,64 @@ func (p *pass) deletePrevious(ctx context.Context, gen int64) error {
 	return nil
 }
 
-// confirmRevoked reports whether Keystone no longer holds the superseded
-// credential (status.previousCredentialID) of generation gen, whose K-ORC
-// ApplicationCredential is gone: K-ORC may have released it without
-// deleting the credential (Revoker), so the hub deletes it as its user.
-// Until it is confirmed status.previousCredential* stays and the order
-// looks again after NotReadyRequeue (p.revokePending); the delivered
-// credential is not affected, so no condition changes. A refused login is
-// not tried again until the user's password generation changes. Without
-// the mint parameters (references not passed) nothing can be confirmed and
-// K-ORC's word is taken.
+// confirmRevoked reports whether the superseded credential
+// (status.previousCredentialID) of generation gen, whose K-ORC
+// ApplicationCredential is gone, may be forgotten: Keystone no longer holds
+// it. K-ORC may have released it without deleting it (Revoker), so the hub
+// deletes it as its user. Until that is confirmed status.previousCredential*
+// stays and the order looks again after NotReadyRequeue (p.revokePending);
+// the delivered credential is not affected, so no condition changes. A
+// refused login is not tried again until the user's password generation
+// changes (no added failed logins toward Keystone's lockout). The wait is
+// bounded: once the live credential is within the grace period of its
+// expiry, rejected by Keystone or its secret lost, an unconfirmed
+// credential is forgotten on K-ORC's word (Warning
+// PreviousCredentialUnconfirmed), because no rotation starts while it is
+// kept and the live credential must not die without a successor
+// (docs/reference/keystoneapplicationcredential.md, "Rotation"). Without the
+// mint parameters (references not passed) K-ORC's word is taken.
 func (p *pass) confirmRevoked(ctx context.Context, gen int64) bool {
 	id := p.st.PreviousCredentialID
 	if id == "" || p.mint == nil {
 		return true
 	}
-	log := logf.FromContext(ctx)
+	var err error
 	if g, refused := p.r.logins.refusedAt(p.prefix); refused && g == p.passwordGen {
-		p.revokePending = true
-		return false
+		err = ErrLoginRefused // not tried again with this password
+	} else {
+		var existed bool
+		existed, err = p.r.revoker(ctx, RevokeRequest{Mint: *p.mint, CredentialID: id})
+		if err == nil {
+			p.r.logins.forget(p.prefix)
+			if existed {
+				p.event(corev1.EventTypeWarning, EventPreviousRevoked, "Rotate",
+					"K-ORC released generation %d while Keystone still held its credential %s; deleted it from Keystone as its user", gen, id)
+			}
+			return true
+		}
+		if errors.Is(err, ErrLoginRefused) {
+			p.r.logins.refuse(p.prefix, p.passwordGen)
+		}
 	}
-	existed, err := p.r.revoker(ctx, RevokeRequest{Mint: *p.mint, CredentialID: id})
-	switch {
-	case errors.Is(err, ErrLoginRefused):
-		p.r.logins.refuse(p.prefix, p.passwordGen)
-		p.revokePending = true
+	var urgent string
+	switch exp := p.st.CredentialExpiresAt; {
+	case exp != nil && !p.now.Before(exp.Add(-p.schedule.GracePeriod)):
+		urgent = "the live credential expires at " + exp.UTC().Format(time.RFC3339)
+	case p.obs.Rejected:
+		urgent = "Keystone rejects the live credential"
+	case p.obs.LostSecret != "":
+		urgent = "the live credential's secret is lost"
+	}
+	if urgent != "" {
 		p.event(corev1.EventTypeWarning, EventPreviousUnconfirmed, "Rotate",
-			"cannot log in as the user to confirm that superseded generation %d (%s) is gone from Keystone; tried again with the user's next password generation: %v",
-			gen, id, err)
-		return false
-	case err != nil:
-		p.revokePending = true
-		log.Info("confirming that the superseded credential is gone from Keystone failed; retried",
-			"generation", gen, "credential", id, "retryAfter", NotReadyRequeue.String(), "error", err.Error())
-		return false
+			"could not confirm that superseded generation %d (%s) is gone from Keystone (%v); forgotten on K-ORC's word because %s and its rotation must start",
+			gen, id, err, urgent)
+		return true
 	}
-	p.r.logins.forget(p.prefix)
-	if existed {
-		p.event(corev1.EventTypeWarning, EventPreviousRevoked, "Rotate",
-			"K-ORC released generation %d while Keystone still held its credential %s; deleted it from Keystone as its user", gen, id)
-	}
-	return true
+	p.revokePending = true
+	logf.FromContext(ctx).Info("the superseded credential is not confirmed gone from Keystone yet; looked at again",
+		"generation", gen, "credential", id, "retryAfter", NotReadyRequeue.String(), "error", err.Error())
+	return false
 }
 
 // isNotOwned reports a delivery refused for ownership (DeliveryRefused).

@@ -24,10 +24,10 @@ import (
 // hub deleted it from Keystone itself.
 const EventPreviousRevoked = "PreviousCredentialRevoked"
 
-// EventPreviousUnconfirmed (Warning): Keystone refused the user's login, so
-// the hub cannot confirm that a superseded credential K-ORC released is gone;
-// it keeps status.previousCredential* and tries again with the user's next
-// password generation.
+// EventPreviousUnconfirmed (Warning): the hub could not confirm that a
+// superseded credential K-ORC released is gone from Keystone before the live
+// credential came within the grace period of its expiry, and forgot it on
+// K-ORC's word so that the live credential's rotation can start.
 const EventPreviousUnconfirmed = "PreviousCredentialUnconfirmed"
 
 // RevokeRequest names a superseded application credential and how to reach
