@@ -22,7 +22,7 @@ help: ## List the targets.
 	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-28s %s\n", $$1, $$2}'
 
 .PHONY: tools
-tools: ## Build/install every stack binary into $(ORDERHUB_CACHE) (cold ~45 min, warm seconds).
+tools: ## Build/install every stack binary into $(ORDERHUB_CACHE) (cold ~45-70 min on 2 cores, warm seconds).
 	hack/tools.sh all
 
 .PHONY: manifests
