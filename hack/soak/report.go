@@ -178,7 +178,15 @@ func (e *env) check(ctx context.Context, rep *Report) {
 		}
 		referencedUsers[u.Status.UserID] = true
 		order := placed{cl, &ac}.id()
-		ids, err := listAppCreds(ctx, e.identity, u.Status.UserID)
+		// Keystone serves one request at a time beside five consumers, the
+		// hub and K-ORC: a listing that times out is tried again for up to a
+		// minute before it is a report error.
+		var ids []string
+		err := poll(ctx, time.Minute, "list application credentials", func() error {
+			var lerr error
+			ids, lerr = listAppCreds(ctx, e.identity, u.Status.UserID)
+			return lerr
+		})
 		if err != nil {
 			rep.Errors = append(rep.Errors, fmt.Sprintf("list application credentials of %s: %v", u.Status.UserID, err))
 			continue
