@@ -4,6 +4,7 @@ import (
 	"context"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
 	"github.com/c5c3/orderhub/internal/rabbitmq"
@@ -16,9 +17,21 @@ import (
 // kept for what needs to find it: the drift check of a forced resync
 // (Drift) and deletion, which uses the properties_key of the matching listed
 // bindings (docs/topology.md, "Reconciliation").
-type bindingActuator struct{ broker *rabbithole.Client }
+type bindingActuator struct {
+	broker *rabbithole.Client
+	kube   client.Reader
+}
 
-var _ actuator[*rmqv1.Binding] = bindingActuator{}
+var (
+	_ actuator[*rmqv1.Binding]  = bindingActuator{}
+	_ dependent[*rmqv1.Binding] = bindingActuator{}
+)
+
+// Pending names a Queue or Exchange resource that declares o's source or
+// destination and has not reported yet (dependency.go).
+func (a bindingActuator) Pending(ctx context.Context, o *rmqv1.Binding) (string, error) {
+	return pendingDependency(ctx, a.kube, o)
+}
 
 func (bindingActuator) Resolve(_ context.Context, o *rmqv1.Binding) (any, error) {
 	return bindingInfo(o)

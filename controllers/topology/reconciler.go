@@ -49,6 +49,15 @@ type actuator[T object] interface {
 	Delete(ctx context.Context, obj T) error
 }
 
+// dependent is implemented by an actuator whose resources wait for other
+// resources of this controller before their first declaration (Binding:
+// dependency.go).
+type dependent[T object] interface {
+	// Pending names the resource obj waits for ("" for none), reading the
+	// cache only. Errors: a failed cache read.
+	Pending(ctx context.Context, obj T) (string, error)
+}
+
 // reconciler is the one reconcile loop shared by the seven kinds.
 type reconciler[T object] struct {
 	kind    string
@@ -127,6 +136,20 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 
 	before := obj.DeepCopyObject().(T)
 	now := r.now()
+	if d, ok := r.act.(dependent[T]); ok && findReady(obj.TopologyStatus()) == nil {
+		pending, err := d.Pending(ctx, obj)
+		if err != nil {
+			// Declare as before the wait existed: the broker's 404 and
+			// the dependency retry order it then.
+			logger.V(1).Info("dependency check failed; declaring without it", "error", err.Error())
+			pending = ""
+		}
+		if left, wait := waitsForDependency(obj.GetCreationTimestamp().Time, pending, now, r.opts.DependencyWait); wait {
+			logger.V(1).Info("waiting for a dependency to be declared", "dependency", pending, "atMost", left.String())
+			dependencyWaitsTotal.WithLabelValues(r.kind).Inc()
+			return ctrl.Result{RequeueAfter: min(left, r.opts.DependencyRetry)}, nil
+		}
+	}
 	last := r.remembered(req.NamespacedName, obj.GetUID())
 
 	desired, err := r.act.Resolve(ctx, obj)

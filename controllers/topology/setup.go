@@ -16,6 +16,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
@@ -53,6 +54,13 @@ type Options struct {
 	// vhost_or_user_not_found to a Permission, so
 	// dependents follow their dependency promptly. Default 5 s.
 	DependencyRetry time.Duration
+	// DependencyWait bounds how long a Binding that has never been declared
+	// waits, without a request or a status write, for the Queue or Exchange
+	// resources of its namespace that declare its source or destination to
+	// report Ready (docs/topology.md, "Reconciliation"), counted from the
+	// Binding's creationTimestamp (the apiserver's clock) on the
+	// controller's clock. Default 2 minutes.
+	DependencyWait time.Duration
 	// MaxConcurrentReconciles per kind; default 4.
 	MaxConcurrentReconciles int
 	// DeleteGuestUser deletes the user "guest" every GuestInterval (default
@@ -79,6 +87,9 @@ func (o *Options) defaults() error {
 	}
 	if o.DependencyRetry <= 0 {
 		o.DependencyRetry = 5 * time.Second
+	}
+	if o.DependencyWait <= 0 {
+		o.DependencyWait = 2 * time.Minute
 	}
 	if o.MaxConcurrentReconciles <= 0 {
 		o.MaxConcurrentReconciles = 4
@@ -135,6 +146,20 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 		return nil, err
 	}
 
+	for _, ix := range []struct {
+		obj client.Object
+		key string
+		fn  func(client.Object) []string
+	}{
+		{&rmqv1.Queue{}, indexDeclares, func(o client.Object) []string { return []string{declaresKey(o)} }},
+		{&rmqv1.Exchange{}, indexDeclares, func(o client.Object) []string { return []string{declaresKey(o)} }},
+		{&rmqv1.Binding{}, indexNeeds, func(o client.Object) []string { return bindingNeeds(o.(*rmqv1.Binding)) }},
+	} {
+		if err := idx.IndexField(ctx, ix.obj, ix.key, ix.fn); err != nil {
+			return nil, err
+		}
+	}
+
 	b := opts.Broker
 	steps := []error{
 		setup(mgr, c, "Vhost", func() *rmqv1.Vhost { return &rmqv1.Vhost{} }, vhostActuator{b}, nil),
@@ -150,7 +175,12 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 			}),
 		setup(mgr, c, "Exchange", func() *rmqv1.Exchange { return &rmqv1.Exchange{} }, exchangeActuator{b}, nil),
 		setup(mgr, c, "Queue", func() *rmqv1.Queue { return &rmqv1.Queue{} }, queueActuator{b}, nil),
-		setup(mgr, c, "Binding", func() *rmqv1.Binding { return &rmqv1.Binding{} }, bindingActuator{b}, nil),
+		setup(mgr, c, "Binding", func() *rmqv1.Binding { return &rmqv1.Binding{} }, bindingActuator{broker: b, kube: kube},
+			func(bld *ctrl.Builder) *ctrl.Builder {
+				return bld.
+					Watches(&rmqv1.Queue{}, handler.EnqueueRequestsFromMapFunc(bindingsOfDependency(kube)), builder.WithPredicates(readyReported)).
+					Watches(&rmqv1.Exchange{}, handler.EnqueueRequestsFromMapFunc(bindingsOfDependency(kube)), builder.WithPredicates(readyReported))
+			}),
 		setup(mgr, c, "Policy", func() *rmqv1.Policy { return &rmqv1.Policy{} }, policyActuator{b}, nil),
 	}
 	for _, err := range steps {
