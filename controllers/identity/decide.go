@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"hash/fnv"
 	"sync"
 	"time"
 
@@ -81,7 +82,7 @@ type skipDecision struct {
 }
 
 // decideSkip: an apply is skipped when the last successful apply had the same
-// desired-state hash, is younger than resync, and the status already reports
+// desired-state hash, its forced resync (resyncDue) is not due yet, and the status already reports
 // Ready=True for the current generation. Anything else (changed spec or
 // Secret, a previous failure, a due resync) applies again.
 func decideSkip(last applied, ok bool, hash string, now time.Time, resync time.Duration, st *kv1.CommonStatus, generation int64) skipDecision {
@@ -92,11 +93,40 @@ func decideSkip(last applied, ok bool, hash string, now time.Time, resync time.D
 	if c == nil || c.Status != metav1.ConditionTrue || c.ObservedGeneration != generation {
 		return skipDecision{}
 	}
-	age := now.Sub(last.at)
-	if age >= resync {
+	due := resyncDue(last.at, resync, last.uid)
+	if !now.Before(due) {
 		return skipDecision{}
 	}
-	return skipDecision{skip: true, after: resync - age}
+	return skipDecision{skip: true, after: due.Sub(now)}
+}
+
+// resyncDue is when the forced resync of the resource uid, last applied at
+// at, is due: the first instant at least resync/2 after at whose offset in
+// the period (Unix time modulo resync) is the resource's phase, an FNV-1a
+// hash of its UID modulo resync. So the resyncs of resources applied
+// together (a batch, or all of them after a restart) spread evenly over the
+// period instead of coming all at once, and each resource keeps exactly one
+// resync per period in steady state; the first resync after an apply comes
+// between resync/2 and 3·resync/2 after it (docs/identity.md, "Reconcile
+// loop").
+// A resync of 0 or less is due at once.
+func resyncDue(at time.Time, resync time.Duration, uid types.UID) time.Time {
+	if resync <= 0 {
+		return at
+	}
+	h := fnv.New64a()
+	_, _ = h.Write([]byte(uid))
+	phase := int64(h.Sum64() % uint64(resync))
+	earliest := at.Add(resync / 2)
+	offset := earliest.UnixNano() % int64(resync)
+	if offset < 0 {
+		offset += int64(resync)
+	}
+	d := phase - offset
+	if d < 0 {
+		d += int64(resync)
+	}
+	return earliest.Add(time.Duration(d))
 }
 
 // readyCondition is the Ready condition for the outcome of an apply.

@@ -2,6 +2,7 @@ package identity
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -94,10 +95,10 @@ func TestDecideSkip(t *testing.T) {
 		wantSkip  bool
 		wantAfter time.Duration
 	}{
-		{"unchanged and ready skips until the resync", last, true, "h", readyStatus(2, metav1.ConditionTrue), 2, true, 20 * time.Minute},
+		{"unchanged and ready skips until the resync", last, true, "h", readyStatus(2, metav1.ConditionTrue), 2, true, resyncDue(last.at, resync, "").Sub(now)},
 		{"never applied (e.g. after a restart)", applied{}, false, "h", readyStatus(2, metav1.ConditionTrue), 2, false, 0},
 		{"spec or Secret changed", last, true, "other", readyStatus(2, metav1.ConditionTrue), 2, false, 0},
-		{"resync due", applied{hash: "h", at: now.Add(-resync)}, true, "h", readyStatus(2, metav1.ConditionTrue), 2, false, 0},
+		{"resync due", applied{hash: "h", at: now.Add(-resync * 3 / 2)}, true, "h", readyStatus(2, metav1.ConditionTrue), 2, false, 0},
 		{"not ready", last, true, "h", readyStatus(2, metav1.ConditionFalse), 2, false, 0},
 		{"new generation", last, true, "h", readyStatus(1, metav1.ConditionTrue), 2, false, 0},
 		{"no condition", last, true, "h", &kv1.CommonStatus{ObservedGeneration: 2}, 2, false, 0},
@@ -109,6 +110,36 @@ func TestDecideSkip(t *testing.T) {
 				t.Fatalf("decideSkip = %+v, want skip %v after %v", d, tc.wantSkip, tc.wantAfter)
 			}
 		})
+	}
+}
+
+// The forced resyncs of resources applied at one instant spread over the
+// period; each one's first resync comes between half and one and a half
+// periods after the apply, and the next ones exactly a period apart.
+func TestResyncDueSpreads(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 1, 1, 12, 0, 0, 123, time.UTC)
+	resync := 30 * time.Minute
+	const n, buckets = 1000, 10
+	var count [buckets]int
+	for i := range n {
+		uid := types.UID(fmt.Sprintf("3f1c2a9e-%04d-4d7b-9a51-8e2f6c0b%04d", i, i))
+		due := resyncDue(at, resync, uid)
+		if d := due.Sub(at); d < resync/2 || d >= resync*3/2 {
+			t.Fatalf("%s: first resync %v after the apply, want within [%v, %v)", uid, d, resync/2, resync*3/2)
+		}
+		if next := resyncDue(due.Add(40*time.Millisecond), resync, uid); next.Sub(due) != resync {
+			t.Fatalf("%s: the resync after the first one comes %v later, want %v", uid, next.Sub(due), resync)
+		}
+		count[int(due.Sub(at.Add(resync/2))/(resync/buckets))]++
+	}
+	for b, c := range count {
+		if c < n/buckets/2 || c > n/buckets*2 {
+			t.Fatalf("resyncs per tenth of the period %v: bucket %d holds %d of %d, want about %d", count, b, c, n, n/buckets)
+		}
+	}
+	if due := resyncDue(at, 0, "x"); !due.Equal(at) {
+		t.Fatalf("a zero period: due %v, want at once", due)
 	}
 }
 

@@ -41,6 +41,9 @@ type outcome struct {
 	// repair is set by the loop when the changes repaired drift: the desired
 	// state was unchanged since the last successful apply (see finish).
 	repair bool
+	// resyncAt is when the forced resync of a successful apply is due
+	// (resyncDue of the apply's time, the one the cache records).
+	resyncAt time.Time
 }
 
 // applyInput is what apply gets besides the object.
@@ -175,7 +178,9 @@ func (r *Reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	out, err := r.act.apply(ctx, obj, applyInput{values: in, resync: resync, shared: r.sharedID(ctx, obj)})
 	out.repair = isRepair(resync, len(out.changes))
 	if err == nil {
-		r.cache.set(req.NamespacedName, applied{uid: obj.GetUID(), hash: hash, at: r.now()})
+		at := r.now()
+		r.cache.set(req.NamespacedName, applied{uid: obj.GetUID(), hash: hash, at: at})
+		out.resyncAt = resyncDue(at, r.opts.Resync, obj.GetUID())
 	}
 	return r.finish(ctx, orig, obj, out, err)
 }
@@ -282,7 +287,8 @@ func (r *Reconciler[T]) finish(ctx context.Context, orig, obj T, out outcome, ap
 		logger.Info("reconcile failed; retrying", "error", applyErr.Error())
 		return ctrl.Result{RequeueAfter: retryAfter(obj.KeystoneCommon(), r.opts.Backoff)}, nil
 	}
-	return ctrl.Result{RequeueAfter: r.opts.Resync}, nil
+	// At least a millisecond: a zero RequeueAfter would mean no requeue.
+	return ctrl.Result{RequeueAfter: max(out.resyncAt.Sub(r.now()), time.Millisecond)}, nil
 }
 
 // writeStatus patches the status subresource when the condition or the

@@ -112,8 +112,9 @@ func TestReconcileSkipsUnchangedUntilResync(t *testing.T) {
 	if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != kv1.ReasonReconciled || d.Status.DomainID != "id-1" {
 		t.Fatalf("status = %+v", d.Status)
 	}
-	if res.RequeueAfter != time.Minute {
-		t.Errorf("requeue after %v, want the resync period", res.RequeueAfter)
+	due := resyncDue(now, time.Minute, d.UID)
+	if res.RequeueAfter != due.Sub(now) || res.RequeueAfter < 30*time.Second {
+		t.Errorf("requeue after %v, want the resource's resync, %v", res.RequeueAfter, due.Sub(now))
 	}
 	if controllerutil.ContainsFinalizer(d, kv1.Finalizer) {
 		t.Error("retain must not add a finalizer")
@@ -123,10 +124,10 @@ func TestReconcileSkipsUnchangedUntilResync(t *testing.T) {
 	if act.applies != 1 {
 		t.Fatalf("applies = %d after an unchanged reconcile, want 1", act.applies)
 	}
-	if res.RequeueAfter != 40*time.Second {
-		t.Errorf("requeue after %v, want the rest of the resync period", res.RequeueAfter)
+	if res.RequeueAfter != due.Sub(now) {
+		t.Errorf("requeue after %v, want the rest of the resync period, %v", res.RequeueAfter, due.Sub(now))
 	}
-	now = now.Add(time.Minute)
+	now = due
 	_, _ = r.Reconcile(context.Background(), req())
 	if act.applies != 2 || act.resyncs != 1 {
 		t.Fatalf("applies = %d, resyncs = %d after the resync period, want 2 and 1", act.applies, act.resyncs)

@@ -56,25 +56,14 @@ func (v KeystoneVerifier) Verify(ctx context.Context, r TokenRequest) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	if len(r.CABundle) > 0 {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(r.CABundle) {
-			return errors.New("x509: the CA bundle holds no PEM certificate")
-		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	}
-	defer tr.CloseIdleConnections()
-	pc, err := openstack.NewClient(r.AuthURL)
-	if err != nil {
-		return err
-	}
-	pc.HTTPClient = http.Client{Transport: tr, Timeout: timeout}
 	// orderhub/<version>, then the controller's name: Keystone's access log
 	// (and a proxy in front of it) can tell the plane's credential checks
 	// from K-ORC's requests, which share the admin credential.
-	pc.UserAgent.Prepend(ControllerName)
-	pc.UserAgent.Prepend(version.UserAgent())
+	pc, tr, err := NewProviderClient(r.AuthURL, r.CABundle, timeout, ControllerName)
+	if err != nil {
+		return err
+	}
+	defer tr.CloseIdleConnections()
 	ao := gophercloud.AuthOptions{
 		IdentityEndpoint: r.AuthURL, Username: r.User, Password: r.Password, DomainName: r.Domain,
 	}
@@ -90,6 +79,31 @@ func (v KeystoneVerifier) Verify(ctx context.Context, r TokenRequest) error {
 	_, err = openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{
 		Region: r.Region, Availability: gophercloud.Availability(r.Interface)})
 	return WithoutBody(err)
+}
+
+// NewProviderClient is a gophercloud client for the identity endpoint
+// authURL that trusts ca (a PEM bundle; empty: the system roots), gives up
+// on a request after timeout, and sends the User-Agent
+// "orderhub/<version> <agents...>" (github.com/gophercloud/gophercloud/v2,
+// ProviderClient.UserAgent). The caller closes the returned transport's idle
+// connections when done. Errors: a bundle without a PEM certificate, an
+// auth URL gophercloud cannot parse.
+func NewProviderClient(authURL string, ca []byte, timeout time.Duration, agents ...string) (*gophercloud.ProviderClient, *http.Transport, error) {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if len(ca) > 0 {
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(ca) {
+			return nil, nil, errors.New("x509: the CA bundle holds no PEM certificate")
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	pc, err := openstack.NewClient(authURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	pc.HTTPClient = http.Client{Transport: tr, Timeout: timeout}
+	pc.UserAgent.Prepend(append([]string{version.UserAgent()}, agents...)...)
+	return pc, tr, nil
 }
 
 // MaxURLInMessage bounds the URL a status message repeats (bytes; longer

@@ -2,7 +2,6 @@ package keystoneapplicationcredential
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -39,7 +38,7 @@ type Prober func(ctx context.Context, r ProbeRequest) error
 func KeystoneProbe(ctx context.Context, r ProbeRequest) error {
 	ctx, cancel := context.WithTimeout(ctx, keystoneTimeout)
 	defer cancel()
-	pc, tr, err := newProviderClient(r.AuthURL, r.CABundle)
+	pc, tr, err := controlplane.NewProviderClient(r.AuthURL, r.CABundle, keystoneTimeout)
 	if err != nil {
 		return err
 	}
@@ -55,34 +54,6 @@ type probeRecord struct {
 	rejected bool      // Keystone rejected it (401/404)
 }
 
-// probes holds the probe records of every order, in memory: a restarted
-// hub verifies each converged order once a resync after it first sees it.
-type probes struct {
-	mu sync.Mutex
-	m  map[string]probeRecord
-}
-
-func (s *probes) get(key string) probeRecord {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.m[key]
-}
-
-func (s *probes) set(key string, r probeRecord) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[string]probeRecord{}
-	}
-	s.m[key] = r
-}
-
-func (s *probes) forget(key string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.m, key)
-}
-
 // probe verifies the delivered credential when applicationcredential.
 // ProbeDue says so (a converged order, every Options.ReadyResync) and sets
 // in.Rejected and p.obs.Rejected from the record of the current credential
@@ -91,7 +62,7 @@ func (s *probes) forget(key string) {
 func (p *pass) probe(ctx context.Context, in *applicationcredential.Input, secret, ca []byte) {
 	key := p.prefix
 	id := p.st.CredentialID
-	rec := p.r.probes.get(key)
+	rec, _ := p.r.probes.get(key)
 	if rec.id != id || id == "" {
 		rec = probeRecord{id: id, at: p.now} // a new credential: start the clock
 		p.r.probes.set(key, rec)

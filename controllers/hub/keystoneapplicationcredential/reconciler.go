@@ -67,12 +67,16 @@ type Reconciler struct {
 	recorder recorder.EventRecorder
 	now      func() time.Time
 	// resync is Options.ReadyResync, prober Options.Prober; probes the
-	// last verification of each order's delivered credential.
+	// last verification of each order's delivered credential (a restarted
+	// hub verifies each converged order once a resync after it first sees
+	// it). logins holds, per order, the user's password generation whose
+	// login Keystone refused (ErrLoginRefused): a restarted hub tries once
+	// more.
 	resync  time.Duration
 	prober  Prober
-	probes  probes
+	probes  memo[probeRecord]
 	revoker Revoker
-	logins  logins
+	logins  memo[int64]
 }
 
 // pass carries one reconcile pass of one order.
@@ -403,7 +407,7 @@ func (p *pass) confirmRevoked(ctx context.Context, gen int64) bool {
 		return true
 	}
 	var err error
-	if g, refused := p.r.logins.refusedAt(p.prefix); refused && g == p.passwordGen {
+	if g, refused := p.r.logins.get(p.prefix); refused && g == p.passwordGen {
 		err = ErrLoginRefused // not tried again with this password
 	} else {
 		var existed bool
@@ -417,7 +421,7 @@ func (p *pass) confirmRevoked(ctx context.Context, gen int64) bool {
 			return true
 		}
 		if errors.Is(err, ErrLoginRefused) {
-			p.r.logins.refuse(p.prefix, p.passwordGen)
+			p.r.logins.set(p.prefix, p.passwordGen)
 		}
 	}
 	var urgent string

@@ -2,12 +2,9 @@ package keystoneapplicationcredential
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -16,7 +13,6 @@ import (
 
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
-	"github.com/c5c3/orderhub/internal/version"
 )
 
 // EventPreviousRevoked (Warning): K-ORC released a superseded generation's
@@ -65,27 +61,6 @@ var ErrLoginRefused = errors.New("Keystone refused the user's login")
 // KeystoneRevoke (the token request and the delete each).
 const keystoneTimeout = 20 * time.Second
 
-// newProviderClient is a gophercloud provider client for authURL, verifying
-// an https URL with ca when it is set, identified as orderhub in Keystone's
-// access log. The transport is the caller's to close.
-func newProviderClient(authURL string, ca []byte) (*gophercloud.ProviderClient, *http.Transport, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	if len(ca) > 0 {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(ca) {
-			return nil, nil, errors.New("x509: the CA bundle holds no PEM certificate")
-		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	}
-	pc, err := openstack.NewClient(authURL)
-	if err != nil {
-		return nil, nil, err
-	}
-	pc.HTTPClient = http.Client{Transport: tr, Timeout: keystoneTimeout}
-	pc.UserAgent.Prepend(version.UserAgent())
-	return pc, tr, nil
-}
-
 // KeystoneRevoke is the default Revoker: a token request as the credential's
 // user (its id and password, scoped to the project the credential belongs
 // to) at the plane's auth URL, then DELETE
@@ -95,7 +70,7 @@ func KeystoneRevoke(ctx context.Context, r RevokeRequest) (bool, error) {
 	m := r.Mint
 	ctx, cancel := context.WithTimeout(ctx, 2*keystoneTimeout)
 	defer cancel()
-	pc, tr, err := newProviderClient(m.AuthURL, m.CABundle)
+	pc, tr, err := controlplane.NewProviderClient(m.AuthURL, m.CABundle, keystoneTimeout)
 	if err != nil {
 		return false, err
 	}
@@ -129,34 +104,4 @@ func KeystoneRevoke(ctx context.Context, r RevokeRequest) (bool, error) {
 		return false, controlplane.WithoutBody(err)
 	}
 	return true, nil
-}
-
-// logins remembers, per order, the user's password generation whose login
-// Keystone refused (ErrLoginRefused), in memory: a restarted hub tries once
-// more.
-type logins struct {
-	mu sync.Mutex
-	m  map[string]int64
-}
-
-func (l *logins) refusedAt(key string) (int64, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	g, ok := l.m[key]
-	return g, ok
-}
-
-func (l *logins) refuse(key string, gen int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.m == nil {
-		l.m = map[string]int64{}
-	}
-	l.m[key] = gen
-}
-
-func (l *logins) forget(key string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	delete(l.m, key)
 }
