@@ -33,8 +33,9 @@ type Observation struct {
 	// consulted any more); Probe is the collision probe's verdict before.
 	UserExists bool
 	Probe      korc.ProbeResult
-	// Domain is the state of the order's own Domain import (nil when the
-	// user lives in the plane's admin domain, whose import the plane owns).
+	// Domain is the state of the order's own Domain import; when the user
+	// lives in the plane's admin domain, the plane's import of it until the
+	// managed User exists, then nil.
 	Domain *korc.State
 	// User is the managed K-ORC User's state.
 	User korc.State
@@ -123,6 +124,9 @@ func UserCondition(o Observation, gen int64) metav1.Condition {
 	if !o.Project.Passed() {
 		return set(o.Project.Reason, o.Project.Message)
 	}
+	if d := o.Domain; d != nil && d.Phase == korc.PhaseFailed {
+		return set(c5c3v1alpha1.ReasonUserFailed, fmt.Sprintf("the import of the user's domain: %s: %s", d.Reason, d.Message))
+	}
 	if !o.UserExists {
 		switch keystoneservice.DecideProbe(o.Probe, false) {
 		case keystoneservice.ProbeCollide:
@@ -133,7 +137,12 @@ func UserCondition(o Observation, gen int64) metav1.Condition {
 			return set(c5c3v1alpha1.ReasonUserFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
 		case keystoneservice.ProbeWait:
 			msg := "the collision probe has not resolved yet"
-			if o.Probe.Message != "" {
+			if d := o.Domain; d != nil && d.Phase != korc.PhaseAvailable {
+				msg += ": waiting for the import of the user's domain, which must exist in Keystone"
+				if d.Message != "" {
+					msg += " (" + d.Message + ")"
+				}
+			} else if o.Probe.Message != "" {
 				msg += ": " + o.Probe.Message
 			}
 			if o.External {

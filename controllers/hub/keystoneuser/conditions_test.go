@@ -65,6 +65,16 @@ func TestConditions(t *testing.T) {
 			c5c3v1alpha1.ReasonUserFailed, c5c3v1alpha1.ReasonWaitingForPassword, "two"},
 		{"probe absent, user not applied yet", Observation{Probe: korc.ProbeResult{Outcome: korc.ProbeAbsent}},
 			c5c3v1alpha1.ReasonWaitingForKeystoneUser, c5c3v1alpha1.ReasonWaitingForPassword, "not created"},
+		// The plane's import of its admin domain, given up by K-ORC while the
+		// probe decides: the probe would wait on it for good.
+		{"admin domain import failed before the user exists", Observation{
+			Probe:  korc.ProbeResult{Outcome: korc.ProbePending, Message: "Waiting for Domain/cp-admin-domain"},
+			Domain: &korc.State{Phase: korc.PhaseFailed, Reason: "InvalidConfiguration", Message: "connection refused"}},
+			c5c3v1alpha1.ReasonUserFailed, c5c3v1alpha1.ReasonWaitingForPassword, "the import of the user's domain: InvalidConfiguration: connection refused"},
+		{"probe waiting on the domain import names it", Observation{
+			Probe:  korc.ProbeResult{Outcome: korc.ProbePending, Message: "Waiting for Domain/cp-admin-domain"},
+			Domain: &korc.State{Phase: korc.PhaseProgressing, Message: "dial tcp: i/o timeout"}},
+			c5c3v1alpha1.ReasonProbingForCollision, c5c3v1alpha1.ReasonWaitingForPassword, "waiting for the import of the user's domain, which must exist in Keystone (dial tcp: i/o timeout)"},
 		{"domain import failed", with(func(o *Observation) {
 			o.Domain = &korc.State{Phase: korc.PhaseFailed, Reason: "InvalidConfiguration", Message: "bad"}
 		}), c5c3v1alpha1.ReasonUserFailed, c5c3v1alpha1.ReasonDelivered, "domain"},

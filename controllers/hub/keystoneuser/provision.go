@@ -133,10 +133,20 @@ func (p *pass) provision(ctx context.Context) error {
 	domainRef := korc.AdminDomainImportName(p.cp.Name, controlplane.AdminOf(p.cp).Domain)
 	if UsesAdminDomain(p.ku, p.cp) {
 		var d orcv1alpha1.Domain
-		if ok, err := p.get(ctx, domainRef, &d); err != nil {
+		ok, err := p.get(ctx, domainRef, &d)
+		if err != nil {
 			return err
-		} else if ok && korc.AvailableUpToDate(&d) {
+		}
+		if ok && korc.AvailableUpToDate(&d) {
 			p.st.DomainID = korc.IDOf(&d)
+		}
+		if ok && !exists {
+			// The plane's own import of its admin domain, while the probe
+			// still decides: when K-ORC has given it up (a terminal error,
+			// say its catalog endpoint refusing), the probe would wait on it
+			// for good. Once the managed User exists its own state decides.
+			s := korc.StateOf(&d)
+			p.obs.Domain = &s
 		}
 	} else {
 		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), domain)
