@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -22,9 +23,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/delivery/clusters"
 	"github.com/c5c3/orderhub/internal/testenv"
+	"github.com/c5c3/orderhub/korc"
 )
 
 // The soak's fixed names.
@@ -329,6 +332,39 @@ func (e *env) allReady(ctx context.Context) error {
 	return nil
 }
 
+// rotationsSettled reports a rotation still under way: a K-ORC
+// ApplicationCredential child of an order whose generation is above the
+// order's status.credentialGeneration. A rotation that started just before
+// the schedules were turned off is continued, and the order stays Ready
+// meanwhile; judged before its switch, the successor K-ORC has minted would
+// read as leaked (clean-clone run Q of this harness: a rotation due one second
+// before the run's end, "4 minted for 3 generations"). A successor the hub
+// never records keeps this failing until convergeTimeout: still a failed run.
+func (e *env) rotationsSettled(ctx context.Context) error {
+	var children orcv1alpha1.ApplicationCredentialList
+	if err := e.mgmt.List(ctx, &children, client.InNamespace(planeNS)); err != nil {
+		return err
+	}
+	for _, o := range desiredOrders() {
+		if _, ok := o.obj.(*c5c3v1alpha1.KeystoneApplicationCredential); !ok {
+			continue
+		}
+		var ac c5c3v1alpha1.KeystoneApplicationCredential
+		if err := e.clusters[o.cluster].Get(ctx, client.ObjectKeyFromObject(o.obj), &ac); err != nil {
+			return fmt.Errorf("%s: %w", o.id(), err)
+		}
+		prefix := korc.ChildPrefix(ac.Name, korc.OrderKey(o.cluster, ac.Namespace, ac.Name), korc.InfixApplicationCredential)
+		for _, c := range children.Items {
+			gen, ok := applicationcredential.GenerationOfChild(prefix, c.Name)
+			if ok && gen > ac.Status.CredentialGeneration && c.DeletionTimestamp.IsZero() {
+				return fmt.Errorf("%s: the rotation to generation %d is under way (status.credentialGeneration %d)",
+					o.id(), gen, ac.Status.CredentialGeneration)
+			}
+		}
+	}
+	return nil
+}
+
 // stopSchedules turns the application credentials' rotation schedules off
 // (rotation.interval 0s) when the run is over, as the password rotation
 // requests stop: the checks after convergence then judge a settled order, not
@@ -401,13 +437,16 @@ func (e *env) soak(ctx context.Context) (*Report, error) {
 	if e.lastFaultEnded.IsZero() {
 		e.lastFaultEnded = time.Now()
 	}
-	// Convergence: every order Ready and every consumer's latest attempt,
-	// made after the last fault, a success.
+	// Convergence: every order Ready, no rotation under way, and every
+	// consumer's latest attempt, made after the last fault, a success.
 	stopRotations()
 	e.stopSchedules(ctx, rep)
 	e.logf("run over; waiting for convergence")
 	if err := poll(ctx, convergeTimeout, "convergence after the last fault", func() error {
 		if err := e.allReady(ctx); err != nil {
+			return err
+		}
+		if err := e.rotationsSettled(ctx); err != nil {
 			return err
 		}
 		return e.rec.allSucceededSince(e.lastFaultEnded)
