@@ -35,6 +35,21 @@ const (
 	indexNeeds    = ".orderhub.needs"
 )
 
+// fieldIndex is one field index: the kind it is on, its key and its values.
+type fieldIndex struct {
+	obj client.Object
+	key string
+	fn  client.IndexerFunc
+}
+
+// dependencyIndexes are the indexes the dependency wait reads: the manager
+// registers them (SetupWithManager) and the unit tests build their fake client with them.
+var dependencyIndexes = []fieldIndex{
+	{&rmqv1.Queue{}, indexDeclares, func(o client.Object) []string { return []string{declaresKey(o)} }},
+	{&rmqv1.Exchange{}, indexDeclares, func(o client.Object) []string { return []string{declaresKey(o)} }},
+	{&rmqv1.Binding{}, indexNeeds, func(o client.Object) []string { return bindingNeeds(o.(*rmqv1.Binding)) }},
+}
+
 // brokerKey names one queue or exchange in the broker; kind is
 // destinationQueue or destinationExchange.
 func brokerKey(kind, vhost, name string) string {

@@ -7,7 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
@@ -144,12 +143,12 @@ func TestPendingDependencyAndWakeUp(t *testing.T) {
 		Status: rmqv1.TopologyStatus{Conditions: []metav1.Condition{ready}}}
 	other := &rmqv1.Binding{ObjectMeta: metav1.ObjectMeta{Namespace: "third", Name: "b"},
 		Spec: rmqv1.BindingSpec{Source: "ex", Destination: "q", DestinationType: "queue", RabbitmqClusterReference: ref}}
-	kube := fake.NewClientBuilder().WithScheme(scheme).
-		WithObjects(undeclaredQ, elsewhere, readyEx, waiting, declared, other).
-		WithIndex(&rmqv1.Queue{}, indexDeclares, func(o client.Object) []string { return []string{declaresKey(o)} }).
-		WithIndex(&rmqv1.Exchange{}, indexDeclares, func(o client.Object) []string { return []string{declaresKey(o)} }).
-		WithIndex(&rmqv1.Binding{}, indexNeeds, func(o client.Object) []string { return bindingNeeds(o.(*rmqv1.Binding)) }).
-		Build()
+	builder := fake.NewClientBuilder().WithScheme(scheme).
+		WithObjects(undeclaredQ, elsewhere, readyEx, waiting, declared, other)
+	for _, ix := range dependencyIndexes {
+		builder = builder.WithIndex(ix.obj, ix.key, ix.fn)
+	}
+	kube := builder.Build()
 	ctx := context.Background()
 
 	if got, err := pendingDependency(ctx, kube, waiting); err != nil || got != "Queue q-res" {

@@ -146,15 +146,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 		return nil, err
 	}
 
-	for _, ix := range []struct {
-		obj client.Object
-		key string
-		fn  func(client.Object) []string
-	}{
-		{&rmqv1.Queue{}, indexDeclares, func(o client.Object) []string { return []string{declaresKey(o)} }},
-		{&rmqv1.Exchange{}, indexDeclares, func(o client.Object) []string { return []string{declaresKey(o)} }},
-		{&rmqv1.Binding{}, indexNeeds, func(o client.Object) []string { return bindingNeeds(o.(*rmqv1.Binding)) }},
-	} {
+	for _, ix := range dependencyIndexes {
 		if err := idx.IndexField(ctx, ix.obj, ix.key, ix.fn); err != nil {
 			return nil, err
 		}

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/korc"
 )
 
 // placed is an order and the cluster it lives on ("" the management
@@ -145,4 +146,11 @@ func getOK(ctx context.Context, url string) error {
 		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	return nil
+}
+
+// childPrefix is the name prefix of the K-ORC children (infix
+// korc.InfixUser, korc.InfixApplicationCredential, ...) of the tenant
+// namespace's order name on cluster cl ("" the management cluster).
+func childPrefix(cl, name, infix string) string {
+	return korc.ChildPrefix(name, korc.OrderKey(cl, tenantNS, name), infix)
 }

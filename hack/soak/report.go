@@ -243,7 +243,7 @@ func ownerPrefixes(orders bool) []string {
 	out = append(out, root+serviceName+"/")
 	for _, cl := range []string{"", targetName} {
 		for _, o := range []struct{ name, infix string }{{orderName(cl, userBase), korc.InfixUser}, {orderName(cl, acBase), korc.InfixApplicationCredential}} {
-			out = append(out, root+strings.TrimSuffix(korc.ChildPrefix(o.name, korc.OrderKey(cl, tenantNS, o.name), o.infix), "-")+"/")
+			out = append(out, root+strings.TrimSuffix(childPrefix(cl, o.name, o.infix), "-")+"/")
 		}
 	}
 	return out

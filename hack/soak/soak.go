@@ -353,7 +353,7 @@ func (e *env) rotationsSettled(ctx context.Context) error {
 		if err := e.clusters[o.cluster].Get(ctx, client.ObjectKeyFromObject(o.obj), &ac); err != nil {
 			return fmt.Errorf("%s: %w", o.id(), err)
 		}
-		prefix := korc.ChildPrefix(ac.Name, korc.OrderKey(o.cluster, ac.Namespace, ac.Name), korc.InfixApplicationCredential)
+		prefix := childPrefix(o.cluster, ac.Name, korc.InfixApplicationCredential)
 		for _, c := range children.Items {
 			gen, ok := applicationcredential.GenerationOfChild(prefix, c.Name)
 			if ok && gen > ac.Status.CredentialGeneration && c.DeletionTimestamp.IsZero() {
