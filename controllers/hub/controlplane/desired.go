@@ -126,6 +126,17 @@ func CloudsSecretNames(cp *c5c3v1alpha1.ControlPlane) []string {
 	return names
 }
 
+// SecretNames are the Secrets of its own namespace the plane reads or
+// writes: the admin password Secret, the Keystone CA bundle Secret when
+// spec names one, and the admin clouds.yaml Secrets (CloudsSecretNames).
+func SecretNames(cp *c5c3v1alpha1.ControlPlane) []string {
+	names := append([]string{AdminOf(cp).PasswordSecret}, CloudsSecretNames(cp)...)
+	if name, _, ok := CABundleRef(cp); ok {
+		names = append(names, name)
+	}
+	return names
+}
+
 // Credentials is the reference K-ORC imports and probes of this plane
 // authenticate with.
 func Credentials(cp *c5c3v1alpha1.ControlPlane) orcv1alpha1.CloudCredentialsReference {

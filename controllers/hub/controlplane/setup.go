@@ -3,6 +3,7 @@ package controlplane
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
@@ -82,7 +83,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Named("controlplane").
 		For(&c5c3v1alpha1.ControlPlane{}).
 		Owns(&orcv1alpha1.Domain{}).
-		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(planesInNamespace(c))).
+		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(planesOfSecret(c))).
 		// A plane created or deleted re-decides the duplicate guard of every
 		// plane in its namespace (a parked duplicate is released as soon as
 		// the older plane is gone).
@@ -148,6 +149,29 @@ func planesInNamespace(c client.Client) handler.MapFunc {
 		reqs := make([]reconcile.Request, 0, len(list.Items))
 		for _, cp := range list.Items {
 			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&cp)})
+		}
+		return reqs
+	}
+}
+
+// planesOfSecret maps a Secret to the ControlPlanes of its namespace that
+// read or write it (SecretNames) and to the plane its labels name. The
+// orders keep their own Secrets in the plane's namespace too (K-ORC user
+// sources, mint clouds): those do not concern the plane, and a pass of its
+// for every one of their writes would re-apply every object it owns.
+func planesOfSecret(c client.Client) handler.MapFunc {
+	return func(ctx context.Context, o client.Object) []reconcile.Request {
+		reqs := planeOfLabels(ctx, o)
+		var list c5c3v1alpha1.ControlPlaneList
+		if err := c.List(ctx, &list, client.InNamespace(o.GetNamespace())); err != nil {
+			return reqs
+		}
+		for i := range list.Items {
+			cp := &list.Items[i]
+			key := client.ObjectKeyFromObject(cp)
+			if slices.Contains(SecretNames(cp), o.GetName()) && !slices.ContainsFunc(reqs, func(r reconcile.Request) bool { return r.NamespacedName == key }) {
+				reqs = append(reqs, reconcile.Request{NamespacedName: key})
+			}
 		}
 		return reqs
 	}

@@ -137,7 +137,8 @@ func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
 	}
 	o.ProjectExists = true
 	o.Project = korc.StateOf(want)
-	if err := orders.DeleteIfExists(ctx, c, &orcv1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Namespace: p.cp.Namespace,
+	// The probe has served once the managed Project exists.
+	if err := orders.DeleteIfPresent(ctx, c, &orcv1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Namespace: p.cp.Namespace,
 		Name: p.childName(korc.DiscProjectProbe)}}); err != nil {
 		return "", err
 	}

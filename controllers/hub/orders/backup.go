@@ -191,6 +191,22 @@ func (d Delivered) Write(ctx context.Context, c client.Client) error {
 	return err
 }
 
+// DeleteIfPresent deletes obj through c when c reads it (a cached client:
+// from its cache) and it is not being deleted already, so a pass after the
+// object went sends nothing. obj is overwritten by the read. Errors: a read
+// other than NotFound, or the delete (DeleteIfExists).
+func DeleteIfPresent(ctx context.Context, c client.Client, obj client.Object) error {
+	switch err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); {
+	case apierrors.IsNotFound(err):
+		return nil
+	case err != nil:
+		return fmt.Errorf("read %T %s/%s: %w", obj, obj.GetNamespace(), obj.GetName(), err)
+	case !obj.GetDeletionTimestamp().IsZero():
+		return nil
+	}
+	return DeleteIfExists(ctx, c, obj)
+}
+
 // DeleteIfExists deletes obj through c; an object already gone is not an
 // error. Errors: any other delete failure, naming the object.
 func DeleteIfExists(ctx context.Context, c client.Client, obj client.Object) error {

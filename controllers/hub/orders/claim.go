@@ -51,26 +51,33 @@ func holderIdentity(o Order) string {
 // Acquire takes claim for order o in planeNamespace through c (the
 // management cluster), or confirms o already holds it. It returns the
 // empty string when o holds the claim, else the holder for the collision
-// message (DescribeHolder).
+// message (DescribeHolder). The claim is read first and created only when
+// it does not exist, so a holder's later passes write nothing; two orders
+// that both read none still race on the create, whose AlreadyExists is the
+// arbiter.
 // c's reads should bypass the cache (e.g. the manager's APIReader wrapped
 // into a client): the hub's RBAC on leases is get, create and delete, so a
 // cached Get would start an informer that needs list and watch. Errors: a
 // Kubernetes read or write failure.
 func Acquire(ctx context.Context, c client.Client, planeNamespace string, claim Claim, o Order) (string, error) {
 	me := holderIdentity(o)
-	lease := &coordinationv1.Lease{
-		ObjectMeta: metav1.ObjectMeta{Namespace: planeNamespace, Name: claim.ObjectName(), Labels: ChildLabels(o)},
-		Spec:       coordinationv1.LeaseSpec{HolderIdentity: &me},
-	}
-	err := c.Create(ctx, lease)
-	if err == nil {
-		return "", nil
-	}
-	if !apierrors.IsAlreadyExists(err) {
-		return "", fmt.Errorf("claim %s %q in domain %q: %w", claim.Kind, claim.Name, claim.Domain, err)
-	}
+	key := types.NamespacedName{Namespace: planeNamespace, Name: claim.ObjectName()}
 	var cur coordinationv1.Lease
-	if err := c.Get(ctx, types.NamespacedName{Namespace: planeNamespace, Name: claim.ObjectName()}, &cur); err != nil {
+	err := c.Get(ctx, key, &cur)
+	if apierrors.IsNotFound(err) {
+		lease := &coordinationv1.Lease{
+			ObjectMeta: metav1.ObjectMeta{Namespace: planeNamespace, Name: claim.ObjectName(), Labels: ChildLabels(o)},
+			Spec:       coordinationv1.LeaseSpec{HolderIdentity: &me},
+		}
+		switch err = c.Create(ctx, lease); {
+		case err == nil:
+			return "", nil
+		case !apierrors.IsAlreadyExists(err):
+			return "", fmt.Errorf("claim %s %q in domain %q: %w", claim.Kind, claim.Name, claim.Domain, err)
+		}
+		err = c.Get(ctx, key, &cur)
+	}
+	if err != nil {
 		return "", fmt.Errorf("read the claim of %s %q in domain %q: %w", claim.Kind, claim.Name, claim.Domain, err)
 	}
 	if cur.Spec.HolderIdentity != nil && *cur.Spec.HolderIdentity == me {

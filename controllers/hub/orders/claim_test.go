@@ -9,6 +9,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
 func TestClaim(t *testing.T) {
@@ -17,7 +18,12 @@ func TestClaim(t *testing.T) {
 	if err := clientgoscheme.AddToScheme(scheme); err != nil {
 		t.Fatal(err)
 	}
-	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	creates := 0
+	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			creates++
+			return c.Create(ctx, obj, opts...)
+		}}).Build()
 	ctx := context.Background()
 	a := Order{Kind: KindKeystoneUser, Namespace: "tenant-a", Name: "reports"}
 	b := Order{Kind: KindKeystoneUser, Namespace: "tenant-b", Name: "reports"}
@@ -29,6 +35,9 @@ func TestClaim(t *testing.T) {
 	}
 	if h, err := Acquire(ctx, c, "openstack", user, a); err != nil || h != "" {
 		t.Fatalf("the holder must keep its claim on every pass: %q, %v", h, err)
+	}
+	if creates != 1 {
+		t.Fatalf("the holder's second pass must write nothing: %d creates for one claim", creates)
 	}
 	// Keystone folds case and accents: "Reports" in "default" is the same row.
 	folded := Claim{Kind: "user", Domain: "default", Name: "Repörts"}
@@ -61,5 +70,33 @@ func TestClaim(t *testing.T) {
 	}
 	if err := Release(ctx, c, "openstack", Claim{Kind: "user", Domain: "x", Name: "never-claimed"}, a); err != nil {
 		t.Fatalf("releasing an absent claim is not an error: %v", err)
+	}
+}
+
+// Two orders that both read no claim race on the create: the loser reads
+// the winner as the holder.
+func TestClaimRace(t *testing.T) {
+	t.Parallel()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	a := Order{Kind: KindKeystoneUser, Namespace: "tenant-a", Name: "reports"}
+	b := Order{Kind: KindKeystoneUser, Namespace: "tenant-b", Name: "reports"}
+	user := Claim{Kind: "user", Domain: "Default", Name: "reports"}
+	raced := false
+	c := fake.NewClientBuilder().WithScheme(scheme).WithInterceptorFuncs(interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			if !raced {
+				// a's create lands between b's read and b's create.
+				raced = true
+				if _, err := Acquire(ctx, c, "openstack", user, a); err != nil {
+					return err
+				}
+			}
+			return c.Create(ctx, obj, opts...)
+		}}).Build()
+	if h, err := Acquire(context.Background(), c, "openstack", user, b); err != nil || h != "KeystoneUser tenant-a/reports (management cluster)" {
+		t.Fatalf("the order that lost the create must read the winner, got %q, %v", h, err)
 	}
 }

@@ -41,9 +41,15 @@ func ConditionEvents(changed []metav1.Condition) []ConditionEvent {
 // carrying its new status) through c, the order's cluster client, as a merge
 // patch from base (obj before the change); with optimisticLock the patch
 // carries base's resourceVersion, so a pass that read a stale order fails
-// with a Conflict and is retried. kind names the order's kind in the error.
+// with a Conflict and is retried. A pass that changes nothing sends nothing:
+// the write would be a no-op the apiserver still admits, and a stale read
+// that changes nothing overwrites nothing. kind names the order's kind in
+// the error.
 func PatchStatus(ctx context.Context, c client.Client, obj, base client.Object, kind string, optimisticLock bool) error {
 	patch := client.MergeFrom(base)
+	if data, err := patch.Data(obj); err == nil && string(data) == "{}" {
+		return nil
+	}
 	if optimisticLock {
 		patch = client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})
 	}
