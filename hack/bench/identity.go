@@ -39,7 +39,7 @@ const (
 // runIdentitySet times one identity set: the floor, orderhub, K-ORC and the
 // openstack CLI.
 func (b *bench) runIdentitySet(ctx context.Context, set string, rep int) ([]result, error) {
-	tag := fmt.Sprintf("r%d%s", rep, b.runID)
+	tag := fmt.Sprintf("r%dn%d%s", rep, b.n, b.runID)
 	var out []result
 	add := func(r result, err error) error {
 		if err != nil {
@@ -112,7 +112,7 @@ func (b *bench) orderhubIdentityRun(set, tag string) (controllerRun, error) {
 		_ = unstructured.SetNestedField(o.Object, "delete", "spec", "deletionPolicy")
 	}
 	return controllerRun{
-		set: set, runner: runnerOrderhub, objects: objs, backend: b.keystoneProxy,
+		set: set, runner: runnerOrderhub, objects: objs, backend: b.keystoneProxy, resyncs: true,
 		ready: conditionTrue("Ready", true),
 		prepare: func(ctx context.Context, ns string) error {
 			return b.createSecret(ctx, ns, "cinder-keystone-user-"+tag, map[string]string{"OS_PASSWORD": "bench-password"})
@@ -122,9 +122,12 @@ func (b *bench) orderhubIdentityRun(set, tag string) (controllerRun, error) {
 			if err != nil {
 				return nil, err
 			}
-			return startProcess(ctx, ns+"-orderhub-identity", b.logDir, b.orderhub,
-				[]string{"identity", "--namespace=" + ns, "--leader-elect=false", "--metrics-bind-address=0",
-					"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(port), "--keystone-ref-name=keystone"},
+			args := []string{"identity", "--namespace=" + ns, "--leader-elect=false", "--metrics-bind-address=0",
+				"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(port), "--keystone-ref-name=keystone"}
+			if b.resync > 0 {
+				args = append(args, "--resync-period="+b.resync.String())
+			}
+			return startProcess(ctx, ns+"-orderhub-identity", b.logDir, b.orderhub, args,
 				append(b.keystoneProxyEnv(), "KUBECONFIG="+kubeconfig),
 				fmt.Sprintf("http://127.0.0.1:%d/readyz", port))
 		},

@@ -2,7 +2,8 @@
 // stack (internal/testenv) in one run, and prints a table with ratios
 // (docs/performance.md):
 //
-//	go run ./hack/bench [-n 200] [-repeat 3] [-sets projects,cinder,topology] [-steady 30s] [-json]
+//	go run ./hack/bench [-n 200[,1000,5000]] [-repeat 3] [-sets projects,cinder,topology] [-steady 30s] [-json]
+//	go run ./hack/bench -sets hub -n 500 [-repeat 1]
 //
 // Identity sets (N Projects; the Cinder set of config/samples/identity) are
 // timed for `orderhub identity`, the K-ORC v2.6.0 manager, the openstack CLI
@@ -10,7 +11,11 @@
 // exchange, N queues, N bindings, a vhost, a user, a permission and a
 // policy) is timed for `orderhub topology`, the upstream
 // messaging-topology-operator v1.20.1 (hack/tools.sh mto), the broker floor
-// and the Kubernetes floor.
+// and the Kubernetes floor. The hub set (N KeystoneApplicationCredentials,
+// each with its KeystoneUser, KeystoneProject and KeystoneRoleAssignment)
+// runs alone, on a stack with K-ORC, ESO and OpenBao: `orderhub hub` has
+// no peer operator, so it reports the hub's own cost beside K-ORC's and
+// ESO's (hub.go).
 //
 // Every controller runs as its own process in a fresh namespace, with its
 // kubeconfig and its backend (Keystone, the management API) behind counting
@@ -34,6 +39,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -49,7 +55,10 @@ import (
 type bench struct {
 	n, cliSample int
 	steady       time.Duration
-	timeout      time.Duration
+	// resync, when set, is orderhub identity's --resync-period, and its
+	// runs measure one resync window (measureResync).
+	resync  time.Duration
+	timeout time.Duration
 	// deleteTimeout bounds a controller's deletion; past it the run notes
 	// the deletion as incomplete and goes on.
 	deleteTimeout time.Duration
@@ -85,27 +94,46 @@ func run() error {
 	ctrllog.SetLogger(logr.Discard())
 	var b bench
 	var repeat int
-	var setsFlag, orderhubBin string
+	var setsFlag, orderhubBin, nFlag string
 	var asJSON bool
-	flag.IntVar(&b.n, "n", 200, "N: Projects in the projects set, queues (and bindings) in the topology set.")
+	var jsonOut string
+	flag.StringVar(&nFlag, "n", "200", "N: Projects in the projects set, queues (and bindings) in the topology set, application credentials in the hub set; "+
+		"a comma-separated list (200,1000,5000) runs every set at each N and adds a table of the cost per object by N.")
 	flag.IntVar(&repeat, "repeat", 3, "Run every set this many times; each figure is the median.")
-	flag.StringVar(&setsFlag, "sets", strings.Join([]string{setProjects, setCinder, setTopology}, ","), "Comma-separated sets to run: projects, cinder, topology.")
+	flag.StringVar(&setsFlag, "sets", strings.Join([]string{setProjects, setCinder, setTopology}, ","),
+		"Comma-separated sets to run: projects, cinder, topology; or hub alone (N application credentials with their orders).")
 	flag.DurationVar(&b.steady, "steady", 30*time.Second, "Steady-state window after all Ready, over which backend requests are counted (0: skip).")
+	flag.DurationVar(&b.resync, "resync", 0, "Forced resync period of orderhub identity; when set, its runs also count the Keystone requests of one resync (over 1.5 periods after the steady window). 0: off (the default period, 30m).")
 	flag.IntVar(&b.cliSample, "cli-sample", 10, "openstack CLI calls timed for the projects set; the time is extrapolated to N.")
 	flag.DurationVar(&b.timeout, "timeout", 60*time.Minute, "Longest wait for a set to be Ready, or gone after deletion.")
 	flag.DurationVar(&b.deleteTimeout, "delete-timeout", 15*time.Minute, "Longest wait for a controller's deletion; past it the row notes it as incomplete.")
 	flag.DurationVar(&b.deleteStall, "delete-stall", 3*time.Minute, "A controller's deletion during which no object went away for this long is noted as incomplete.")
 	flag.StringVar(&orderhubBin, "orderhub", "", "orderhub binary (default: built from this checkout into the log folder).")
 	flag.BoolVar(&asJSON, "json", false, "Print JSON lines (every run and every median) instead of the table.")
+	flag.StringVar(&jsonOut, "json-out", "", "Also write the JSON lines to this file.")
 	flag.Parse()
 	sets := strings.Split(setsFlag, ",")
 	for _, s := range sets {
-		if !slices.Contains([]string{setProjects, setCinder, setTopology}, s) {
-			return fmt.Errorf("-sets: unknown set %q (want projects, cinder, topology)", s)
+		if !slices.Contains([]string{setProjects, setCinder, setTopology, setHub}, s) {
+			return fmt.Errorf("-sets: unknown set %q (want projects, cinder, topology, or hub)", s)
 		}
 	}
-	if b.n < 1 || repeat < 1 || b.cliSample < 1 {
-		return errors.New("-n, -repeat and -cli-sample must be at least 1")
+	// The hub set's stack runs K-ORC and ESO for every namespace, which
+	// would also reconcile the K-ORC runner's objects of the identity sets.
+	hubSet := slices.Contains(sets, setHub)
+	if hubSet && len(sets) > 1 {
+		return errors.New("-sets: the hub set runs alone (its stack's K-ORC would also reconcile the identity sets' K-ORC objects)")
+	}
+	var ns []int
+	for _, f := range strings.Split(nFlag, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			return fmt.Errorf("-n: %q is not a positive number", f)
+		}
+		ns = append(ns, n)
+	}
+	if repeat < 1 || b.cliSample < 1 {
+		return errors.New("-repeat and -cli-sample must be at least 1")
 	}
 	identity := slices.Contains(sets, setProjects) || slices.Contains(sets, setCinder)
 	topology := slices.Contains(sets, setTopology)
@@ -126,10 +154,12 @@ func run() error {
 		return err
 	}
 	crds := []string{filepath.Join(b.repo, "config", "crd", "bases")}
-	if identity {
+	if identity || hubSet {
 		if _, err := os.Stat(filepath.Join(env["ORDERHUB_KORC_DIR"], "manager")); err != nil {
 			return errors.New("the K-ORC manager is not built: run `make tools` (or hack/tools.sh korc)")
 		}
+	}
+	if identity {
 		if _, err := exec.LookPath("openstack"); err != nil {
 			return errors.New("no openstack CLI: run `make tools` (hack/tools.sh debs)")
 		}
@@ -152,17 +182,29 @@ func run() error {
 		}
 	}
 
-	b.logf("starting the stack (identity %v, topology %v)", identity, topology)
-	b.stack, err = testenv.Start(ctx, testenv.Options{Kube: true, Keystone: identity, RabbitMQ: topology, CRDPaths: crds,
-		Logf: func(f string, a ...any) { b.logf("testenv: "+f, a...) }})
+	b.logf("starting the stack (identity %v, topology %v, hub %v)", identity, topology, hubSet)
+	so := testenv.Options{Kube: true, Keystone: identity, RabbitMQ: topology}
+	if hubSet {
+		// K-ORC's and ESO's CRDs come with them.
+		so = testenv.HubStackOptions()
+	}
+	so.CRDPaths = crds
+	so.Logf = func(f string, a ...any) { b.logf("testenv: "+f, a...) }
+	b.stack, err = testenv.Start(ctx, so)
 	if err != nil {
 		return fmt.Errorf("start the stack: %w", err)
 	}
 	defer b.stack.Stop()
-	if b.kube, err = client.New(b.stack.Kube.Config, client.Options{Scheme: scheme.Scheme}); err != nil {
+	kubeScheme := scheme.Scheme
+	if hubSet {
+		if kubeScheme, err = testenv.HubScheme(); err != nil {
+			return err
+		}
+	}
+	if b.kube, err = client.New(b.stack.Kube.Config, client.Options{Scheme: kubeScheme}); err != nil {
 		return err
 	}
-	if identity {
+	if identity || hubSet {
 		if b.keystoneProxy, err = testenv.NewCountingProxy(b.stack.Keystone.URL, testenv.CountingProxyOptions{RewriteHost: true}); err != nil {
 			return err
 		}
@@ -174,37 +216,63 @@ func run() error {
 		}
 		defer b.brokerProxy.Close()
 	}
+	if hubSet {
+		if err := b.seedHub(ctx, ns, repeat); err != nil {
+			return fmt.Errorf("seed the hub set's ControlPlane: %w", err)
+		}
+	}
 
 	machine := machineInfo()
 	b.logf("machine: %s", machine)
 	var runs []result
 	var repeats []int
-	for rep := 1; rep <= repeat; rep++ {
-		for _, set := range sets {
-			b.logf("repeat %d/%d: set %s", rep, repeat, set)
-			var rs []result
-			if set == setTopology {
-				rs, err = b.runTopologySet(ctx, rep)
-			} else {
-				rs, err = b.runIdentitySet(ctx, set, rep)
-			}
-			for _, r := range rs {
-				runs = append(runs, r)
-				repeats = append(repeats, rep)
-			}
-			if err != nil {
-				return err
+	for _, n := range ns {
+		b.n = n
+		for rep := 1; rep <= repeat; rep++ {
+			for _, set := range sets {
+				b.logf("N=%d, repeat %d/%d: set %s", n, rep, repeat, set)
+				var rs []result
+				switch set {
+				case setTopology:
+					rs, err = b.runTopologySet(ctx, rep)
+				case setHub:
+					rs, err = b.runHubSet(ctx, rep)
+				default:
+					rs, err = b.runIdentitySet(ctx, set, rep)
+				}
+				for _, r := range rs {
+					r.N = n
+					runs = append(runs, r)
+					repeats = append(repeats, rep)
+				}
+				if err != nil {
+					return err
+				}
 			}
 		}
 	}
 	med := medians(runs)
+	if jsonOut != "" {
+		f, err := os.Create(jsonOut)
+		if err != nil {
+			return err
+		}
+		err = writeJSON(f, runs, repeats, med)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("-json-out: %w", err)
+		}
+	}
 	if asJSON {
-		return writeJSON(os.Stdout, runs, repeats, med, b.n)
+		return writeJSON(os.Stdout, runs, repeats, med)
 	}
 	fmt.Printf("go run ./hack/bench %s\n", strings.Join(os.Args[1:], " "))
 	fmt.Printf("machine: %s\n", machine)
 	fmt.Printf("medians of %d run(s); apply→Ready from the first create until every object is Ready\n", repeat)
-	writeTable(os.Stdout, med, b.n)
+	writeTable(os.Stdout, med)
+	writeGrowth(os.Stdout, med)
 	return nil
 }
 

@@ -81,8 +81,11 @@ func (p *process) stop() {
 }
 
 // cpuSeconds is the process's user+system CPU time so far.
-func (p *process) cpuSeconds() (float64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
+func (p *process) cpuSeconds() (float64, error) { return cpuSecondsOf(p.cmd.Process.Pid) }
+
+// cpuSecondsOf is process pid's user+system CPU time so far.
+func cpuSecondsOf(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, err
 	}
@@ -110,8 +113,11 @@ func parseStatCPU(stat string) (float64, error) {
 }
 
 // peakRSSMiB is the process's peak resident set (VmHWM) in MiB.
-func (p *process) peakRSSMiB() (float64, error) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", p.cmd.Process.Pid))
+func (p *process) peakRSSMiB() (float64, error) { return peakRSSMiBOf(p.cmd.Process.Pid) }
+
+// peakRSSMiBOf is process pid's peak resident set (VmHWM) in MiB.
+func peakRSSMiBOf(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +16,7 @@ const (
 	setProjects = "projects"
 	setCinder   = "cinder"
 	setTopology = "topology"
+	setHub      = "hub"
 
 	runnerFloor     = "floor"
 	runnerKubeFloor = "kube-floor"
@@ -22,6 +24,7 @@ const (
 	runnerKORC      = "k-orc"
 	runnerMTO       = "mto"
 	runnerCLI       = "cli"
+	runnerESO       = "eso"
 )
 
 // Metric keys (the JSON names; units in the name).
@@ -33,6 +36,13 @@ const (
 	mRSS           = "rss_peak_mib"
 	mCPU           = "cpu_apply_s"
 	mDelete        = "delete_s"
+	// mResync is backend requests per object over the resync window
+	// (-resync), mResyncWrites the non-GET ones, and mResyncBusiest the
+	// share of them in the window's busiest tenth (0.1 is an even spread,
+	// 1 one burst).
+	mResync        = "resync_req_per_object"
+	mResyncWrites  = "resync_writes_per_object"
+	mResyncBusiest = "resync_busiest_tenth"
 )
 
 // runnerLabel is how the table names a runner in a set.
@@ -46,12 +56,20 @@ func runnerLabel(set, runner string) string {
 	case runnerKubeFloor:
 		return "Kubernetes floor (create + 1 status write, no controller)"
 	case runnerOrderhub:
-		if set == setTopology {
+		switch set {
+		case setTopology:
 			return "orderhub topology"
+		case setHub:
+			return "orderhub hub (Keystone requests: hub + K-ORC)"
 		}
 		return "orderhub identity"
 	case runnerKORC:
+		if set == setHub {
+			return "K-ORC v2.6.0, the hub's children (all namespaces)"
+		}
 		return "K-ORC v2.6.0"
+	case runnerESO:
+		return "External Secrets v0.16.2, the hub's backups (all namespaces)"
 	case runnerMTO:
 		return "messaging-topology-operator v1.20.1"
 	case runnerCLI:
@@ -62,13 +80,48 @@ func runnerLabel(set, runner string) string {
 
 // result is one runner timed on one set.
 type result struct {
-	Set     string `json:"set"`
-	Runner  string `json:"runner"`
-	Objects int    `json:"objects"`
+	Set    string `json:"set"`
+	Runner string `json:"runner"`
+	// N is the run's -n.
+	N       int `json:"n"`
+	Objects int `json:"objects"`
 	// Metrics holds what was measured, by the m* keys; a key is absent
 	// where it does not apply (a floor has no process).
 	Metrics map[string]float64 `json:"metrics"`
-	Note    string             `json:"note,omitempty"`
+	// Writes are the controller's apiserver writes while applying, by
+	// "<method> <resource>" (testenv.KubeResource).
+	Writes map[string]int64 `json:"apiserver_writes,omitempty"`
+	Note   string           `json:"note,omitempty"`
+}
+
+// writesOnly keeps the write methods of counts by "<method> <resource>".
+func writesOnly(c map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+	for k, v := range c {
+		method, _, _ := strings.Cut(k, " ")
+		if v > 0 && method != "GET" && method != "HEAD" && method != "OPTIONS" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// topWrites is the largest entries of w, "1200 PATCH secrets, ...".
+// (Any counts by key: also the resync window's requests.)
+func topWrites(w map[string]int64, n int) string {
+	keys := make([]string, 0, len(w))
+	for k := range w {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return w[keys[i]] > w[keys[j]] || w[keys[i]] == w[keys[j]] && keys[i] < keys[j] })
+	if len(keys) > n {
+		keys = keys[:n]
+	}
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%d %s", w[k], k))
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (r result) summary() string {
@@ -101,11 +154,14 @@ func median(xs []float64) float64 {
 // medians folds the runs of every (set, runner) into one result holding the
 // median of each metric, in first-seen order.
 func medians(runs []result) []result {
-	type key struct{ set, runner string }
+	type key struct {
+		set, runner string
+		n           int
+	}
 	var order []key
 	groups := map[key][]result{}
 	for _, r := range runs {
-		k := key{r.Set, r.Runner}
+		k := key{r.Set, r.Runner, r.N}
 		if _, ok := groups[k]; !ok {
 			order = append(order, k)
 		}
@@ -114,7 +170,7 @@ func medians(runs []result) []result {
 	var out []result
 	for _, k := range order {
 		g := groups[k]
-		m := result{Set: k.set, Runner: k.runner, Objects: g[0].Objects, Note: g[0].Note, Metrics: map[string]float64{}}
+		m := result{Set: k.set, Runner: k.runner, N: k.n, Objects: g[0].Objects, Note: g[0].Note, Writes: g[0].Writes, Metrics: map[string]float64{}}
 		vals := map[string][]float64{}
 		for _, r := range g {
 			for name, v := range r.Metrics {
@@ -155,13 +211,21 @@ func ratios(set []result, r result) (xFloor, xOrderhub float64) {
 	return v / floor, v / oh
 }
 
-func bySet(res []result) (sets []string, m map[string][]result) {
-	m = map[string][]result{}
+// setRun is one set at one N.
+type setRun struct {
+	set string
+	n   int
+}
+
+// bySet groups results by set and N, in first-seen order.
+func bySet(res []result) (sets []setRun, m map[setRun][]result) {
+	m = map[setRun][]result{}
 	for _, r := range res {
-		if _, ok := m[r.Set]; !ok {
-			sets = append(sets, r.Set)
+		k := setRun{r.Set, r.N}
+		if _, ok := m[k]; !ok {
+			sets = append(sets, k)
 		}
-		m[r.Set] = append(m[r.Set], r)
+		m[k] = append(m[k], r)
 	}
 	return sets, m
 }
@@ -175,6 +239,8 @@ func setTitle(set string, n int) string {
 		return "identity, the Cinder set (config/samples/identity/cinder.yaml: 11 objects; K-ORC: its 10 kinds' objects, no RoleAssignment kind)"
 	case setTopology:
 		return fmt.Sprintf("topology, 1 exchange + %d queues + %d bindings + vhost, user, permission, policy", n, n)
+	case setHub:
+		return fmt.Sprintf("hub, %d KeystoneApplicationCredentials, each with its KeystoneUser, KeystoneProject and KeystoneRoleAssignment (%d orders)", n, 4*n)
 	}
 	return set
 }
@@ -189,15 +255,16 @@ func cell(m map[string]float64, key, format string) string {
 
 // writeTable prints one table per set, as Markdown (docs/performance.md
 // shows it as printed).
-func writeTable(w io.Writer, res []result, n int) {
+func writeTable(w io.Writer, res []result) {
 	sets, m := bySet(res)
-	for _, set := range sets {
-		fmt.Fprintf(w, "\n%s\n\n", setTitle(set, n))
+	for _, sr := range sets {
+		set := sr.set
+		fmt.Fprintf(w, "\n%s\n\n", setTitle(set, sr.n))
 		tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
 		fmt.Fprintln(tw, "| runner\t| objects\t| apply→Ready s\t| ms/object\t| × floor\t| × orderhub\t| backend req/object\t| steady req/object\t| apiserver writes/object\t| RSS peak MiB\t| CPU s (apply)\t| delete s\t| note\t|")
 		fmt.Fprintln(tw, "|---\t|---:\t|---:\t|---:\t|---:\t|---:\t|---:\t|---:\t|---:\t|---:\t|---:\t|---:\t|---\t|")
-		for _, r := range m[set] {
-			xf, xo := ratios(m[set], r)
+		for _, r := range m[sr] {
+			xf, xo := ratios(m[sr], r)
 			perObj := map[string]float64{}
 			if v, ok := r.Metrics[mApplyReady]; ok && r.Objects > 0 {
 				perObj["x"] = v * 1000 / float64(r.Objects)
@@ -217,7 +284,6 @@ type jsonLine struct {
 	Kind string `json:"kind"` // "run" (one repeat) or "median"
 	result
 	Repeat    int      `json:"repeat,omitempty"`
-	N         int      `json:"n"`
 	XFloor    *float64 `json:"x_floor,omitempty"`
 	XOrderhub *float64 `json:"x_orderhub,omitempty"`
 }
@@ -230,19 +296,68 @@ func finite(v float64) *float64 {
 }
 
 // writeJSON prints every run and every median as JSON lines.
-func writeJSON(w io.Writer, runs []result, repeats []int, med []result, n int) error {
+func writeJSON(w io.Writer, runs []result, repeats []int, med []result) error {
 	enc := json.NewEncoder(w)
 	for i, r := range runs {
-		if err := enc.Encode(jsonLine{Kind: "run", result: r, Repeat: repeats[i], N: n}); err != nil {
+		if err := enc.Encode(jsonLine{Kind: "run", result: r, Repeat: repeats[i]}); err != nil {
 			return err
 		}
 	}
 	_, m := bySet(med)
 	for _, r := range med {
-		xf, xo := ratios(m[r.Set], r)
-		if err := enc.Encode(jsonLine{Kind: "median", result: r, N: n, XFloor: finite(xf), XOrderhub: finite(xo)}); err != nil {
+		xf, xo := ratios(m[setRun{r.Set, r.N}], r)
+		if err := enc.Encode(jsonLine{Kind: "median", result: r, XFloor: finite(xf), XOrderhub: finite(xo)}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// writeGrowth prints, when res holds more than one N, one table of the cost
+// per object by N: apply→Ready ms per object, then apiserver writes per
+// object and peak RSS MiB, per set and runner. Growth is linear where the
+// ms per object stays flat.
+func writeGrowth(w io.Writer, res []result) {
+	var ns []int
+	type row struct{ set, runner string }
+	var rows []row
+	cells := map[row]map[int]result{}
+	for _, r := range res {
+		if !slices.Contains(ns, r.N) {
+			ns = append(ns, r.N)
+		}
+		k := row{r.Set, r.Runner}
+		if cells[k] == nil {
+			rows = append(rows, k)
+			cells[k] = map[int]result{}
+		}
+		cells[k][r.N] = r
+	}
+	if len(ns) < 2 {
+		return
+	}
+	sort.Ints(ns)
+	fmt.Fprintf(w, "\ncost per object by N: apply→Ready ms/object (apiserver writes/object, RSS peak MiB)\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	head, rule := "| set\t| runner\t|", "|---\t|---\t|"
+	for _, n := range ns {
+		head += fmt.Sprintf(" N=%d\t|", n)
+		rule += "---:\t|"
+	}
+	fmt.Fprintln(tw, head)
+	fmt.Fprintln(tw, rule)
+	for _, k := range rows {
+		line := fmt.Sprintf("| %s\t| %s\t|", k.set, runnerLabel(k.set, k.runner))
+		for _, n := range ns {
+			r, ok := cells[k][n]
+			v, has := r.Metrics[mApplyReady]
+			if !ok || !has || r.Objects == 0 {
+				line += " -\t|"
+				continue
+			}
+			line += fmt.Sprintf(" %.1f (%s, %s)\t|", v*1000/float64(r.Objects), cell(r.Metrics, mKubeWrites, "%.2f"), cell(r.Metrics, mRSS, "%.0f"))
+		}
+		fmt.Fprintln(tw, line)
+	}
+	tw.Flush()
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -45,12 +46,12 @@ func TestMediansAndRatios(t *testing.T) {
 		t.Fatalf("mto: ×floor %v ×orderhub %v, want 5 and 2", xf, xo)
 	}
 	var table bytes.Buffer
-	writeTable(&table, med, 4)
+	writeTable(&table, med)
 	if !strings.Contains(table.String(), "messaging-topology-operator v1.20.1") || !strings.Contains(table.String(), "| 10.0") {
 		t.Fatalf("table lacks the peer row:\n%s", table.String())
 	}
 	var js bytes.Buffer
-	if err := writeJSON(&js, runs, make([]int, len(runs)), med, 4); err != nil {
+	if err := writeJSON(&js, runs, make([]int, len(runs)), med); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(js.String()), "\n")
@@ -77,5 +78,43 @@ func TestParseProc(t *testing.T) {
 	}
 	if _, err := parseStatusKiB("Name:\tx\n", "VmHWM"); err == nil {
 		t.Fatal("no error without VmHWM")
+	}
+}
+
+// With more than one N the bench adds the cost per object by N; with one it
+// adds nothing.
+func TestWriteGrowth(t *testing.T) {
+	run := func(n int, apply, writes float64) result {
+		return result{Set: setProjects, Runner: runnerOrderhub, N: n, Objects: n,
+			Metrics: map[string]float64{mApplyReady: apply, mKubeWrites: writes, mRSS: 70}}
+	}
+	var one bytes.Buffer
+	writeGrowth(&one, []result{run(200, 30, 3)})
+	if one.Len() != 0 {
+		t.Fatalf("one N printed a growth table:\n%s", one.String())
+	}
+	var two bytes.Buffer
+	writeGrowth(&two, medians([]result{run(1000, 160, 3), run(200, 30, 3), run(1000, 150, 3)}))
+	out := two.String()
+	for _, want := range []string{"N=200", "N=1000", "| 150.0 (3.00, 70)", "| 155.0 (3.00, 70)"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("growth table lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Index(out, "N=200") > strings.Index(out, "N=1000") {
+		t.Fatalf("N columns not in ascending order:\n%s", out)
+	}
+}
+
+func TestCollapseIDs(t *testing.T) {
+	got := collapseIDs(map[string]int64{
+		"GET /v3/projects/0123456789abcdef0123456789abcdef": 2,
+		"GET /v3/projects/fedcba9876543210fedcba9876543210": 3,
+		"POST /v3/auth/tokens":                              1,
+		"GET /v3/projects/not-an-id":                        0,
+	})
+	want := map[string]int64{"GET /v3/projects/{id}": 5, "POST /v3/auth/tokens": 1}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("collapseIDs = %v, want %v", got, want)
 	}
 }

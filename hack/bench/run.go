@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -41,6 +43,9 @@ type controllerRun struct {
 	ready   func(*unstructured.Unstructured) bool
 	// backend counts the controller's requests to Keystone or the broker.
 	backend *testenv.CountingProxy
+	// resyncs is set when the controller runs with the bench's -resync as
+	// its forced resync period: the run then also measures a resync window.
+	resyncs bool
 }
 
 func (b *bench) newNamespace(ctx context.Context, prefix string) (string, error) {
@@ -66,15 +71,11 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 			return res, fmt.Errorf("prepare: %w", err)
 		}
 	}
-	kp, err := testenv.NewCountingProxy(b.stack.Kube.URL, testenv.CountingProxyOptions{CAFile: b.stack.Kube.CAFile, BearerToken: b.stack.Kube.Config.BearerToken})
+	kp, kubeconfig, err := b.kubeProxy(ns)
 	if err != nil {
 		return res, err
 	}
 	defer kp.Close()
-	kubeconfig := filepath.Join(b.logDir, ns+".kubeconfig")
-	if err := b.stack.Kube.KubeconfigVia(kubeconfig, kp.URL); err != nil {
-		return res, err
-	}
 	p, err := r.start(ctx, ns, kubeconfig)
 	if err != nil {
 		return res, err
@@ -83,7 +84,7 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 	b.logf("%s / %s: %d objects in namespace %s (log %s)", r.set, r.runner, len(r.objects), ns, p.log)
 
 	cpu0, _ := p.cpuSeconds()
-	k0, be0 := kp.Counts(), r.backend.Counts()
+	k0, kr0, be0 := kp.Counts(), kp.CountsByResource(), r.backend.Counts()
 	start := time.Now()
 	if err := b.applyAll(ctx, r.objects); err != nil {
 		return res, err
@@ -96,6 +97,8 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 	n := float64(len(r.objects))
 	res.Metrics[mBackendApply] = float64(r.backend.Counts().Sub(be0).Total()) / n
 	res.Metrics[mKubeWrites] = float64(kp.Counts().Sub(k0).Writes()) / n
+	res.Writes = writesOnly(kp.CountsByResource().Sub(kr0))
+	b.logf("%s / %s: apiserver writes while applying: %s", r.set, r.runner, topWrites(res.Writes, 8))
 	res.Metrics[mCPU] = cpu1 - cpu0
 
 	if b.steady > 0 {
@@ -106,6 +109,13 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 			return res, ctx.Err()
 		}
 		res.Metrics[mBackendSteady] = float64(r.backend.Counts().Sub(be1).Total()) / n
+	}
+	if r.resyncs && b.resync > 0 {
+		if err := b.measureResync(ctx, r.backend, n, res.Metrics); err != nil {
+			return res, err
+		}
+		res.Note = strings.TrimPrefix(res.Note+fmt.Sprintf("; resync every %s: %.2f req/object (%.2f writes), busiest tenth of the window %.0f%%",
+			b.resync, res.Metrics[mResync], res.Metrics[mResyncWrites], 100*res.Metrics[mResyncBusiest]), "; ")
 	}
 
 	start = time.Now()
@@ -124,6 +134,72 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 		res.Metrics[mRSS] = rss
 	}
 	return res, nil
+}
+
+// measureResync counts backend's requests over 1.5 resync periods after
+// Ready: every object's first forced resync falls in it (the first comes
+// 0.5 to 1.5 periods after an object's reconcile, docs/identity.md
+// "Reconcile loop"), and the window is sampled in tenths to show whether
+// they spread or burst.
+func (b *bench) measureResync(ctx context.Context, backend *testenv.CountingProxy, n float64, m map[string]float64) error {
+	window := b.resync * 3 / 2
+	start, startBy := backend.Counts(), backend.CountsByResource()
+	last, busiest := start, int64(0)
+	tick := time.NewTicker(window / 10)
+	defer tick.Stop()
+	for i := 0; i < 10; i++ {
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		cur := backend.Counts()
+		busiest = max(busiest, cur.Sub(last).Total())
+		last = cur
+	}
+	total := last.Sub(start)
+	b.logf("resync window %s: %s", window, topWrites(collapseIDs(backend.CountsByResource().Sub(startBy)), 6))
+	m[mResync] = float64(total.Total()) / n
+	m[mResyncWrites] = float64(total.Total()-total[http.MethodGet]) / n
+	if total.Total() > 0 {
+		m[mResyncBusiest] = float64(busiest) / float64(total.Total())
+	}
+	return nil
+}
+
+// collapseIDs folds request counts by "<method> <path>" whose path segments
+// are Keystone IDs (32 hex digits) into "{id}".
+func collapseIDs(c map[string]int64) map[string]int64 {
+	out := map[string]int64{}
+	for k, v := range c {
+		if v == 0 {
+			continue
+		}
+		parts := strings.Split(k, "/")
+		for i, p := range parts {
+			if len(p) == 32 && strings.Trim(p, "0123456789abcdef") == "" {
+				parts[i] = "{id}"
+			}
+		}
+		out[strings.Join(parts, "/")] += v
+	}
+	return out
+}
+
+// kubeProxy starts a counting proxy in front of the apiserver and writes a
+// kubeconfig through it, <logDir>/<ns>.kubeconfig, for the controller of
+// namespace ns. Close the proxy when the run is over.
+func (b *bench) kubeProxy(ns string) (*testenv.CountingProxy, string, error) {
+	kp, err := testenv.NewCountingProxy(b.stack.Kube.URL, testenv.CountingProxyOptions{CAFile: b.stack.Kube.CAFile, BearerToken: b.stack.Kube.Config.BearerToken})
+	if err != nil {
+		return nil, "", err
+	}
+	kubeconfig := filepath.Join(b.logDir, ns+".kubeconfig")
+	if err := b.stack.Kube.KubeconfigVia(kubeconfig, kp.URL); err != nil {
+		kp.Close()
+		return nil, "", err
+	}
+	return kp, kubeconfig, nil
 }
 
 // parallel applies f to objs with applyWorkers workers and returns the

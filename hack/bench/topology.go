@@ -56,7 +56,7 @@ func topologySet(apiVersion string, ref map[string]any, n int, tag string) []*un
 // runTopologySet times the topology set: the broker floor, the Kubernetes
 // floor, orderhub and the upstream messaging-topology-operator.
 func (b *bench) runTopologySet(ctx context.Context, rep int) ([]result, error) {
-	tag := fmt.Sprintf("r%d%s", rep, b.runID)
+	tag := fmt.Sprintf("r%dn%d%s", rep, b.n, b.runID)
 	var out []result
 	add := func(r result, err error) error {
 		if err != nil {

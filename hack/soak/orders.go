@@ -1,10 +1,7 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"net/http"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -125,25 +122,6 @@ func conditionsOf(o client.Object) []metav1.Condition {
 		return o.Status.Conditions
 	case *c5c3v1alpha1.KeystoneApplicationCredential:
 		return o.Status.Conditions
-	}
-	return nil
-}
-
-// getOK GETs url and wants a 2xx.
-func getOK(ctx context.Context, url string) error {
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-	if err != nil {
-		return err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return err
-	}
-	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return fmt.Errorf("GET %s: %s", url, resp.Status)
 	}
 	return nil
 }

@@ -5,17 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -237,56 +234,16 @@ func (e *env) seed(ctx context.Context) error {
 	return nil
 }
 
-// startHub runs `orderhub hub` as the stack's process hubProc, with its
-// webhooks self-registered on loopback, the SecretStores pointing at the
-// stack's OpenBao and the target registrations read from hubNS, as
-// hack/demo-order.sh starts it; it waits until both webhook configurations
-// call it.
+// startHub runs `orderhub hub` as the stack's process hubProc
+// (testenv.StartHub), with the target registrations read from hubNS.
 func (e *env) startHub(ctx context.Context, bin string) error {
-	ports, err := freePorts(2)
+	log, err := e.st.StartHub(ctx, e.mgmt, testenv.HubProcess{Name: hubProc, Bin: bin, TargetSecretNamespace: hubNS,
+		Args: []string{"--zap-time-encoding=rfc3339"}})
 	if err != nil {
 		return err
 	}
-	probe, webhook := ports[0], ports[1]
-	bao := e.st.OpenBao
-	args := []string{"hub",
-		"--leader-elect=false",
-		"--metrics-bind-address=0",
-		"--health-probe-bind-address=127.0.0.1:" + strconv.Itoa(probe),
-		"--webhook-url-base=https://127.0.0.1:" + strconv.Itoa(webhook),
-		"--webhook-cert-dir=" + filepath.Join(e.st.Dir, "hub-webhook-certs"),
-		"--openbao-address=" + bao.Addr,
-		"--openbao-kv-mount=" + bao.KVMount,
-		"--openbao-auth-mount=" + bao.AuthMount,
-		"--openbao-role=" + bao.Role,
-		"--openbao-service-account=" + bao.ServiceAccount,
-		"--target-cluster-secret-namespace=" + hubNS,
-		"--zap-time-encoding=rfc3339",
-	}
-	readyURL := fmt.Sprintf("http://127.0.0.1:%d/readyz", probe)
-	log, err := e.st.StartProcess(ctx, hubProc, bin, args, []string{"KUBECONFIG=" + e.st.Kube.Kubeconfig},
-		func(ctx context.Context) error { return getOK(ctx, readyURL) })
-	if err != nil {
-		return fmt.Errorf("orderhub hub: %w", err)
-	}
 	e.logf("orderhub hub runs, log %s", log)
-	want := fmt.Sprintf("https://127.0.0.1:%d/", webhook)
-	return poll(ctx, 2*time.Minute, "the hub's webhook configurations", func() error {
-		var m admissionregistrationv1.MutatingWebhookConfiguration
-		var v admissionregistrationv1.ValidatingWebhookConfiguration
-		if err := e.mgmt.Get(ctx, client.ObjectKey{Name: "orderhub-hub-mutating"}, &m); err != nil {
-			return err
-		}
-		if err := e.mgmt.Get(ctx, client.ObjectKey{Name: "orderhub-hub-validating"}, &v); err != nil {
-			return err
-		}
-		for _, u := range []*string{m.Webhooks[0].ClientConfig.URL, v.Webhooks[0].ClientConfig.URL} {
-			if u == nil || len(*u) < len(want) || (*u)[:len(want)] != want {
-				return fmt.Errorf("webhook URL %v, want %s...", u, want)
-			}
-		}
-		return nil
-	})
+	return nil
 }
 
 // order creates the orders and waits until every one is Ready.
@@ -498,25 +455,6 @@ func sleepUntil(ctx context.Context, t time.Time) error {
 	case <-timer.C:
 		return nil
 	}
-}
-
-func freePorts(n int) ([]int, error) {
-	var ls []net.Listener
-	defer func() {
-		for _, l := range ls {
-			l.Close()
-		}
-	}()
-	var ports []int
-	for i := 0; i < n; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, err
-		}
-		ls = append(ls, l)
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 // brief renders conditions as type=status/reason.

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -28,6 +29,8 @@ type CountingProxy struct {
 	srv *http.Server
 	mu  sync.Mutex
 	n   map[string]int64
+	// byResource counts "<method> <resource>" (KubeResource of the path).
+	byResource map[string]int64
 }
 
 // CountingProxyOptions tune NewCountingProxy.
@@ -73,7 +76,7 @@ func NewCountingProxy(target string, o CountingProxyOptions) (*CountingProxy, er
 	if err != nil {
 		return nil, err
 	}
-	p := &CountingProxy{URL: "http://" + ln.Addr().String(), n: map[string]int64{}}
+	p := &CountingProxy{URL: "http://" + ln.Addr().String(), n: map[string]int64{}, byResource: map[string]int64{}}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	rp.Transport = tr
 	rp.FlushInterval = -1
@@ -109,8 +112,10 @@ func NewCountingProxy(target string, o CountingProxyOptions) (*CountingProxy, er
 		}
 	}
 	p.srv = &http.Server{ReadHeaderTimeout: 30 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		res := KubeResource(r.URL.Path)
 		p.mu.Lock()
 		p.n[r.Method]++
+		p.byResource[r.Method+" "+res]++
 		p.mu.Unlock()
 		rp.ServeHTTP(w, r)
 	})}
@@ -119,14 +124,61 @@ func NewCountingProxy(target string, o CountingProxyOptions) (*CountingProxy, er
 }
 
 // Counts returns the number of requests forwarded so far, by method.
-func (p *CountingProxy) Counts() RequestCounts {
+func (p *CountingProxy) Counts() RequestCounts { return p.snapshot(p.n) }
+
+// snapshot copies one of p's counters under its lock.
+func (p *CountingProxy) snapshot(n map[string]int64) RequestCounts {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	c := make(RequestCounts, len(p.n))
-	for k, v := range p.n {
+	c := make(RequestCounts, len(n))
+	for k, v := range n {
 		c[k] = v
 	}
 	return c
+}
+
+// CountsByResource returns the number of requests forwarded so far by
+// "<method> <resource>", the resource as KubeResource names it: which
+// kinds a controller writes, for the apiserver.
+func (p *CountingProxy) CountsByResource() RequestCounts { return p.snapshot(p.byResource) }
+
+// KubeResource is the resource (with its subresource, "secrets",
+// "pushsecrets.external-secrets.io/status") a Kubernetes API path names:
+// /api/v1[/namespaces/<ns>]/<resource>[/<name>[/<subresource>]] or
+// /apis/<group>/<version>[/namespaces/<ns>]/<resource>[/<name>[/<subresource>]]
+// (https://kubernetes.io/docs/reference/using-api/api-concepts/). Any other
+// path is returned as it is.
+func KubeResource(path string) string {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	var group string
+	switch {
+	case len(parts) >= 3 && parts[0] == "api":
+		parts = parts[2:]
+	case len(parts) >= 4 && parts[0] == "apis":
+		group, parts = parts[1], parts[3:]
+	default:
+		return path
+	}
+	if len(parts) >= 1 && parts[0] == "namespaces" {
+		switch {
+		case len(parts) <= 2:
+			return "namespaces"
+		case len(parts) == 3 && (parts[2] == "status" || parts[2] == "finalize"):
+			return "namespaces/" + parts[2]
+		}
+		parts = parts[2:]
+	}
+	if len(parts) == 0 {
+		return path
+	}
+	res := parts[0]
+	if group != "" {
+		res += "." + group
+	}
+	if len(parts) >= 3 {
+		res += "/" + parts[2]
+	}
+	return res
 }
 
 // Close stops the proxy and closes its connections.

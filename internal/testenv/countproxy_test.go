@@ -61,3 +61,25 @@ func TestCountingProxy_AddsBearerToken(t *testing.T) {
 		t.Fatalf("backend saw Authorization %q, want %q", b, "Bearer tok")
 	}
 }
+
+func TestKubeResource(t *testing.T) {
+	for path, want := range map[string]string{
+		"/api/v1/namespaces/a/secrets":                                          "secrets",
+		"/api/v1/namespaces/a/secrets/s":                                        "secrets",
+		"/api/v1/namespaces/a/events":                                           "events",
+		"/api/v1/namespaces":                                                    "namespaces",
+		"/api/v1/namespaces/a":                                                  "namespaces",
+		"/api/v1/namespaces/a/finalize":                                         "namespaces/finalize",
+		"/api/v1/nodes/n1/status":                                               "nodes/status",
+		"/apis/c5c3.io/v1alpha1/namespaces/a/keystoneusers/u/status":            "keystoneusers.c5c3.io/status",
+		"/apis/external-secrets.io/v1alpha1/namespaces/a/pushsecrets/p":         "pushsecrets.external-secrets.io",
+		"/apis/coordination.k8s.io/v1/namespaces/a/leases":                      "leases.coordination.k8s.io",
+		"/apis/admissionregistration.k8s.io/v1/mutatingwebhookconfigurations/m": "mutatingwebhookconfigurations.admissionregistration.k8s.io",
+		"/v3/auth/tokens":                                                       "/v3/auth/tokens",
+		"/apis":                                                                 "/apis",
+	} {
+		if got := KubeResource(path); got != want {
+			t.Errorf("KubeResource(%q) = %q, want %q", path, got, want)
+		}
+	}
+}
