@@ -25,6 +25,7 @@ type managerFlags struct {
 	metricsSecure  bool
 	metricsCertDir string
 	probeAddr      string
+	pprofAddr      string
 	leaderElect    bool
 	leaderElectNS  string
 	namespace      string
@@ -38,6 +39,8 @@ func (m *managerFlags) register(fs *flag.FlagSet, name string) {
 	fs.StringVar(&m.metricsCertDir, "metrics-cert-dir", "", "Directory holding the metrics serving certificate (tls.crt, tls.key); "+
 		"empty: a self-signed certificate generated at start (with --metrics-secure).")
 	fs.StringVar(&m.probeAddr, "health-probe-bind-address", defaultProbeAddr[name], "Address of the /healthz and /readyz endpoints.")
+	fs.StringVar(&m.pprofAddr, "pprof-bind-address", "", "Address of the Go profiling endpoints (net/http/pprof, /debug/pprof/) for diagnosis, host:port; empty or 0 disables them. "+
+		"They are unauthenticated: bind them to loopback.")
 	fs.BoolVar(&m.leaderElect, "leader-elect", true, "Elect a leader so only one replica reconciles at a time.")
 	fs.StringVar(&m.leaderElectNS, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the watched namespace or the in-cluster one).")
 	fs.StringVar(&m.namespace, "namespace", "", namespaceHelp[name])
@@ -71,6 +74,7 @@ func (m *managerFlags) newManager(name string, scheme *runtime.Scheme, customize
 		Scheme:                  scheme,
 		Metrics:                 m.metricsOptions(),
 		HealthProbeBindAddress:  m.probeAddr,
+		PprofBindAddress:        m.pprofAddr,
 		LeaderElection:          m.leaderElect,
 		LeaderElectionID:        "orderhub-" + name,
 		LeaderElectionNamespace: m.leaderElectNS,

@@ -116,7 +116,7 @@ func (b *bench) runHubSet(ctx context.Context, rep int) ([]result, error) {
 	defer kp.Close()
 	name := fmt.Sprintf("orderhub-hub-%d-%d", b.n, rep)
 	log, err := b.stack.StartHub(ctx, b.kube, testenv.HubProcess{Name: name, Bin: b.orderhub, Kubeconfig: kubeconfig,
-		TargetSecretNamespace: testenv.DefaultHubNamespace})
+		TargetSecretNamespace: testenv.DefaultHubNamespace, Args: b.hubArgs()})
 	if err != nil {
 		return nil, err
 	}
@@ -283,4 +283,12 @@ func describeCounts(m map[string]int) string {
 		parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// hubArgs are the hub's extra flags: --pprof-bind-address with -hub-pprof.
+func (b *bench) hubArgs() []string {
+	if b.hubPprof == "" {
+		return nil
+	}
+	return []string{"--pprof-bind-address=" + b.hubPprof}
 }

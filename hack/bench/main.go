@@ -57,8 +57,10 @@ type bench struct {
 	steady       time.Duration
 	// resync, when set, is orderhub identity's --resync-period, and its
 	// runs measure one resync window (measureResync).
-	resync  time.Duration
-	timeout time.Duration
+	resync time.Duration
+	// hubPprof is the hub's --pprof-bind-address in the hub set (empty: off).
+	hubPprof string
+	timeout  time.Duration
 	// deleteTimeout bounds a controller's deletion; past it the run notes
 	// the deletion as incomplete and goes on.
 	deleteTimeout time.Duration
@@ -110,6 +112,7 @@ func run() error {
 	flag.DurationVar(&b.deleteStall, "delete-stall", 3*time.Minute, "A controller's deletion during which no object went away for this long is noted as incomplete.")
 	flag.StringVar(&orderhubBin, "orderhub", "", "orderhub binary (default: built from this checkout into the log folder).")
 	flag.BoolVar(&asJSON, "json", false, "Print JSON lines (every run and every median) instead of the table.")
+	flag.StringVar(&b.hubPprof, "hub-pprof", "", "In the hub set, serve the hub's Go profiles here (--pprof-bind-address, e.g. 127.0.0.1:6060) to profile it while it runs.")
 	flag.StringVar(&jsonOut, "json-out", "", "Also write the JSON lines to this file.")
 	flag.Parse()
 	sets := strings.Split(setsFlag, ",")

@@ -75,7 +75,9 @@ func (p *pass) references(ctx context.Context) (refsRead, error) {
 		}
 	}
 	var assignments c5c3v1alpha1.KeystoneRoleAssignmentList
-	if err := p.oc.List(ctx, &assignments, client.InNamespace(ac.Namespace)); err != nil {
+	// A read-only scan (orders.HeldBy says why the cache's objects are not
+	// copied); nothing here writes to them.
+	if err := p.oc.List(ctx, &assignments, client.InNamespace(ac.Namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return out, fmt.Errorf("list KeystoneRoleAssignments in %s: %w", ac.Namespace, err)
 	}
 	for i := range assignments.Items {

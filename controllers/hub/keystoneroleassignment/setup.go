@@ -97,7 +97,9 @@ func assignmentsReferencing(refsOf func(client.Object) (user, project string)) m
 					return nil
 				}
 				var list c5c3v1alpha1.KeystoneRoleAssignmentList
-				if err := cl.GetClient().List(ctx, &list, client.InNamespace(obj.GetNamespace())); err != nil {
+				// A read-only scan per reference event (orders.HeldBy says why
+				// the cache's objects are not copied).
+				if err := cl.GetClient().List(ctx, &list, client.InNamespace(obj.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
 					logf.FromContext(ctx).V(1).Info("cannot list KeystoneRoleAssignments for a reference event", "cluster", name, "error", err.Error())
 					return nil
 				}

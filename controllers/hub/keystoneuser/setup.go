@@ -112,7 +112,9 @@ func userOfCredential(_ context.Context, o client.Object) []mcreconcile.Request 
 func usersOfProject(name multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 	return handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []mcreconcile.Request {
 		var list c5c3v1alpha1.KeystoneUserList
-		if err := cl.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace())); err != nil {
+		// A read-only scan per KeystoneProject event (orders.HeldBy says why
+		// the cache's objects are not copied).
+		if err := cl.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
 			return nil
 		}
 		var reqs []mcreconcile.Request

@@ -49,7 +49,10 @@ func (r CredentialRefs) matches(ac *c5c3v1alpha1.KeystoneApplicationCredential) 
 // Errors: the list failing.
 func HeldBy(ctx context.Context, c client.Reader, namespace string, refs CredentialRefs) (Held, error) {
 	var list c5c3v1alpha1.KeystoneApplicationCredentialList
-	if err := c.List(ctx, &list, client.InNamespace(namespace)); err != nil {
+	// A read-only scan, once per pass of every order it may hold: the cache's
+	// objects are not copied (O(namespace) copies per pass made the hub's CPU
+	// grow with the square of its orders); nothing here writes to them.
+	if err := c.List(ctx, &list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
 		return nil, fmt.Errorf("list KeystoneApplicationCredentials in %s: %w", namespace, err)
 	}
 	var h Held
