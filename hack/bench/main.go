@@ -105,7 +105,7 @@ func run() error {
 	flag.StringVar(&setsFlag, "sets", strings.Join([]string{setProjects, setCinder, setTopology}, ","),
 		"Comma-separated sets to run: projects, cinder, topology; or hub alone (N application credentials with their orders).")
 	flag.DurationVar(&b.steady, "steady", 30*time.Second, "Steady-state window after all Ready, over which backend requests are counted (0: skip).")
-	flag.DurationVar(&b.resync, "resync", 0, "Forced resync period of orderhub identity; when set, its runs also count the Keystone requests of one resync (over 1.5 periods after the steady window). 0: off (the default period, 30m).")
+	flag.DurationVar(&b.resync, "resync", 0, "Forced resync period of orderhub identity; when set, its runs also count the Keystone requests of one period from 1.5 periods after Ready on, when every object resyncs once per period. 0: off (the default period, 30m).")
 	flag.IntVar(&b.cliSample, "cli-sample", 10, "openstack CLI calls timed for the projects set; the time is extrapolated to N.")
 	flag.DurationVar(&b.timeout, "timeout", 60*time.Minute, "Longest wait for a set to be Ready, or gone after deletion.")
 	flag.DurationVar(&b.deleteTimeout, "delete-timeout", 15*time.Minute, "Longest wait for a controller's deletion; past it the row notes it as incomplete.")

@@ -36,10 +36,10 @@ const (
 	mRSS           = "rss_peak_mib"
 	mCPU           = "cpu_apply_s"
 	mDelete        = "delete_s"
-	// mResync is backend requests per object over the resync window
-	// (-resync), mResyncWrites the non-GET ones, and mResyncBusiest the
-	// share of them in the window's busiest tenth (0.1 is an even spread,
-	// 1 one burst).
+	// mResync is backend requests per object over one resync period
+	// (-resync, measureResync), mResyncWrites the non-GET ones, and
+	// mResyncBusiest the share of them in the period's busiest tenth (0.1
+	// is an even spread, 1 one burst).
 	mResync        = "resync_req_per_object"
 	mResyncWrites  = "resync_writes_per_object"
 	mResyncBusiest = "resync_busiest_tenth"

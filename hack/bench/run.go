@@ -92,7 +92,8 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 	if err := b.waitReady(ctx, ns, r.objects, r.ready); err != nil {
 		return res, err
 	}
-	res.Metrics[mApplyReady] = time.Since(start).Seconds()
+	ready := time.Now()
+	res.Metrics[mApplyReady] = ready.Sub(start).Seconds()
 	cpu1, _ := p.cpuSeconds()
 	n := float64(len(r.objects))
 	res.Metrics[mBackendApply] = float64(r.backend.Counts().Sub(be0).Total()) / n
@@ -111,10 +112,10 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 		res.Metrics[mBackendSteady] = float64(r.backend.Counts().Sub(be1).Total()) / n
 	}
 	if r.resyncs && b.resync > 0 {
-		if err := b.measureResync(ctx, r.backend, n, res.Metrics); err != nil {
+		if err := b.measureResync(ctx, r.backend, n, ready, res.Metrics); err != nil {
 			return res, err
 		}
-		res.Note = strings.TrimPrefix(res.Note+fmt.Sprintf("; resync every %s: %.2f req/object (%.2f writes), busiest tenth of the window %.0f%%",
+		res.Note = strings.TrimPrefix(res.Note+fmt.Sprintf("; resync every %s: %.2f req/object (%.2f writes), busiest tenth of the period %.0f%%",
 			b.resync, res.Metrics[mResync], res.Metrics[mResyncWrites], 100*res.Metrics[mResyncBusiest]), "; ")
 	}
 
@@ -136,16 +137,21 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 	return res, nil
 }
 
-// measureResync counts backend's requests over 1.5 resync periods after
-// Ready: every object's first forced resync falls in it (the first comes
-// 0.5 to 1.5 periods after an object's reconcile, docs/identity.md
-// "Reconcile loop"), and the window is sampled in tenths to show whether
-// they spread or burst.
-func (b *bench) measureResync(ctx context.Context, backend *testenv.CountingProxy, n float64, m map[string]float64) error {
-	window := b.resync * 3 / 2
+// measureResync counts backend's requests over one resync period, from 1.5
+// periods after Ready on: an object's first forced resync comes 0.5 to 1.5
+// periods after its reconcile, and every later one exactly a period after
+// the last (docs/identity.md "Reconcile loop"), so from then on each object
+// resyncs once per period. The period is sampled in tenths to show whether
+// the resyncs spread or burst. ready is when the set was Ready.
+func (b *bench) measureResync(ctx context.Context, backend *testenv.CountingProxy, n float64, ready time.Time, m map[string]float64) error {
+	select {
+	case <-time.After(time.Until(ready.Add(b.resync * 3 / 2))):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 	start, startBy := backend.Counts(), backend.CountsByResource()
 	last, busiest := start, int64(0)
-	tick := time.NewTicker(window / 10)
+	tick := time.NewTicker(b.resync / 10)
 	defer tick.Stop()
 	for i := 0; i < 10; i++ {
 		select {
@@ -158,7 +164,7 @@ func (b *bench) measureResync(ctx context.Context, backend *testenv.CountingProx
 		last = cur
 	}
 	total := last.Sub(start)
-	b.logf("resync window %s: %s", window, topWrites(collapseIDs(backend.CountsByResource().Sub(startBy)), 6))
+	b.logf("resync period %s: %s", b.resync, topWrites(collapseIDs(backend.CountsByResource().Sub(startBy)), 6))
 	m[mResync] = float64(total.Total()) / n
 	m[mResyncWrites] = float64(total.Total()-total[http.MethodGet]) / n
 	if total.Total() > 0 {

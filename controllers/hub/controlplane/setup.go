@@ -48,8 +48,8 @@ const (
 
 // SetupWithManager registers the ControlPlane reconciler. The manager's
 // scheme must hold client-go's, c5c3.io's and K-ORC's types. It watches
-// ControlPlanes, Secrets (mapped to the ControlPlanes of their namespace:
-// the admin password and CA bundle are read there), the creation and
+// ControlPlanes, Secrets (planesOfSecret: those a plane reads or writes,
+// SecretNames, and those its labels name), the creation and
 // deletion of other ControlPlanes in the namespace (the duplicate guard),
 // its Domain imports, SecretStores and ServiceAccounts (mapped back by
 // label). It fails on an OpenBao config without an address; the other

@@ -125,8 +125,9 @@ type (
 
 // loop is the order loop of KeystoneApplicationCredentials (orders.Loop).
 // Its status write is guarded by the order's resourceVersion: a pass that
-// read a stale order (the cache lags a write) fails with a Conflict and
-// runs again on the current one (orders.StaleRequeue).
+// read a stale order (the cache lags a write) and changes its status fails
+// with a Conflict and runs again on the current one (orders.StaleRequeue);
+// one that changes nothing writes nothing (orders.PatchStatus).
 func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
 	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown,
 		Clusters: r.hub, Planes: r.local, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneApplicationCredential,

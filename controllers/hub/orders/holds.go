@@ -49,7 +49,8 @@ func (r CredentialRefs) matches(ac *c5c3v1alpha1.KeystoneApplicationCredential) 
 // Errors: the list failing.
 func HeldBy(ctx context.Context, c client.Reader, namespace string, refs CredentialRefs) (Held, error) {
 	var list c5c3v1alpha1.KeystoneApplicationCredentialList
-	// A read-only scan, once per pass of every order it may hold: the cache's
+	// A read-only scan, in every pass and teardown of an order it may hold
+	// and per credential-order event (the referencing map): the cache's
 	// objects are not copied (O(namespace) copies per pass made the hub's CPU
 	// grow with the square of its orders); nothing here writes to them.
 	if err := c.List(ctx, &list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {

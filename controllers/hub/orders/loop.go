@@ -15,7 +15,8 @@ import (
 )
 
 // StaleRequeue is how soon a pass whose status write met a Conflict under
-// StatusWriter.OptimisticLock (it read a stale order) runs again.
+// StatusWriter.OptimisticLock (it read a stale order and changed its
+// status) runs again.
 const StaleRequeue = time.Second
 
 // Clusters gives the client of the cluster an order lives on

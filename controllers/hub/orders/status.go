@@ -40,8 +40,9 @@ func ConditionEvents(changed []metav1.Condition) []ConditionEvent {
 // PatchStatus patches the status subresource of the order obj (already
 // carrying its new status) through c, the order's cluster client, as a merge
 // patch from base (obj before the change); with optimisticLock the patch
-// carries base's resourceVersion, so a pass that read a stale order fails
-// with a Conflict and is retried. A pass that changes nothing sends nothing:
+// carries base's resourceVersion, so a pass that read a stale order and
+// changes its status fails with a Conflict and is retried. A pass that
+// changes nothing sends nothing:
 // the write would be a no-op the apiserver still admits, and a stale read
 // that changes nothing overwrites nothing. kind names the order's kind in
 // the error.

@@ -41,7 +41,9 @@ type StatusWriter[T client.Object, S any] struct {
 	// the order's conditions carry the same information.
 	ManagementEventsOnly bool
 	// OptimisticLock guards the write by the order's resourceVersion
-	// (PatchStatus): a pass that read a stale order fails with a Conflict.
+	// (PatchStatus): a pass that read a stale order and changes its status
+	// fails with a Conflict (one that changes nothing sends nothing; the
+	// newer order's watch event brings the next pass).
 	OptimisticLock bool
 }
 
