@@ -117,6 +117,11 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 		}
 		res.Note = strings.TrimPrefix(res.Note+fmt.Sprintf("; resync every %s: %.2f req/object (%.2f writes), busiest tenth of the period %.0f%%",
 			b.resync, res.Metrics[mResync], res.Metrics[mResyncWrites], 100*res.Metrics[mResyncBusiest]), "; ")
+		if apply := ready.Sub(start); apply > b.resync/2 {
+			// The first resyncs come half a period after an object's
+			// reconcile: they overlapped the apply and slowed it.
+			res.Note += fmt.Sprintf("; apply→Ready (%s) is over half the resync period: resyncs overlapped it, use a longer -resync", apply.Round(time.Second))
+		}
 	}
 
 	start = time.Now()
