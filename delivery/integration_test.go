@@ -24,6 +24,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 
@@ -370,6 +371,63 @@ func keys(m map[string][]byte) []string {
 // reference, an edited key is rewritten, a key somebody else added stays, a
 // deleted Secret is written again, and a same-named Secret not owned by the
 // deliverer is refused and left as it was.
+// TestIntegration_SSADeliveryCreateRaced: another writer changes a Secret
+// between Deliver's create and its takeover as an apply manager (K-ORC adds
+// its finalizer to a clouds.yaml document an object of its already names):
+// the takeover is retried at the current version, so the Secret is ours and
+// the next Deliver applies over it instead of refusing it as not ours.
+func TestIntegration_SSADeliveryCreateRaced(t *testing.T) {
+	real := kubeClient(t)
+	ctx := context.Background()
+	ns := "ssa-raced"
+	if err := real.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
+		t.Fatal(err)
+	}
+	ww, err := client.NewWithWatch(stack.Kube.Config, client.Options{Scheme: real.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raced := false
+	c := interceptor.NewClient(ww, interceptor.Funcs{
+		Apply: func(ctx context.Context, c client.WithWatch, obj runtime.ApplyConfiguration, opts ...client.ApplyOption) error {
+			if !raced {
+				raced = true
+				var s corev1.Secret
+				if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: "doc"}, &s); err != nil {
+					return err
+				}
+				s.Finalizers = append(s.Finalizers, "example.com/raced")
+				if err := c.Update(ctx, &s); err != nil {
+					return err
+				}
+			}
+			return c.Apply(ctx, obj, opts...)
+		}})
+	const fieldOwner = "orderhub-test"
+	d := apply.Secret{Namespace: ns, Name: "doc", Data: map[string][]byte{"clouds.yaml": []byte("v1")}}
+	if res, err := apply.Deliver(ctx, c, fieldOwner, d); err != nil || res != apply.Created {
+		t.Fatalf("the create raced by a finalizer write: %q, %v; want Created", res, err)
+	}
+	if !raced {
+		t.Fatal("the concurrent write was not staged")
+	}
+	d.Data = map[string][]byte{"clouds.yaml": []byte("v2")}
+	if res, err := apply.Deliver(ctx, c, fieldOwner, d); err != nil || res != apply.Applied {
+		t.Fatalf("the next delivery: %q, %v; want Applied (the Secret is ours)", res, err)
+	}
+	var got corev1.Secret
+	if err := real.Get(ctx, types.NamespacedName{Namespace: ns, Name: "doc"}, &got); err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Data["clouds.yaml"]) != "v2" || len(got.Finalizers) != 1 {
+		t.Fatalf("data %q finalizers %v; want v2 and the other writer's finalizer kept", got.Data["clouds.yaml"], got.Finalizers)
+	}
+	got.Finalizers = nil
+	if err := real.Update(ctx, &got); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestIntegration_SSADelivery(t *testing.T) {
 	ctx := context.Background()
 	c := kubeClient(t)

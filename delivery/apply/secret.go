@@ -11,6 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	corev1ac "k8s.io/client-go/applyconfigurations/core/v1"
 	metav1ac "k8s.io/client-go/applyconfigurations/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -124,9 +125,31 @@ func create(ctx context.Context, c client.Client, fieldOwner string, s Secret) (
 		return "", fmt.Errorf("apply: create secret %s/%s: %w", s.Namespace, s.Name, err)
 	}
 	// Take the fields over as an apply manager, so later applies own exactly
-	// these keys and SSA keeps what others add.
-	ac := applyConfig(s).WithUID(sec.UID).WithResourceVersion(sec.ResourceVersion)
-	if err := c.Apply(ctx, ac, client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
+	// these keys and SSA keeps what others add. Another writer may change the
+	// Secret between the create and the takeover (K-ORC adds its finalizer to
+	// a clouds.yaml document an object of its already names): the takeover is
+	// then retried at the Secret's current resourceVersion, as long as it is
+	// still the Secret created here (same UID). Without that retry the Secret
+	// would stay without the Apply entry, and every later Deliver would refuse
+	// it as not ours.
+	rv := sec.ResourceVersion
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		ac := applyConfig(s).WithUID(sec.UID).WithResourceVersion(rv)
+		err := c.Apply(ctx, ac, client.FieldOwner(fieldOwner), client.ForceOwnership)
+		if !apierrors.IsConflict(err) {
+			return err
+		}
+		var cur corev1.Secret
+		if gerr := c.Get(ctx, types.NamespacedName{Namespace: s.Namespace, Name: s.Name}, &cur); gerr != nil {
+			return gerr
+		}
+		if cur.UID != sec.UID {
+			return fmt.Errorf("the created secret was replaced (uid %s, created %s)", cur.UID, sec.UID)
+		}
+		rv = cur.ResourceVersion
+		return err
+	})
+	if err != nil {
 		return "", fmt.Errorf("apply: apply created secret %s/%s: %w", s.Namespace, s.Name, err)
 	}
 	return Created, nil

@@ -124,7 +124,8 @@ type Observation struct {
 // the Domain import (ProjectFailed); before the managed Project exists, the
 // probe (ProbingForCollision, ProjectCollision, ProjectFailed); a terminal
 // K-ORC error on the Project (ProjectFailed); the Project not Available
-// (WaitingForKeystoneProject, or a classified External-mode cause); else
+// (WaitingForKeystoneProject, or a classified External-mode cause), or
+// Available without an id (WaitingForKeystoneProject); else
 // ProjectProvisioned. A held deletion is HeldCondition.
 func ProjectCondition(o Observation, gen int64) metav1.Condition {
 	c := metav1.Condition{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
@@ -188,6 +189,12 @@ func ProjectCondition(o Observation, gen int64) metav1.Condition {
 	p := o.Project
 	switch p.Phase {
 	case korc.PhaseAvailable:
+		// Ready only with the id StatusOf records: K-ORC writes its status in
+		// more than one request, and one refused can leave Available without
+		// status.id for a while.
+		if p.ID == "" {
+			return set(c5c3v1alpha1.ReasonWaitingForKeystoneProject, "the K-ORC Project is Available but reports no project id yet")
+		}
 		c.Status = metav1.ConditionTrue
 		return set(c5c3v1alpha1.ReasonProjectProvisioned, fmt.Sprintf("the project exists in Keystone (id %s)", p.ID))
 	case korc.PhaseFailed:

@@ -123,6 +123,8 @@ func TestProjectCondition(t *testing.T) {
 		{"project transient external", Observation{External: true, ProjectExists: true, Project: unauthorized}, c5c3v1alpha1.ReasonAuthenticationFailed, false, "Unauthorized"},
 		{"project failed", Observation{ProjectExists: true, Project: failed}, c5c3v1alpha1.ReasonProjectFailed, false, "bad"},
 		{"available", Observation{ProjectExists: true, Project: available}, c5c3v1alpha1.ReasonProjectProvisioned, true, "p-1"},
+		{"available without an id", Observation{ProjectExists: true, Project: korc.State{Phase: korc.PhaseAvailable}},
+			c5c3v1alpha1.ReasonWaitingForKeystoneProject, false, "no project id"},
 		{"available probe ignored", Observation{ProjectExists: true, Project: available, Probe: korc.ProbeResult{Outcome: korc.ProbeFound, ID: "x"}},
 			c5c3v1alpha1.ReasonProjectProvisioned, true, ""},
 	}
