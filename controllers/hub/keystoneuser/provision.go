@@ -210,13 +210,9 @@ func (p *pass) provision(ctx context.Context) error {
 	p.obs.UserExists = true
 	p.obs.User = korc.StateOf(u)
 	// The probe has served once the managed User exists.
-	var probe orcv1alpha1.User
-	if ok, err := p.get(ctx, p.name(korc.DiscUserProbe), &probe); err != nil {
+	if err := orders.DeleteIfPresent(ctx, p.r.local, &orcv1alpha1.User{ObjectMeta: metav1.ObjectMeta{
+		Namespace: p.cp.Namespace, Name: p.name(korc.DiscUserProbe)}}); err != nil {
 		return err
-	} else if ok && probe.DeletionTimestamp.IsZero() {
-		if err := orders.DeleteIfExists(ctx, p.r.local, &probe); err != nil {
-			return err
-		}
 	}
 	if p.obs.User.Phase == korc.PhaseAvailable {
 		p.st.UserID = p.obs.User.ID
