@@ -169,14 +169,8 @@ func (b *bench) runHubSet(ctx context.Context, rep int) ([]result, error) {
 	esoRow := result{Set: setHub, Runner: runnerESO, Objects: total(esoCounts), Note: describeCounts(esoCounts),
 		Metrics: map[string]float64{mCPU: cpu[procESO]}}
 
-	if b.steady > 0 {
-		be1 := b.keystoneProxy.Counts()
-		select {
-		case <-time.After(b.steady):
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		hub.Metrics[mBackendSteady] = float64(b.keystoneProxy.Counts().Sub(be1).Total()) / n
+	if err := b.measureSteady(ctx, b.keystoneProxy, n, hub.Metrics); err != nil {
+		return nil, err
 	}
 
 	// The application credentials first, as

@@ -102,14 +102,8 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 	b.logf("%s / %s: apiserver writes while applying: %s", r.set, r.runner, topWrites(res.Writes, 8))
 	res.Metrics[mCPU] = cpu1 - cpu0
 
-	if b.steady > 0 {
-		be1 := r.backend.Counts()
-		select {
-		case <-time.After(b.steady):
-		case <-ctx.Done():
-			return res, ctx.Err()
-		}
-		res.Metrics[mBackendSteady] = float64(r.backend.Counts().Sub(be1).Total()) / n
+	if err := b.measureSteady(ctx, r.backend, n, res.Metrics); err != nil {
+		return res, err
 	}
 	if r.resyncs && b.resync > 0 {
 		if err := b.measureResync(ctx, r.backend, n, ready, res.Metrics); err != nil {
@@ -140,6 +134,22 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 		res.Metrics[mRSS] = rss
 	}
 	return res, nil
+}
+
+// measureSteady counts backend's requests per object (n objects) over the
+// -steady window into m[mBackendSteady]; a window of 0 measures nothing.
+func (b *bench) measureSteady(ctx context.Context, backend *testenv.CountingProxy, n float64, m map[string]float64) error {
+	if b.steady <= 0 {
+		return nil
+	}
+	start := backend.Counts()
+	select {
+	case <-time.After(b.steady):
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	m[mBackendSteady] = float64(backend.Counts().Sub(start).Total()) / n
+	return nil
 }
 
 // measureResync counts backend's requests over one resync period, from 1.5
