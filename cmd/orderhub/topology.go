@@ -31,6 +31,7 @@ func runTopology(args []string) error {
 	var mf managerFlags
 	var resync, guestInterval, timeout time.Duration
 	var deleteGuest bool
+	var concurrency int
 	fs := flag.NewFlagSet("topology", flag.ContinueOnError)
 	mf.register(fs, "topology")
 	defResync, err := envDuration(envReconcileInterval, 10*time.Minute)
@@ -42,6 +43,7 @@ func runTopology(args []string) error {
 	fs.BoolVar(&deleteGuest, "delete-guest-user", envBool(envDeleteGuest), "Delete the RabbitMQ user guest every --guest-interval (env "+envDeleteGuest+").")
 	fs.DurationVar(&guestInterval, "guest-interval", 30*time.Second, "How often the guest user is deleted when --delete-guest-user is set.")
 	fs.DurationVar(&timeout, "request-timeout", 30*time.Second, "Timeout of one management API request.")
+	fs.IntVar(&concurrency, "concurrency", topology.DefaultConcurrency, "Resources of one kind reconciled in parallel.")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -72,6 +74,7 @@ func runTopology(args []string) error {
 	if _, err := topology.SetupWithManager(context.Background(), mgr, topology.Options{
 		Broker: broker, ClusterName: cfg.ClusterName, Namespace: mf.namespace,
 		ResyncPeriod: resync, DeleteGuestUser: deleteGuest, GuestInterval: guestInterval,
+		MaxConcurrentReconciles: concurrency,
 	}); err != nil {
 		return err
 	}

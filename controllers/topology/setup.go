@@ -32,6 +32,11 @@ import (
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch
 
+// DefaultConcurrency is the default Options.MaxConcurrentReconciles (and the
+// topology subcommand's --concurrency): resources of one kind reconciled in
+// parallel. Measured by hack/bench (docs/performance.md).
+const DefaultConcurrency = 4
+
 // Options configure the topology controllers.
 type Options struct {
 	// Broker is the management API client (internal/rabbitmq.NewClient).
@@ -61,7 +66,7 @@ type Options struct {
 	// Binding's creationTimestamp (the apiserver's clock) on the
 	// controller's clock. Default 2 minutes.
 	DependencyWait time.Duration
-	// MaxConcurrentReconciles per kind; default 4.
+	// MaxConcurrentReconciles per kind; default DefaultConcurrency.
 	MaxConcurrentReconciles int
 	// DeleteGuestUser deletes the user "guest" every GuestInterval (default
 	// 30 s) while this replica leads (docs/topology.md, "Configuration").
@@ -92,7 +97,7 @@ func (o *Options) defaults() error {
 		o.DependencyWait = 2 * time.Minute
 	}
 	if o.MaxConcurrentReconciles <= 0 {
-		o.MaxConcurrentReconciles = 4
+		o.MaxConcurrentReconciles = DefaultConcurrency
 	}
 	if o.GuestInterval <= 0 {
 		o.GuestInterval = 30 * time.Second

@@ -127,6 +127,7 @@ func (b *bench) orderhubIdentityRun(set, tag string) (controllerRun, error) {
 			if b.resync > 0 {
 				args = append(args, "--resync-period="+b.resync.String())
 			}
+			args = append(args, b.concurrencyArgs()...)
 			return startProcess(ctx, ns+"-orderhub-identity", b.logDir, b.orderhub, args,
 				append(b.keystoneProxyEnv(), "KUBECONFIG="+kubeconfig),
 				fmt.Sprintf("http://127.0.0.1:%d/readyz", port))

@@ -58,6 +58,9 @@ type bench struct {
 	// resync, when set, is orderhub identity's --resync-period, and its
 	// runs measure one resync window (measureResync).
 	resync time.Duration
+	// concurrency, when set, is the --concurrency of orderhub identity and
+	// topology (0: their default).
+	concurrency int
 	// hubPprof is the hub's --pprof-bind-address in the hub set (empty: off).
 	hubPprof string
 	timeout  time.Duration
@@ -84,6 +87,15 @@ func (b *bench) logf(format string, args ...any) {
 	fmt.Fprintf(os.Stderr, "[bench %s] %s\n", time.Now().Format("15:04:05"), fmt.Sprintf(format, args...))
 }
 
+// concurrencyArgs is the orderhub controllers' --concurrency flag when
+// -concurrency is set (none: their default).
+func (b *bench) concurrencyArgs() []string {
+	if b.concurrency <= 0 {
+		return nil
+	}
+	return []string{"--concurrency=" + strconv.Itoa(b.concurrency)}
+}
+
 func main() {
 	if err := run(); err != nil {
 		fmt.Fprintln(os.Stderr, "bench:", err)
@@ -104,6 +116,7 @@ func run() error {
 	flag.IntVar(&repeat, "repeat", 3, "Run every set this many times; each figure is the median.")
 	flag.StringVar(&setsFlag, "sets", strings.Join([]string{setProjects, setCinder, setTopology}, ","),
 		"Comma-separated sets to run: projects, cinder, topology; or hub alone (N application credentials with their orders).")
+	flag.IntVar(&b.concurrency, "concurrency", 0, "--concurrency of orderhub identity and topology: resources of one kind reconciled in parallel (0: their default).")
 	flag.DurationVar(&b.steady, "steady", 30*time.Second, "Steady-state window after all Ready, over which backend requests are counted (0: skip).")
 	flag.DurationVar(&b.resync, "resync", 0, "Forced resync period of orderhub identity; when set, its runs also count the Keystone requests of one period from 1.5 periods after Ready on, when every object resyncs once per period. 0: off (the default period, 30m).")
 	flag.IntVar(&b.cliSample, "cli-sample", 10, "openstack CLI calls timed for the projects set; the time is extrapolated to N.")

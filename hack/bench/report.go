@@ -20,11 +20,14 @@ const (
 
 	runnerFloor     = "floor"
 	runnerKubeFloor = "kube-floor"
-	runnerOrderhub  = "orderhub"
-	runnerKORC      = "k-orc"
-	runnerMTO       = "mto"
-	runnerCLI       = "cli"
-	runnerESO       = "eso"
+	// runnerBothFloors is the broker and Kubernetes floors run at once
+	// (bothFloors); it is not a floor of the ratios.
+	runnerBothFloors = "both-floors"
+	runnerOrderhub   = "orderhub"
+	runnerKORC       = "k-orc"
+	runnerMTO        = "mto"
+	runnerCLI        = "cli"
+	runnerESO        = "eso"
 )
 
 // Metric keys (the JSON names; units in the name).
@@ -55,6 +58,8 @@ func runnerLabel(set, runner string) string {
 		return "Keystone floor (sequential POSTs, 1 connection)"
 	case runnerKubeFloor:
 		return "Kubernetes floor (create + 1 status write, no controller)"
+	case runnerBothFloors:
+		return "broker and Kubernetes floors at once (shared CPUs)"
 	case runnerOrderhub:
 		switch set {
 		case setTopology:

@@ -24,24 +24,25 @@ func TestMedian(t *testing.T) {
 }
 
 // Repeats fold into one row per set and runner, each metric its median;
-// the topology floor is the larger of the broker and the Kubernetes floor.
+// the topology floor is the larger of the broker and the Kubernetes floor
+// (the two floors run at once are not a floor of the ratios).
 func TestMediansAndRatios(t *testing.T) {
 	run := func(runner string, apply float64) result {
 		return result{Set: setTopology, Runner: runner, Objects: 10, Metrics: map[string]float64{mApplyReady: apply}}
 	}
 	runs := []result{
-		run(runnerFloor, 1), run(runnerKubeFloor, 2), run(runnerOrderhub, 4), run(runnerMTO, 8),
-		run(runnerFloor, 3), run(runnerKubeFloor, 2), run(runnerOrderhub, 6), run(runnerMTO, 12),
-		run(runnerFloor, 2), run(runnerKubeFloor, 2), run(runnerOrderhub, 5), run(runnerMTO, 10),
+		run(runnerFloor, 1), run(runnerKubeFloor, 2), run(runnerBothFloors, 3.5), run(runnerOrderhub, 4), run(runnerMTO, 8),
+		run(runnerFloor, 3), run(runnerKubeFloor, 2), run(runnerBothFloors, 3.5), run(runnerOrderhub, 6), run(runnerMTO, 12),
+		run(runnerFloor, 2), run(runnerKubeFloor, 2), run(runnerBothFloors, 3.5), run(runnerOrderhub, 5), run(runnerMTO, 10),
 	}
 	med := medians(runs)
-	if len(med) != 4 {
-		t.Fatalf("%d rows, want 4", len(med))
+	if len(med) != 5 {
+		t.Fatalf("%d rows, want 5", len(med))
 	}
-	if med[2].Runner != runnerOrderhub || med[2].Metrics[mApplyReady] != 5 {
-		t.Fatalf("orderhub row %+v, want median 5", med[2])
+	if med[3].Runner != runnerOrderhub || med[3].Metrics[mApplyReady] != 5 {
+		t.Fatalf("orderhub row %+v, want median 5", med[3])
 	}
-	xf, xo := ratios(med, med[3])
+	xf, xo := ratios(med, med[4])
 	if xf != 5 || xo != 2 {
 		t.Fatalf("mto: ×floor %v ×orderhub %v, want 5 and 2", xf, xo)
 	}

@@ -105,6 +105,9 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 	if err := b.measureSteady(ctx, r.backend, n, res.Metrics); err != nil {
 		return res, err
 	}
+	if r.runner == runnerOrderhub && b.concurrency > 0 {
+		res.Note = fmt.Sprintf("--concurrency=%d", b.concurrency)
+	}
 	if r.resyncs && b.resync > 0 {
 		if err := b.measureResync(ctx, r.backend, n, ready, res.Metrics); err != nil {
 			return res, err

@@ -213,13 +213,13 @@ func (s *Stack) acquireNode(env map[string]string) error {
 			return err
 		}
 	}
-	l, err := net.Listen("unix", nodeLockName)
+	l, err := takeLock(nodeLockName)
 	if err != nil && s.opts.NodeWait > 0 {
 		s.logf("another stack runs the node; waiting up to %s for it to stop", s.opts.NodeWait)
 	}
 	for deadline := time.Now().Add(s.opts.NodeWait); err != nil && time.Now().Before(deadline); {
 		time.Sleep(2 * time.Second)
-		l, err = net.Listen("unix", nodeLockName)
+		l, err = takeLock(nodeLockName)
 	}
 	if err != nil {
 		owner := "unknown"
@@ -528,7 +528,7 @@ func (s *Stack) stopNode() error {
 		return nil
 	}
 	defer func() {
-		_ = n.lock.Close()
+		_ = releaseLock(n.lock)
 		s.node = nil
 	}()
 	byName := map[string]*proc{}
@@ -751,11 +751,11 @@ func reapNode() (string, bool) {
 	if _, err := readNodeState(); err != nil {
 		return "", false
 	}
-	l, err := net.Listen("unix", nodeLockName)
+	l, err := takeLock(nodeLockName)
 	if err != nil {
 		return "", false // a live node owns it
 	}
-	defer l.Close()
+	defer func() { _ = releaseLock(l) }()
 	return reapNodeHeld()
 }
 
