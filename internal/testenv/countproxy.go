@@ -47,6 +47,10 @@ type CountingProxyOptions struct {
 	// forwarded request. client-go sends no token to a plain-http server,
 	// so a kubeconfig pointing at the proxy carries none; the proxy adds it.
 	BearerToken string
+	// Refuse, when set, is asked for every request: a non-zero HTTP status
+	// is answered with body instead of forwarding (a fault in front of the
+	// real backend, such as a Keystone policy that refuses one call).
+	Refuse func(r *http.Request) (status int, body string)
 }
 
 // NewCountingProxy starts a proxy in front of target (a base URL such as
@@ -117,6 +121,14 @@ func NewCountingProxy(target string, o CountingProxyOptions) (*CountingProxy, er
 		p.n[r.Method]++
 		p.byResource[r.Method+" "+res]++
 		p.mu.Unlock()
+		if o.Refuse != nil {
+			if status, body := o.Refuse(r); status != 0 {
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(status)
+				_, _ = io.WriteString(w, body)
+				return
+			}
+		}
 		rp.ServeHTTP(w, r)
 	})}
 	go func() { _ = p.srv.Serve(ln) }()

@@ -26,9 +26,19 @@ type References struct {
 	// status.passwordGeneration is available, so the mint-cloud document can
 	// be built.
 	PasswordReady bool
+	// UserID is the Keystone id of the user's K-ORC User in the plane's
+	// namespace (orders.UserKeystoneID), the id the mint cloud logs in
+	// with; "" while it has none. Never the user order's status.userID,
+	// which whoever may write the order's status could point at another
+	// user (docs/hub.md "Trust").
+	UserID string
 	// Project is the KeystoneProject spec.projectRef names; nil when none
 	// exists.
 	Project *c5c3v1alpha1.KeystoneProject
+	// ProjectID is the Keystone id of the project's K-ORC Project
+	// (orders.ProjectKeystoneID), the project the mint cloud is scoped to;
+	// "" while it has none. Never the project order's status.projectID.
+	ProjectID string
 	// RoleAssigned is true when a KeystoneRoleAssignment in the namespace of
 	// that user and project reports status.roleID (not AssignmentReady: a
 	// frozen assignment keeps its role in Keystone).
@@ -53,8 +63,9 @@ var refusalOrder = []string{
 // RefusalOf is the first reference gate that refuses, in the order of the
 // table in docs/reference/keystoneapplicationcredential.md, "Conditions":
 // UserNotFound, ProjectNotFound, ControlPlaneMismatch (user before project),
-// WaitingForUser (UserReady not True, or the password of its current generation
-// not available), WaitingForProject, NoRoleOnProject, WaitingForCABundle. A
+// WaitingForUser (UserReady not True, the password of its current generation
+// not available, or no Keystone id on its K-ORC User), WaitingForProject
+// (ProjectReady not True, or no Keystone id on its K-ORC Project), NoRoleOnProject, WaitingForCABundle. A
 // referenced order belongs to the same plane when its controlPlaneRef resolves
 // (orders.PlaneKey) to the same namespace and name as r.Spec's. Passed when
 // nothing refuses.
@@ -65,7 +76,15 @@ func RefusalOf(r References) orders.Gate {
 		ug = orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
 			"the password of KeystoneUser %s's generation %d is not available yet", r.User.Name, r.User.Status.PasswordGeneration)}
 	}
+	if ug.Passed() && r.UserID == "" {
+		ug = orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
+			"KeystoneUser %s has no Keystone user in its ControlPlane yet (its K-ORC User reports no id)", r.User.Name)}
+	}
 	pg := orders.ProjectGate(r.Namespace, r.Spec.ProjectRef, r.Project, pns, pn)
+	if pg.Passed() && r.ProjectID == "" {
+		pg = orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject, Message: fmt.Sprintf(
+			"KeystoneProject %s has no Keystone project in its ControlPlane yet (its K-ORC Project reports no id)", r.Project.Name)}
+	}
 	for _, reason := range refusalOrder {
 		for _, g := range []orders.Gate{ug, pg} {
 			if g.Reason == reason {

@@ -25,10 +25,12 @@ func refs(mut func(*References)) References {
 			Status: c5c3v1alpha1.KeystoneUserStatus{PasswordGeneration: 2, Conditions: []metav1.Condition{
 				{Type: c5c3v1alpha1.ConditionUserReady, Status: metav1.ConditionTrue, Reason: c5c3v1alpha1.ReasonUserProvisioned}}}},
 		PasswordReady: true,
+		UserID:        "u-1",
 		Project: &c5c3v1alpha1.KeystoneProject{ObjectMeta: metav1.ObjectMeta{Name: "workflow-project", Namespace: "tenant-a"},
 			Spec: c5c3v1alpha1.KeystoneProjectSpec{ControlPlaneRef: c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: "openstack"}},
 			Status: c5c3v1alpha1.KeystoneProjectStatus{ProjectName: "workflow-project", Conditions: []metav1.Condition{
 				{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionTrue, Reason: c5c3v1alpha1.ReasonProjectProvisioned}}}},
+		ProjectID:    "p-1",
 		RoleAssigned: true,
 	}
 	if mut != nil {
@@ -61,6 +63,8 @@ func TestRefusalOf(t *testing.T) {
 		}), c5c3v1alpha1.ReasonControlPlaneMismatch, "KeystoneProject"},
 		{"user not provisioned names its reason", refs(func(r *References) { r.User.Status.Conditions = notReady }), c5c3v1alpha1.ReasonWaitingForUser, "WaitingForKeystoneUser"},
 		{"password not available", refs(func(r *References) { r.PasswordReady = false }), c5c3v1alpha1.ReasonWaitingForUser, "generation 2"},
+		{"no Keystone id on the user's K-ORC User", refs(func(r *References) { r.UserID = "" }), c5c3v1alpha1.ReasonWaitingForUser, "K-ORC User reports no id"},
+		{"no Keystone id on the project's K-ORC Project", refs(func(r *References) { r.ProjectID = "" }), c5c3v1alpha1.ReasonWaitingForProject, "K-ORC Project reports no id"},
 		{"project without a name", refs(func(r *References) { r.Project.Status.ProjectName = "" }), c5c3v1alpha1.ReasonWaitingForProject, "status.projectName"},
 		{"no role", refs(func(r *References) { r.RoleAssigned = false }), c5c3v1alpha1.ReasonNoRoleOnProject, "create one"},
 		{"role gate after the project", refs(func(r *References) { r.RoleAssigned, r.Project = false, nil }), c5c3v1alpha1.ReasonProjectNotFound, ""},

@@ -146,7 +146,7 @@ func (p *pass) createGeneration(ctx context.Context, gen int64) error {
 				CloudName: applicationcredential.MintCloudName},
 			Resource: &orcv1alpha1.ApplicationCredentialResourceSpec{
 				Description:  &desc,
-				UserRef:      orcv1alpha1.KubernetesNameRef(UserChildName(p.ord.Cluster, p.ac.Namespace, p.ac.Spec.UserRef.Name)),
+				UserRef:      orcv1alpha1.KubernetesNameRef(orders.UserChildName(p.ord.Cluster, p.ac.Namespace, p.ac.Spec.UserRef.Name)),
 				Unrestricted: ptr.To(false),
 				SecretRef:    orcv1alpha1.KubernetesNameRef(secretName),
 				ExpiresAt:    expires,

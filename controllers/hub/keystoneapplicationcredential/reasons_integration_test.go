@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/pem"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
@@ -15,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
-	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
@@ -29,7 +28,6 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/internal/testenv"
-	"github.com/c5c3/orderhub/korc"
 )
 
 // The reason tests of KeystoneApplicationCredential: each condition reason
@@ -127,10 +125,15 @@ func TestReasons_ReferenceGates(t *testing.T) {
 //   - AuthenticationFailed: the user's password was changed in Keystone out
 //     of band, so the password of the order's user generation no longer
 //     authenticates (Keystone answers 401);
-//   - CredentialDrift: the mint credential authenticates as another user
-//     than the one K-ORC mints for (the KeystoneUser's status.userID names
-//     a user other than its K-ORC User), so Keystone's policy refuses the
-//     create (403 on identity:create_application_credential).
+//   - CredentialDrift: Keystone's policy refuses the create (403 on
+//     identity:create_application_credential, as a cloud that keeps
+//     application credentials to admins answers; here a proxy in front of
+//     the real Keystone answers it for that one call, and the plane's
+//     authURL names the proxy);
+//
+// and a KeystoneUser whose status.userID names another user (whoever may
+// write its status could write it) mints as its own K-ORC User all the same
+// (docs/hub.md "Trust").
 func TestReasons_ExternalModeOnTheCredential(t *testing.T) {
 	ctx := context.Background()
 	const ns = "reasons-external"
@@ -153,26 +156,13 @@ func TestReasons_ExternalModeOnTheCredential(t *testing.T) {
 		deleteAndWaitGone(t, ac)
 	})
 
-	t.Run("CredentialDrift", func(t *testing.T) {
-		w := newWorld(t, ns, "drift")
+	t.Run("ForgedUserStatusMintsAsItsOwnUser", func(t *testing.T) {
+		w := newWorld(t, ns, "forged")
 		w.grantRole(t)
-		// Another user with a role on the project, whose password the
-		// user order's generation 1 now carries.
 		enabled := true
-		other, err := users.Create(ctx, identity, users.CreateOpts{Name: "drift-other", DomainID: "default",
-			Password: "pw-drift-other-Secret1", Enabled: &enabled}).Extract()
+		other, err := users.Create(ctx, identity, users.CreateOpts{Name: "forged-other", DomainID: "default",
+			Password: "pw-forged-other-Secret1", Enabled: &enabled}).Extract()
 		if err != nil {
-			t.Fatal(err)
-		}
-		if err := roles.Assign(ctx, identity, w.roleID, roles.AssignOpts{UserID: other.ID, ProjectID: w.projectID}).ExtractErr(); err != nil {
-			t.Fatal(err)
-		}
-		pw := &corev1.Secret{}
-		if err := kube.Get(ctx, types.NamespacedName{Namespace: planeNS, Name: PasswordSecretName("", ns, w.user, 1)}, pw); err != nil {
-			t.Fatal(err)
-		}
-		pw.Data[korc.PasswordKey] = []byte("pw-drift-other-Secret1")
-		if err := kube.Update(ctx, pw); err != nil {
 			t.Fatal(err)
 		}
 		var uo c5c3v1alpha1.KeystoneUser
@@ -183,15 +173,43 @@ func TestReasons_ExternalModeOnTheCredential(t *testing.T) {
 		if err := kube.Status().Update(ctx, &uo); err != nil {
 			t.Fatal(err)
 		}
-		ac := w.order("drift", time.Hour, time.Minute)
+		ac := w.order("forged", time.Hour, time.Minute)
 		create(t, ac)
-		waitReason(t, ac, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionFalse, c5c3v1alpha1.ReasonCredentialDrift)
-		planeReady(t)
-		if creds, err := w.keystoneCredentials(ctx); err != nil || len(creds) != 0 {
-			t.Errorf("Keystone holds %d credentials of the user (%v), want none", len(creds), err)
+		waitReason(t, ac, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonCredentialMinted)
+		if creds, err := w.keystoneCredentials(ctx); err != nil || len(creds) != 1 {
+			t.Errorf("Keystone holds %d credentials of the order's own user (%v), want 1", len(creds), err)
+		}
+		if creds, err := testenv.KeystoneApplicationCredentials(ctx, identity, other.ID); err != nil || len(creds) != 0 {
+			t.Errorf("Keystone holds %d credentials of the user the forged status names (%v), want none", len(creds), err)
 		}
 		deleteAndWaitGone(t, ac)
 	})
+}
+
+// TestReasons_CredentialDriftOnTheCredential: an External plane whose
+// authURL is a proxy in front of the stack's Keystone that answers
+// identity:create_application_credential with Keystone's 403 (the policy
+// of a cloud that keeps application credentials to admins). The plane's
+// admin check passes; K-ORC's create is refused and CredentialReady reads
+// CredentialDrift, with nothing in Keystone; back on Keystone itself the
+// credential is minted.
+func TestReasons_CredentialDriftOnTheCredential(t *testing.T) {
+	const plane, ns = "openstack-policy", "reasons-policy"
+	const refusal = `{"error":{"code":403,"message":"You are not authorized to perform the requested action: identity:create_application_credential.","title":"Forbidden"}}`
+	proxy, err := testenv.NewCountingProxy(stack.Keystone.URL, testenv.CountingProxyOptions{RewriteHost: true,
+		Refuse: func(r *http.Request) (int, string) {
+			if r.Method == http.MethodPost && strings.HasSuffix(strings.TrimSuffix(r.URL.Path, "/"), "/application_credentials") {
+				return http.StatusForbidden, refusal
+			}
+			return 0, ""
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = proxy.Close() })
+	target, _ := url.Parse(stack.Keystone.URL)
+
+	classifiedBehindFront(t, plane, ns, "policy", proxy.URL+target.Path, c5c3v1alpha1.ReasonCredentialDrift, "403")
 }
 
 // TestReasons_TLSVerificationFailedOnTheCredential: the plane's authURL
@@ -209,7 +227,6 @@ func TestReasons_ExternalModeOnTheCredential(t *testing.T) {
 // earlier test loaded them, the plane would report TLSVerificationFailed
 // itself and the test would fail there.
 func TestReasons_TLSVerificationFailedOnTheCredential(t *testing.T) {
-	ctx := context.Background()
 	const plane, ns = "openstack-tls", "reasons-tls"
 	target, _ := url.Parse(stack.Keystone.URL)
 	path := target.Path
@@ -222,42 +239,31 @@ func TestReasons_TLSVerificationFailedOnTheCredential(t *testing.T) {
 	}
 	t.Setenv("SSL_CERT_FILE", roots)
 
-	cp := newPlaneIn(t, plane, ns, "")
-	w := newWorldOn(t, ns, "tls", plane)
-	setAuthURL := func(u string) {
-		t.Helper()
-		eventually(t, waitTimeout, "set the plane's authURL", func() error {
-			var cur c5c3v1alpha1.ControlPlane
-			if err := kube.Get(ctx, client.ObjectKeyFromObject(cp), &cur); err != nil {
-				return err
-			}
-			cur.Spec.Services.Keystone.External.AuthURL = u
-			return kube.Update(ctx, &cur)
-		})
-		eventually(t, waitTimeout, "the plane verified "+u, func() error {
-			var got c5c3v1alpha1.ControlPlane
-			if err := kube.Get(ctx, client.ObjectKeyFromObject(cp), &got); err != nil {
-				return err
-			}
-			c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady)
-			if c == nil || c.ObservedGeneration != got.Generation || c.Reason != c5c3v1alpha1.ReasonAdminCredentialReady {
-				return fmt.Errorf("AdminCredentialReady %+v at generation %d", c, got.Generation)
-			}
-			return nil
-		})
-	}
-	setAuthURL(srv.URL + path)
+	classifiedBehindFront(t, plane, ns, "tls", srv.URL+path, c5c3v1alpha1.ReasonTLSVerificationFailed, "x509")
+}
 
-	ac := w.order("tls", time.Hour, time.Minute)
+// classifiedBehindFront creates namespace plane with an External plane "cp"
+// assigning ns, a world of prefix in ns, and moves the plane's authURL to
+// front (the plane's admin check passes there). A credential of the world
+// then reads CredentialReady=False/reason with a message containing want,
+// while the plane stays Ready and Keystone holds none of the user's
+// credentials; back on the stack's Keystone it is minted. The plane is
+// deleted at the end.
+func classifiedBehindFront(t *testing.T, plane, ns, prefix, front, reason, want string) {
+	t.Helper()
+	ctx := context.Background()
+	cp := newPlaneIn(t, plane, ns, "")
+	w := newWorldOn(t, ns, prefix, plane)
+	setPlaneAuthURL(t, cp, front)
+	ac := w.order(prefix, time.Hour, time.Minute)
 	ac.Spec.ControlPlaneRef = c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: plane}
 	create(t, ac)
-	waitClassified(t, ac, c5c3v1alpha1.ReasonTLSVerificationFailed, "x509")
+	waitClassified(t, ac, reason, want)
 	planeOfReady(t, cp)
 	if creds, err := w.keystoneCredentials(ctx); err != nil || len(creds) != 0 {
 		t.Errorf("Keystone holds %d credentials of the user (%v), want none", len(creds), err)
 	}
-
-	setAuthURL(stack.Keystone.URL)
+	setPlaneAuthURL(t, cp, stack.Keystone.URL)
 	waitReason(t, ac, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonCredentialMinted)
 	deleteAndWaitGone(t, ac)
 	if err := kube.Delete(ctx, cp); err != nil {
@@ -290,77 +296,8 @@ func waitClassified(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential
 // password Secret and the orders name that plane.
 func newWorldOn(t *testing.T, ns, prefix, plane string) *world {
 	t.Helper()
-	ctx := context.Background()
-	w := &world{ns: ns, user: prefix + "-user", project: prefix + "-project", password: "pw-" + prefix + "-Secret1"}
-	p, err := projects.Create(ctx, identity, projects.CreateOpts{Name: w.project, DomainID: "default"}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.projectID = p.ID
-	enabled := true
-	u, err := users.Create(ctx, identity, users.CreateOpts{Name: w.user, DomainID: "default", Password: w.password, Enabled: &enabled}).Extract()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w.userID = u.ID
-	var cp c5c3v1alpha1.ControlPlane
-	if err := kube.Get(ctx, types.NamespacedName{Namespace: plane, Name: "cp"}, &cp); err != nil {
-		t.Fatal(err)
-	}
-	name := orcv1alpha1.OpenStackName(w.user)
-	dom := orcv1alpha1.KubernetesNameRef(korc.AdminDomainImportName("cp", controlplane.DefaultAdminDomain))
-	imp := korc.ImportUser(korc.Child{Name: UserChildName("", ns, w.user), Namespace: plane,
-		Credentials: controlplane.Credentials(&cp)}, orcv1alpha1.UserFilter{Name: &name, DomainRef: &dom})
-	create(t, imp)
-	eventually(t, waitTimeout, "the K-ORC User import is Available", func() error {
-		var got orcv1alpha1.User
-		if err := kube.Get(ctx, client.ObjectKeyFromObject(imp), &got); err != nil {
-			return err
-		}
-		if s := korc.StateOf(&got); s.Phase != korc.PhaseAvailable || s.ID != w.userID {
-			return fmt.Errorf("state %+v", s)
-		}
-		return nil
-	})
-	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: PasswordSecretName("", ns, w.user, 1), Namespace: plane,
-		Labels: map[string]string{korc.LabelPasswordGeneration: "1"}}, Data: map[string][]byte{korc.PasswordKey: []byte(w.password)}})
-	ref := c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: plane}
-	uo := &c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: w.user, Namespace: ns}, Spec: c5c3v1alpha1.KeystoneUserSpec{ControlPlaneRef: ref}}
-	create(t, uo)
-	uo.Status = c5c3v1alpha1.KeystoneUserStatus{UserID: w.userID, UserName: w.user, PasswordGeneration: 1,
-		Conditions: []metav1.Condition{{Type: c5c3v1alpha1.ConditionUserReady, Status: metav1.ConditionTrue, Reason: "UserProvisioned",
-			Message: "hand-written by the test", LastTransitionTime: metav1.Now()}}}
-	if err := kube.Status().Update(ctx, uo); err != nil {
-		t.Fatal(err)
-	}
-	po := &c5c3v1alpha1.KeystoneProject{ObjectMeta: metav1.ObjectMeta{Name: w.project, Namespace: ns}, Spec: c5c3v1alpha1.KeystoneProjectSpec{ControlPlaneRef: ref}}
-	create(t, po)
-	po.Status = c5c3v1alpha1.KeystoneProjectStatus{ProjectID: w.projectID, ProjectName: w.project,
-		Conditions: []metav1.Condition{{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionTrue, Reason: "ProjectProvisioned",
-			Message: "hand-written by the test", LastTransitionTime: metav1.Now()}}}
-	if err := kube.Status().Update(ctx, po); err != nil {
-		t.Fatal(err)
-	}
-	pages, err := roles.List(identity, roles.ListOpts{Name: "member"}).AllPages(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs, err := roles.ExtractRoles(pages)
-	if err != nil || len(rs) == 0 {
-		t.Fatalf("role member: %v (%d found)", err, len(rs))
-	}
-	w.roleID = rs[0].ID
-	if err := roles.Assign(ctx, identity, w.roleID, roles.AssignOpts{UserID: w.userID, ProjectID: w.projectID}).ExtractErr(); err != nil {
-		t.Fatal(err)
-	}
-	ra := &c5c3v1alpha1.KeystoneRoleAssignment{ObjectMeta: metav1.ObjectMeta{Name: w.user + "-member", Namespace: ns},
-		Spec: c5c3v1alpha1.KeystoneRoleAssignmentSpec{ControlPlaneRef: ref,
-			UserRef: c5c3v1alpha1.OrderRef{Name: w.user}, ProjectRef: c5c3v1alpha1.OrderRef{Name: w.project}, Role: "member"}}
-	create(t, ra)
-	ra.Status = c5c3v1alpha1.KeystoneRoleAssignmentStatus{RoleID: w.roleID, UserID: w.userID, ProjectID: w.projectID}
-	if err := kube.Status().Update(ctx, ra); err != nil {
-		t.Fatal(err)
-	}
+	w := newWorldIn(t, ns, prefix, plane)
+	w.grantRoleIn(t, plane)
 	return w
 }
 
@@ -439,4 +376,30 @@ func TestReasons_ChildrenRefusedByTheAPIServer(t *testing.T) {
 	if err := kube.Delete(ctx, cp); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// setPlaneAuthURL moves cp's External authURL to u and waits until the plane
+// verified its admin credential there.
+func setPlaneAuthURL(t *testing.T, cp *c5c3v1alpha1.ControlPlane, u string) {
+	t.Helper()
+	ctx := context.Background()
+	eventually(t, waitTimeout, "set the plane's authURL", func() error {
+		var cur c5c3v1alpha1.ControlPlane
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(cp), &cur); err != nil {
+			return err
+		}
+		cur.Spec.Services.Keystone.External.AuthURL = u
+		return kube.Update(ctx, &cur)
+	})
+	eventually(t, waitTimeout, "the plane verified "+u, func() error {
+		var got c5c3v1alpha1.ControlPlane
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(cp), &got); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady)
+		if c == nil || c.ObservedGeneration != got.Generation || c.Reason != c5c3v1alpha1.ReasonAdminCredentialReady {
+			return fmt.Errorf("AdminCredentialReady %+v at generation %d", c, got.Generation)
+		}
+		return nil
+	})
 }

@@ -12,6 +12,7 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -33,12 +34,6 @@ type refsRead struct {
 // korc.OrderChildName(korc.InfixUser, cluster, ns, user, PasswordDiscriminator(gen))).
 func PasswordSecretName(cluster, namespace, user string, gen int64) string {
 	return korc.OrderChildName(korc.InfixUser, cluster, namespace, user, korc.PasswordDiscriminator(gen))
-}
-
-// UserChildName is the KeystoneUser order's managed K-ORC User, which every
-// credential's userRef names (naming contract: disc korc.DiscUser).
-func UserChildName(cluster, namespace, user string) string {
-	return korc.OrderChildName(korc.InfixUser, cluster, namespace, user, korc.DiscUser)
 }
 
 // references reads the KeystoneUser and KeystoneProject the order names and
@@ -73,6 +68,20 @@ func (p *pass) references(ctx context.Context) (refsRead, error) {
 		case !apierrors.IsNotFound(err):
 			return out, fmt.Errorf("read the password Secret %s/%s: %w", p.ns, name, err)
 		}
+	}
+	if out.User != nil {
+		id, err := orders.UserKeystoneID(ctx, p.r.local, p.ns, p.ord.Cluster, ac.Namespace, user.Name)
+		if err != nil {
+			return out, err
+		}
+		out.UserID = id
+	}
+	if out.Project != nil {
+		id, err := orders.ProjectKeystoneID(ctx, p.r.local, p.ns, p.ord.Cluster, ac.Namespace, project.Name)
+		if err != nil {
+			return out, err
+		}
+		out.ProjectID = id
 	}
 	var assignments c5c3v1alpha1.KeystoneRoleAssignmentList
 	// A read-only scan (orders.HeldBy says why the cache's objects are not
@@ -123,8 +132,8 @@ func (p *pass) mintParams(r refsRead) applicationcredential.MintParams {
 		userName = string(r.User.Spec.UserName)
 	}
 	return applicationcredential.MintParams{
-		AuthURL: controlplane.AuthURL(p.cp), UserID: r.User.Status.UserID, UserName: userName, UserDomain: userDomain,
-		Password: r.password, ProjectID: r.Project.Status.ProjectID, ProjectName: r.Project.Status.ProjectName,
+		AuthURL: controlplane.AuthURL(p.cp), UserID: r.UserID, UserName: userName, UserDomain: userDomain,
+		Password: r.password, ProjectID: r.ProjectID, ProjectName: r.Project.Status.ProjectName,
 		ProjectDomain: projectDomain, Region: controlplane.Region(p.cp), Interface: controlplane.EndpointType(p.cp), CABundle: r.ca,
 	}
 }

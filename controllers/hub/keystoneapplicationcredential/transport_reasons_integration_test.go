@@ -50,7 +50,7 @@ func TestReasons_TransportErrorRetryFailed(t *testing.T) {
 			CloudCredentialsRef: orcv1alpha1.CloudCredentialsReference{SecretName: prefix + korc.DiscMintCloud,
 				CloudName: applicationcredential.MintCloudName},
 			Resource: &orcv1alpha1.ApplicationCredentialResourceSpec{
-				UserRef:      orcv1alpha1.KubernetesNameRef(UserChildName("", ns, w.user)),
+				UserRef:      orcv1alpha1.KubernetesNameRef(orders.UserChildName("", ns, w.user)),
 				Unrestricted: ptr.To(false),
 				SecretRef:    orcv1alpha1.KubernetesNameRef(prefix + korc.SecretDiscriminator(1)),
 			}}}

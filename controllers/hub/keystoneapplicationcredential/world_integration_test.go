@@ -89,6 +89,15 @@ func setAssigned(t *testing.T, ns string, assigned bool) {
 // role grant and its order come with grantRole.
 func newWorld(t *testing.T, ns, prefix string) *world {
 	t.Helper()
+	return newWorldIn(t, ns, prefix, planeNS)
+}
+
+// newWorldIn is newWorld for the ControlPlane "cp" of namespace plane: the
+// Keystone user and project, the K-ORC User and Project imports standing in
+// for the orders' children (the credential reads their ids from there), the
+// password Secret, and the two orders with their status written by hand.
+func newWorldIn(t *testing.T, ns, prefix, plane string) *world {
+	t.Helper()
 	ctx := context.Background()
 	w := &world{ns: ns, user: prefix + "-user", project: prefix + "-project", password: "pw-" + prefix + "-Secret1"}
 	p, err := projects.Create(ctx, identity, projects.CreateOpts{Name: w.project, DomainID: "default"}).Extract()
@@ -103,31 +112,21 @@ func newWorld(t *testing.T, ns, prefix string) *world {
 	}
 	w.userID = u.ID
 
-	// The K-ORC User the user order would own, imported under its name.
-	name := orcv1alpha1.OpenStackName(w.user)
-	dom := orcv1alpha1.KubernetesNameRef(korc.AdminDomainImportName("cp", controlplane.DefaultAdminDomain))
+	// The K-ORC User and Project the orders would own, imported by name.
 	var cp c5c3v1alpha1.ControlPlane
-	if err := kube.Get(ctx, types.NamespacedName{Namespace: planeNS, Name: "cp"}, &cp); err != nil {
+	if err := kube.Get(ctx, types.NamespacedName{Namespace: plane, Name: "cp"}, &cp); err != nil {
 		t.Fatal(err)
 	}
-	imp := korc.ImportUser(korc.Child{Name: UserChildName("", ns, w.user), Namespace: planeNS,
-		Credentials: controlplane.Credentials(&cp)}, orcv1alpha1.UserFilter{Name: &name, DomainRef: &dom})
-	create(t, imp)
-	eventually(t, waitTimeout, "the K-ORC User import is Available", func() error {
-		var got orcv1alpha1.User
-		if err := kube.Get(ctx, client.ObjectKeyFromObject(imp), &got); err != nil {
-			return err
-		}
-		if s := korc.StateOf(&got); s.Phase != korc.PhaseAvailable || s.ID != w.userID {
-			return fmt.Errorf("state %+v", s)
-		}
-		return nil
-	})
+	domain := korc.AdminDomainImportName("cp", controlplane.DefaultAdminDomain)
+	testenv.ImportKORCUser(t, kube, korc.Child{Name: orders.UserChildName("", ns, w.user), Namespace: plane, Credentials: controlplane.Credentials(&cp)},
+		w.user, domain, w.userID, waitTimeout)
+	testenv.ImportKORCProject(t, kube, korc.Child{Name: orders.ProjectChildName("", ns, w.project), Namespace: plane, Credentials: controlplane.Credentials(&cp)},
+		w.project, domain, w.projectID, waitTimeout)
 	// The user order's password generation 1.
-	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: PasswordSecretName("", ns, w.user, 1), Namespace: planeNS,
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: PasswordSecretName("", ns, w.user, 1), Namespace: plane,
 		Labels: map[string]string{korc.LabelPasswordGeneration: "1"}}, Data: map[string][]byte{korc.PasswordKey: []byte(w.password)}})
 
-	ref := c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: planeNS}
+	ref := c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: plane}
 	uo := &c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: w.user, Namespace: ns},
 		Spec: c5c3v1alpha1.KeystoneUserSpec{ControlPlaneRef: ref}}
 	create(t, uo)
@@ -153,13 +152,20 @@ func newWorld(t *testing.T, ns, prefix string) *world {
 // creates the KeystoneRoleAssignment order reporting its status.roleID.
 func (w *world) grantRole(t *testing.T) {
 	t.Helper()
+	w.grantRoleIn(t, planeNS)
+}
+
+// grantRoleIn is grantRole with the order naming the ControlPlane "cp" of
+// namespace plane.
+func (w *world) grantRoleIn(t *testing.T, plane string) {
+	t.Helper()
 	ctx := context.Background()
 	w.roleID = testenv.KeystoneRoleID(t, identity, "member")
 	if err := roles.Assign(ctx, identity, w.roleID, roles.AssignOpts{UserID: w.userID, ProjectID: w.projectID}).ExtractErr(); err != nil {
 		t.Fatal(err)
 	}
 	ra := &c5c3v1alpha1.KeystoneRoleAssignment{ObjectMeta: metav1.ObjectMeta{Name: w.user + "-member", Namespace: w.ns},
-		Spec: c5c3v1alpha1.KeystoneRoleAssignmentSpec{ControlPlaneRef: c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: planeNS},
+		Spec: c5c3v1alpha1.KeystoneRoleAssignmentSpec{ControlPlaneRef: c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: plane},
 			UserRef: c5c3v1alpha1.OrderRef{Name: w.user}, ProjectRef: c5c3v1alpha1.OrderRef{Name: w.project}, Role: "member"}}
 	create(t, ra)
 	ra.Status = c5c3v1alpha1.KeystoneRoleAssignmentStatus{RoleID: w.roleID, UserID: w.userID, ProjectID: w.projectID}

@@ -25,9 +25,12 @@ func roleImportName(ord orders.Order, role string) string {
 // KeystoneProject ra references in its namespace and gates them
 // (orders.UserGate, orders.ProjectGate; a provisioned order that reports no
 // Keystone id yet waits as well). It returns the gate and, when it passed,
-// the Keystone ids of the user and the project. Errors: a read failure
-// other than NotFound.
-func refs(ctx context.Context, oc client.Reader, ra *c5c3v1alpha1.KeystoneRoleAssignment, cp *c5c3v1alpha1.ControlPlane) (orders.Gate, string, string, error) {
+// the Keystone ids of the user and the project, read through local from
+// their K-ORC children in the plane's namespace and not from the orders'
+// status (orders.UserKeystoneID, orders.ProjectKeystoneID; docs/hub.md "Trust"): a child without an id
+// yet waits too. Errors: a read failure other than NotFound.
+func refs(ctx context.Context, oc, local client.Reader, ra *c5c3v1alpha1.KeystoneRoleAssignment, cp *c5c3v1alpha1.ControlPlane,
+	cluster string) (orders.Gate, string, string, error) {
 	var user c5c3v1alpha1.KeystoneUser
 	userPtr := &user
 	if err := oc.Get(ctx, types.NamespacedName{Namespace: ra.Namespace, Name: ra.Spec.UserRef.Name}, &user); err != nil {
@@ -58,7 +61,24 @@ func refs(ctx context.Context, oc client.Reader, ra *c5c3v1alpha1.KeystoneRoleAs
 		return orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject, Message: fmt.Sprintf(
 			"KeystoneProject %s reports no status.projectID yet", project.Name)}, "", "", nil
 	}
-	return orders.Gate{}, user.Status.UserID, project.Status.ProjectID, nil
+	userID, err := orders.UserKeystoneID(ctx, local, cp.Namespace, cluster, ra.Namespace, user.Name)
+	if err != nil {
+		return orders.Gate{}, "", "", err
+	}
+	projectID, err := orders.ProjectKeystoneID(ctx, local, cp.Namespace, cluster, ra.Namespace, project.Name)
+	switch {
+	case err != nil:
+		return orders.Gate{}, "", "", err
+	case userID == "":
+		return orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
+			"KeystoneUser %s has no Keystone user in ControlPlane %s/%s yet (its K-ORC User %s reports no id)",
+			user.Name, cp.Namespace, cp.Name, orders.UserChildName(cluster, ra.Namespace, user.Name))}, "", "", nil
+	case projectID == "":
+		return orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject, Message: fmt.Sprintf(
+			"KeystoneProject %s has no Keystone project in ControlPlane %s/%s yet (its K-ORC Project %s reports no id)",
+			project.Name, cp.Namespace, cp.Name, orders.ProjectChildName(cluster, ra.Namespace, project.Name))}, "", "", nil
+	}
+	return orders.Gate{}, userID, projectID, nil
 }
 
 // assign runs the projection of an order whose shared gate is open and
@@ -69,7 +89,7 @@ func refs(ctx context.Context, oc client.Reader, ra *c5c3v1alpha1.KeystoneRoleAs
 // o and returns the user's and project's Keystone ids.
 func (r *Reconciler) assign(ctx context.Context, oc client.Client, ra *c5c3v1alpha1.KeystoneRoleAssignment,
 	cp *c5c3v1alpha1.ControlPlane, ord orders.Order, o *Observation) (userID, projectID string) {
-	g, userID, projectID, err := refs(ctx, oc, ra, cp)
+	g, userID, projectID, err := refs(ctx, oc, r.local, ra, cp, ord.Cluster)
 	if err != nil {
 		o.Error = err
 		return "", ""
@@ -80,6 +100,9 @@ func (r *Reconciler) assign(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	role := string(ra.Spec.Role)
 	imp := korc.RoleImportByName(korc.Child{Name: roleImportName(ord, role), Namespace: cp.Namespace,
 		Labels: orders.ChildLabels(ord), Credentials: controlplane.Credentials(cp)}, role)
+	// The teardown revokes what the import records, never what the order's
+	// status says (docs/hub.md "Trust").
+	imp.Annotations = grantAnnotations(userID, projectID)
 	if err := korc.Apply(ctx, r.local, ControllerName, imp); err != nil {
 		o.Error = err
 		return userID, projectID

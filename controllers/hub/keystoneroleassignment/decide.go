@@ -210,21 +210,42 @@ func SharedBy(me *c5c3v1alpha1.KeystoneRoleAssignment, others []c5c3v1alpha1.Key
 // the user, project and role.
 type Revocation struct{ UserID, ProjectID, RoleID string }
 
+// Annotations of an order's Role import recording the user and project ids
+// it grants the role to: written by the hub with every grant pass, read by
+// the teardown, which revokes nothing else (docs/hub.md "Trust").
+const (
+	AnnotationGrantUserID    = "c5c3.io/grant-user-id"
+	AnnotationGrantProjectID = "c5c3.io/grant-project-id"
+)
+
+// grantAnnotations are the Role import's AnnotationGrantUserID and
+// AnnotationGrantProjectID.
+func grantAnnotations(userID, projectID string) map[string]string {
+	return map[string]string{AnnotationGrantUserID: userID, AnnotationGrantProjectID: projectID}
+}
+
+// Recorded is the assignment a teardown may revoke: the user and project
+// ids of the Role import's annotations (nil: no import), and the role id of
+// the order's status.roleID (only the role the hub granted to those ids
+// can be named by it).
+func Recorded(importAnnotations map[string]string, statusRoleID string) Revocation {
+	return Revocation{UserID: importAnnotations[AnnotationGrantUserID], ProjectID: importAnnotations[AnnotationGrantProjectID], RoleID: statusRoleID}
+}
+
 // PlanRevoke decides whether the teardown revokes the assignment
 // (docs/reference/keystoneroleassignment.md "Deletion Semantics"): only
 // with the plane present (without it nothing can reach Keystone), only when
-// the user, project and role ids are known (status.userID, status.projectID,
-// and status.roleID or else the resolved Role import's id importID: a grant
-// whose status write was lost is revoked as well), and only when no other
-// live order grants the same (SharedBy empty). ok is false when nothing is
-// revoked.
-func PlanRevoke(st c5c3v1alpha1.KeystoneRoleAssignmentStatus, importID string, shared []string, planeExists bool) (Revocation, bool) {
-	role := st.RoleID
-	if role == "" {
-		role = importID
+// the user, project and role ids are known (rec, from Recorded: the user
+// and project the Role import records, and status.roleID or else the
+// resolved import's id importID, so a grant whose status write was lost is
+// revoked as well), and only when no other live order grants the same
+// (SharedBy empty). ok is false when nothing is revoked.
+func PlanRevoke(rec Revocation, importID string, shared []string, planeExists bool) (Revocation, bool) {
+	if rec.RoleID == "" {
+		rec.RoleID = importID
 	}
-	if !planeExists || len(shared) > 0 || st.UserID == "" || st.ProjectID == "" || role == "" {
+	if !planeExists || len(shared) > 0 || rec.UserID == "" || rec.ProjectID == "" || rec.RoleID == "" {
 		return Revocation{}, false
 	}
-	return Revocation{UserID: st.UserID, ProjectID: st.ProjectID, RoleID: role}, true
+	return rec, true
 }

@@ -196,10 +196,10 @@ func TestSharedBy(t *testing.T) {
 
 func TestPlanRevoke(t *testing.T) {
 	t.Parallel()
-	full := c5c3v1alpha1.KeystoneRoleAssignmentStatus{RoleID: "r", UserID: "u", ProjectID: "p"}
+	full := Revocation{UserID: "u", ProjectID: "p", RoleID: "r"}
 	tests := []struct {
 		name     string
-		st       c5c3v1alpha1.KeystoneRoleAssignmentStatus
+		rec      Revocation
 		importID string
 		shared   []string
 		plane    bool
@@ -208,21 +208,37 @@ func TestPlanRevoke(t *testing.T) {
 	}{
 		{"revoke", full, "", nil, true, Revocation{"u", "p", "r"}, true},
 		{"status role wins over the import", full, "other", nil, true, Revocation{"u", "p", "r"}, true},
-		{"lost status write: import id", c5c3v1alpha1.KeystoneRoleAssignmentStatus{UserID: "u", ProjectID: "p"}, "i", nil, true, Revocation{"u", "p", "i"}, true},
+		{"lost status write: import id", Revocation{UserID: "u", ProjectID: "p"}, "i", nil, true, Revocation{"u", "p", "i"}, true},
 		{"shared", full, "", []string{"twin"}, true, Revocation{}, false},
 		{"plane gone", full, "", nil, false, Revocation{}, false},
-		{"never granted", c5c3v1alpha1.KeystoneRoleAssignmentStatus{}, "", nil, true, Revocation{}, false},
-		{"no user id", c5c3v1alpha1.KeystoneRoleAssignmentStatus{RoleID: "r", ProjectID: "p"}, "r", nil, true, Revocation{}, false},
-		{"no project id", c5c3v1alpha1.KeystoneRoleAssignmentStatus{RoleID: "r", UserID: "u"}, "r", nil, true, Revocation{}, false},
+		{"never granted", Revocation{}, "", nil, true, Revocation{}, false},
+		{"no user id recorded", Revocation{RoleID: "r", ProjectID: "p"}, "r", nil, true, Revocation{}, false},
+		{"no project id recorded", Revocation{RoleID: "r", UserID: "u"}, "r", nil, true, Revocation{}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, ok := PlanRevoke(tc.st, tc.importID, tc.shared, tc.plane)
+			got, ok := PlanRevoke(tc.rec, tc.importID, tc.shared, tc.plane)
 			if got != tc.want || ok != tc.wantOK {
 				t.Errorf("PlanRevoke = %+v, %t, want %+v, %t", got, ok, tc.want, tc.wantOK)
 			}
 		})
+	}
+}
+
+// The ids a teardown revokes are the Role import's, whatever the order's
+// status claims: a status forged to name another user or project (its
+// cluster's users may write it) revokes nothing of theirs.
+func TestRecordedIgnoresStatusIDs(t *testing.T) {
+	t.Parallel()
+	if got := Recorded(grantAnnotations("u", "p"), "r"); got != (Revocation{"u", "p", "r"}) {
+		t.Errorf("Recorded = %+v", got)
+	}
+	if got, ok := PlanRevoke(Recorded(nil, "r"), "r", nil, true); ok {
+		t.Errorf("no import: PlanRevoke = %+v, want nothing revoked", got)
+	}
+	if got, ok := PlanRevoke(Recorded(map[string]string{"other": "x"}, "r"), "r", nil, true); ok {
+		t.Errorf("an import without the grant annotations: PlanRevoke = %+v, want nothing revoked", got)
 	}
 }
 

@@ -15,11 +15,14 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/internal/testenv"
+	"github.com/c5c3/orderhub/korc"
 )
 
 var cpRef = c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: planeNS}
@@ -41,7 +44,9 @@ var (
 // writes it concurrently), so the user is created in Keystone with the
 // tests' admin client and the KeystoneUser order's status is written by hand
 // through the status subresource (UserReady=True/UserProvisioned, userID,
-// userName), exactly the fields the assignment reads.
+// userName), exactly the fields the assignment reads, and the K-ORC User the
+// order would own in the plane's namespace is imported (importUserChild):
+// the assignment takes the user's Keystone id from there.
 func sharedFixture(t *testing.T) fixtureIDs {
 	t.Helper()
 	fixtureOnce.Do(func() { fixture, fixtureErr = provision(t) })
@@ -81,6 +86,7 @@ func provision(t *testing.T) (fixtureIDs, error) {
 	if err := kube.Status().Update(ctx, ku); err != nil {
 		return fixtureIDs{}, err
 	}
+	importUserChild(t, ku.Name, u.Name, u.ID)
 	var got c5c3v1alpha1.KeystoneProject
 	deadline := time.Now().Add(waitTimeout)
 	for {
@@ -206,4 +212,16 @@ func touch(t *testing.T, ra *c5c3v1alpha1.KeystoneRoleAssignment, value string) 
 		got.Annotations["test.orderhub/resync"] = value
 		return kube.Update(context.Background(), &got)
 	})
+}
+
+// importUserChild imports the Keystone user keystoneName (id) as the K-ORC
+// User the KeystoneUser order user of tenantNS would own in planeNS.
+func importUserChild(t *testing.T, user, keystoneName, id string) {
+	t.Helper()
+	var cp c5c3v1alpha1.ControlPlane
+	if err := kube.Get(context.Background(), types.NamespacedName{Namespace: planeNS, Name: "cp"}, &cp); err != nil {
+		t.Fatal(err)
+	}
+	testenv.ImportKORCUser(t, kube, korc.Child{Name: orders.UserChildName("", tenantNS, user), Namespace: planeNS,
+		Credentials: controlplane.Credentials(&cp)}, keystoneName, korc.AdminDomainImportName("cp", controlplane.DefaultAdminDomain), id, waitTimeout)
 }

@@ -135,6 +135,7 @@ func TestReasons_GrantRefusedByKeystone(t *testing.T) {
 	if err := kube.Status().Update(ctx, ku); err != nil {
 		t.Fatal(err)
 	}
+	importUserChild(t, ku.Name, u.Name, u.ID)
 	if err := users.Delete(ctx, identity, u.ID).ExtractErr(); err != nil {
 		t.Fatal(err)
 	}

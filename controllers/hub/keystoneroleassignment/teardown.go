@@ -89,17 +89,21 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	}
 	shared := SharedBy(ra, list.Items)
 	importID := ""
+	var recorded map[string]string
 	var imp orcv1alpha1.Role
 	err := r.local.Get(ctx, types.NamespacedName{Namespace: cp.Namespace, Name: roleImportName(ord, string(ra.Spec.Role))}, &imp)
 	switch {
 	case err == nil:
+		recorded = imp.Annotations
 		if korc.AvailableUpToDate(&imp) {
 			importID = korc.IDOf(&imp)
 		}
 	case !apierrors.IsNotFound(err):
 		return err
 	}
-	rev, ok := PlanRevoke(ra.Status, importID, shared, true)
+	// The user and project come from the import the hub wrote, not from
+	// the order's status, which its cluster's users may write.
+	rev, ok := PlanRevoke(Recorded(recorded, ra.Status.RoleID), importID, shared, true)
 	if !ok {
 		if len(shared) > 0 {
 			orders.Event(r.recorder, ord, ra, corev1.EventTypeNormal, "RevokeSkipped", "Delete",
