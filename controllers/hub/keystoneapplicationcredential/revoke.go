@@ -76,7 +76,7 @@ func KeystoneRevoke(ctx context.Context, r RevokeRequest) (bool, error) {
 	}
 	defer tr.CloseIdleConnections()
 	if m.UserID == "" {
-		return false, errors.New("the user's Keystone id is not recorded (KeystoneUser status.userID)")
+		return false, errors.New("the user's Keystone id is not known (its K-ORC User reports none)")
 	}
 	ao := gophercloud.AuthOptions{IdentityEndpoint: m.AuthURL, UserID: m.UserID, Password: string(m.Password)}
 	if m.ProjectID != "" {

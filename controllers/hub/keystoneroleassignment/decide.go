@@ -224,25 +224,32 @@ func grantAnnotations(userID, projectID string) map[string]string {
 	return map[string]string{AnnotationGrantUserID: userID, AnnotationGrantProjectID: projectID}
 }
 
-// Recorded is the assignment a teardown may revoke: the user and project
-// ids of the Role import's annotations (nil: no import), and the role id of
-// the order's status.roleID (only the role the hub granted to those ids
-// can be named by it).
-func Recorded(importAnnotations map[string]string, statusRoleID string) Revocation {
-	return Revocation{UserID: importAnnotations[AnnotationGrantUserID], ProjectID: importAnnotations[AnnotationGrantProjectID], RoleID: statusRoleID}
+// Recorded is the user and project a teardown may revoke the role from:
+// the ids the Role import's annotations record (importAnnotations; nil
+// without an import), else, for an import written before the annotations
+// existed, the ids of the orders' K-ORC User and Project now (childUserID,
+// childProjectID: orders.UserKeystoneID, orders.ProjectKeystoneID). Never
+// an order's status (docs/hub.md "Trust").
+func Recorded(importAnnotations map[string]string, childUserID, childProjectID string) Revocation {
+	u, p := importAnnotations[AnnotationGrantUserID], importAnnotations[AnnotationGrantProjectID]
+	if u == "" || p == "" {
+		u, p = childUserID, childProjectID
+	}
+	return Revocation{UserID: u, ProjectID: p}
 }
 
 // PlanRevoke decides whether the teardown revokes the assignment
 // (docs/reference/keystoneroleassignment.md "Deletion Semantics"): only
 // with the plane present (without it nothing can reach Keystone), only when
-// the user, project and role ids are known (rec, from Recorded: the user
-// and project the Role import records, and status.roleID or else the
-// resolved import's id importID, so a grant whose status write was lost is
-// revoked as well), and only when no other live order grants the same
-// (SharedBy empty). ok is false when nothing is revoked.
-func PlanRevoke(rec Revocation, importID string, shared []string, planeExists bool) (Revocation, bool) {
+// the user and project (rec, from Recorded) and the role are known (the
+// resolved Role import's id importID, else statusRoleID: the role of a
+// grant whose import does not resolve now, which can only name a role of
+// rec's user on rec's project), and only when no other live order grants
+// the same (SharedBy empty). ok is false when nothing is revoked.
+func PlanRevoke(rec Revocation, importID, statusRoleID string, shared []string, planeExists bool) (Revocation, bool) {
+	rec.RoleID = importID
 	if rec.RoleID == "" {
-		rec.RoleID = importID
+		rec.RoleID = statusRoleID
 	}
 	if !planeExists || len(shared) > 0 || rec.UserID == "" || rec.ProjectID == "" || rec.RoleID == "" {
 		return Revocation{}, false

@@ -196,29 +196,30 @@ func TestSharedBy(t *testing.T) {
 
 func TestPlanRevoke(t *testing.T) {
 	t.Parallel()
-	full := Revocation{UserID: "u", ProjectID: "p", RoleID: "r"}
+	up := Revocation{UserID: "u", ProjectID: "p"}
 	tests := []struct {
-		name     string
-		rec      Revocation
-		importID string
-		shared   []string
-		plane    bool
-		want     Revocation
-		wantOK   bool
+		name         string
+		rec          Revocation
+		importID     string
+		statusRoleID string
+		shared       []string
+		plane        bool
+		want         Revocation
+		wantOK       bool
 	}{
-		{"revoke", full, "", nil, true, Revocation{"u", "p", "r"}, true},
-		{"status role wins over the import", full, "other", nil, true, Revocation{"u", "p", "r"}, true},
-		{"lost status write: import id", Revocation{UserID: "u", ProjectID: "p"}, "i", nil, true, Revocation{"u", "p", "i"}, true},
-		{"shared", full, "", []string{"twin"}, true, Revocation{}, false},
-		{"plane gone", full, "", nil, false, Revocation{}, false},
-		{"never granted", Revocation{}, "", nil, true, Revocation{}, false},
-		{"no user id recorded", Revocation{RoleID: "r", ProjectID: "p"}, "r", nil, true, Revocation{}, false},
-		{"no project id recorded", Revocation{RoleID: "r", UserID: "u"}, "r", nil, true, Revocation{}, false},
+		{"revoke the import's role", up, "i", "", nil, true, Revocation{"u", "p", "i"}, true},
+		{"the import's role wins over status.roleID", up, "i", "forged", nil, true, Revocation{"u", "p", "i"}, true},
+		{"import unresolved: status.roleID", up, "", "r", nil, true, Revocation{"u", "p", "r"}, true},
+		{"shared", up, "i", "r", []string{"twin"}, true, Revocation{}, false},
+		{"plane gone", up, "i", "r", nil, false, Revocation{}, false},
+		{"never granted", up, "", "", nil, true, Revocation{}, false},
+		{"no user id known", Revocation{ProjectID: "p"}, "i", "r", nil, true, Revocation{}, false},
+		{"no project id known", Revocation{UserID: "u"}, "i", "r", nil, true, Revocation{}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			got, ok := PlanRevoke(tc.rec, tc.importID, tc.shared, tc.plane)
+			got, ok := PlanRevoke(tc.rec, tc.importID, tc.statusRoleID, tc.shared, tc.plane)
 			if got != tc.want || ok != tc.wantOK {
 				t.Errorf("PlanRevoke = %+v, %t, want %+v, %t", got, ok, tc.want, tc.wantOK)
 			}
@@ -226,19 +227,24 @@ func TestPlanRevoke(t *testing.T) {
 	}
 }
 
-// The ids a teardown revokes are the Role import's, whatever the order's
-// status claims: a status forged to name another user or project (its
-// cluster's users may write it) revokes nothing of theirs.
-func TestRecordedIgnoresStatusIDs(t *testing.T) {
+// The user and project a teardown revokes from are the import's
+// annotations, else (an import written before them) the K-ORC children's
+// ids; an annotation pair with a half missing counts as none.
+func TestRecorded(t *testing.T) {
 	t.Parallel()
-	if got := Recorded(grantAnnotations("u", "p"), "r"); got != (Revocation{"u", "p", "r"}) {
-		t.Errorf("Recorded = %+v", got)
-	}
-	if got, ok := PlanRevoke(Recorded(nil, "r"), "r", nil, true); ok {
-		t.Errorf("no import: PlanRevoke = %+v, want nothing revoked", got)
-	}
-	if got, ok := PlanRevoke(Recorded(map[string]string{"other": "x"}, "r"), "r", nil, true); ok {
-		t.Errorf("an import without the grant annotations: PlanRevoke = %+v, want nothing revoked", got)
+	for _, tc := range []struct {
+		name        string
+		annotations map[string]string
+		want        Revocation
+	}{
+		{"annotations win over the children", grantAnnotations("u", "p"), Revocation{UserID: "u", ProjectID: "p"}},
+		{"no import", nil, Revocation{UserID: "cu", ProjectID: "cp"}},
+		{"an import from before the annotations", map[string]string{"other": "x"}, Revocation{UserID: "cu", ProjectID: "cp"}},
+		{"half an annotation pair", map[string]string{AnnotationGrantUserID: "u"}, Revocation{UserID: "cu", ProjectID: "cp"}},
+	} {
+		if got := Recorded(tc.annotations, "cu", "cp"); got != tc.want {
+			t.Errorf("%s: Recorded = %+v, want %+v", tc.name, got, tc.want)
+		}
 	}
 }
 

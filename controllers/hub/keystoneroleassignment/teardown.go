@@ -101,13 +101,29 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	case !apierrors.IsNotFound(err):
 		return err
 	}
-	// The user and project come from the import the hub wrote, not from
-	// the order's status, which its cluster's users may write.
-	rev, ok := PlanRevoke(Recorded(recorded, ra.Status.RoleID), importID, shared, true)
+	// The user and project come from the import the hub wrote (or, for an
+	// import older than its annotations, from the orders' K-ORC children),
+	// not from the order's status, which its cluster's users may write.
+	var childUser, childProject string
+	if recorded[AnnotationGrantUserID] == "" || recorded[AnnotationGrantProjectID] == "" {
+		if childUser, err = orders.UserKeystoneID(ctx, r.local, cp.Namespace, ord.Cluster, ra.Namespace, ra.Spec.UserRef.Name); err != nil {
+			return err
+		}
+		if childProject, err = orders.ProjectKeystoneID(ctx, r.local, cp.Namespace, ord.Cluster, ra.Namespace, ra.Spec.ProjectRef.Name); err != nil {
+			return err
+		}
+	}
+	rev, ok := PlanRevoke(Recorded(recorded, childUser, childProject), importID, ra.Status.RoleID, shared, true)
 	if !ok {
-		if len(shared) > 0 {
+		switch {
+		case len(shared) > 0:
 			orders.Event(r.recorder, ord, ra, corev1.EventTypeNormal, "RevokeSkipped", "Delete",
 				"role %s stays assigned in Keystone: KeystoneRoleAssignment %s grants it too", ra.Spec.Role, strings.Join(shared, ", "))
+		case ra.Status.RoleID != "":
+			// Granted once, but neither the import nor the orders'
+			// children name the user and project any more.
+			orders.Event(r.recorder, ord, ra, corev1.EventTypeWarning, "RevokeSkipped", "Delete",
+				"role %s was not revoked in Keystone: the user and project it was granted to are no longer known (their K-ORC children are gone); revoke it by hand if the user and project still exist", ra.Spec.Role)
 		}
 		return nil
 	}

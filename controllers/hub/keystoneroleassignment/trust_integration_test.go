@@ -8,9 +8,11 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/internal/testenv"
 )
 
@@ -28,6 +30,8 @@ func TestForgedUserStatusReachesNoOtherUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Deleting a Keystone user deletes its role assignments too.
+	t.Cleanup(func() { _ = users.Delete(context.Background(), identity, bystander.ID).ExtractErr() })
 	if err := roles.Assign(ctx, identity, member, roles.AssignOpts{UserID: bystander.ID, ProjectID: ids.projectID}).ExtractErr(); err != nil {
 		t.Fatal(err)
 	}
@@ -35,9 +39,11 @@ func TestForgedUserStatusReachesNoOtherUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { _ = users.Delete(context.Background(), identity, own.ID).ExtractErr() })
 	ku := &c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: "forger", Namespace: tenantNS},
 		Spec: c5c3v1alpha1.KeystoneUserSpec{ControlPlaneRef: cpRef}}
 	create(t, ku)
+	t.Cleanup(func() { _ = kube.Delete(context.Background(), ku) })
 	// The forged status: the bystander's id on a user order whose K-ORC
 	// User is trust-forger.
 	ku.Status = c5c3v1alpha1.KeystoneUserStatus{ObservedGeneration: ku.Generation, UserID: bystander.ID, UserName: bystander.Name, DomainID: dom,
@@ -48,6 +54,10 @@ func TestForgedUserStatusReachesNoOtherUser(t *testing.T) {
 		t.Fatal(err)
 	}
 	importUserChild(t, ku.Name, own.Name, own.ID)
+	t.Cleanup(func() {
+		_ = kube.Delete(context.Background(), &orcv1alpha1.User{ObjectMeta: metav1.ObjectMeta{
+			Name: orders.UserChildName("", tenantNS, ku.Name), Namespace: planeNS}})
+	})
 
 	ra := assignment("forger-member", "forger", "workflow-project", "member")
 	create(t, ra)
@@ -58,6 +68,7 @@ func TestForgedUserStatusReachesNoOtherUser(t *testing.T) {
 	if !granted(t, own.ID, ids.projectID)[member] {
 		t.Error("the role is not granted to the order's own Keystone user")
 	}
+	t.Cleanup(func() { _ = kube.Delete(context.Background(), ra) })
 	deleteAndWaitGone(t, ra)
 	if granted(t, own.ID, ids.projectID)[member] {
 		t.Error("the assignment's deletion left its own grant in Keystone")
