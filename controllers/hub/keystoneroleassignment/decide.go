@@ -231,11 +231,17 @@ func grantAnnotations(userID, projectID string) map[string]string {
 // childProjectID: orders.UserKeystoneID, orders.ProjectKeystoneID). Never
 // an order's status (docs/hub.md "Trust").
 func Recorded(importAnnotations map[string]string, childUserID, childProjectID string) Revocation {
-	u, p := importAnnotations[AnnotationGrantUserID], importAnnotations[AnnotationGrantProjectID]
-	if u == "" || p == "" {
-		u, p = childUserID, childProjectID
+	if recordsGrant(importAnnotations) {
+		return Revocation{UserID: importAnnotations[AnnotationGrantUserID], ProjectID: importAnnotations[AnnotationGrantProjectID]}
 	}
-	return Revocation{UserID: u, ProjectID: p}
+	return Revocation{UserID: childUserID, ProjectID: childProjectID}
+}
+
+// recordsGrant reports whether a Role import's annotations record both the
+// user and the project of its grant (an import written before the
+// annotations existed records neither).
+func recordsGrant(importAnnotations map[string]string) bool {
+	return importAnnotations[AnnotationGrantUserID] != "" && importAnnotations[AnnotationGrantProjectID] != ""
 }
 
 // PlanRevoke decides whether the teardown revokes the assignment

@@ -105,7 +105,7 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	// import older than its annotations, from the orders' K-ORC children),
 	// not from the order's status, which its cluster's users may write.
 	var childUser, childProject string
-	if recorded[AnnotationGrantUserID] == "" || recorded[AnnotationGrantProjectID] == "" {
+	if !recordsGrant(recorded) {
 		if childUser, err = orders.UserKeystoneID(ctx, r.local, cp.Namespace, ord.Cluster, ra.Namespace, ra.Spec.UserRef.Name); err != nil {
 			return err
 		}

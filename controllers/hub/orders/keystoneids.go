@@ -35,27 +35,28 @@ func ProjectChildName(cluster, namespace, project string) string {
 // order's status (docs/hub.md "Trust"). "" while the child is missing or
 // K-ORC reports no id yet. Errors: a read failure other than NotFound.
 func UserKeystoneID(ctx context.Context, local client.Reader, planeNS, cluster, namespace, user string) (string, error) {
-	var u orcv1alpha1.User
-	switch err := local.Get(ctx, types.NamespacedName{Namespace: planeNS, Name: UserChildName(cluster, namespace, user)}, &u); {
-	case err == nil:
-		return korc.IDOf(&u), nil
-	case apierrors.IsNotFound(err):
-		return "", nil
-	default:
-		return "", fmt.Errorf("read the K-ORC User of KeystoneUser %s: %w", user, err)
-	}
+	return childKeystoneID(ctx, local, planeNS, UserChildName(cluster, namespace, user), &orcv1alpha1.User{}, "K-ORC User of KeystoneUser "+user)
 }
 
 // ProjectKeystoneID is UserKeystoneID for the KeystoneProject project and
 // its K-ORC Project.
 func ProjectKeystoneID(ctx context.Context, local client.Reader, planeNS, cluster, namespace, project string) (string, error) {
-	var p orcv1alpha1.Project
-	switch err := local.Get(ctx, types.NamespacedName{Namespace: planeNS, Name: ProjectChildName(cluster, namespace, project)}, &p); {
+	return childKeystoneID(ctx, local, planeNS, ProjectChildName(cluster, namespace, project), &orcv1alpha1.Project{}, "K-ORC Project of KeystoneProject "+project)
+}
+
+// childKeystoneID reads the K-ORC object name of planeNS into obj and
+// returns its Keystone id (korc.IDOf): "" when it is missing or reports
+// none. Errors: a read failure other than NotFound, naming what.
+func childKeystoneID(ctx context.Context, local client.Reader, planeNS, name string, obj interface {
+	client.Object
+	orcv1alpha1.ObjectWithConditions
+}, what string) (string, error) {
+	switch err := local.Get(ctx, types.NamespacedName{Namespace: planeNS, Name: name}, obj); {
 	case err == nil:
-		return korc.IDOf(&p), nil
+		return korc.IDOf(obj), nil
 	case apierrors.IsNotFound(err):
 		return "", nil
 	default:
-		return "", fmt.Errorf("read the K-ORC Project of KeystoneProject %s: %w", project, err)
+		return "", fmt.Errorf("read the %s: %w", what, err)
 	}
 }
