@@ -116,7 +116,17 @@ func (p *accountPass) run(ctx context.Context) error {
 	// creates, so of a KeystoneService and a KeystoneUser (or two
 	// KeystoneServices) naming one user only the claim's holder goes on. A
 	// registration whose User child predates claims takes its claim here.
-	if p.o.ClaimHolder, err = p.r.acquireAccountClaim(ctx, p.ks, p.cp); err != nil || p.o.ClaimHolder != "" {
+	if p.o.ClaimHolder, err = p.r.acquireClaim(ctx, p.ks, p.cp, AccountClaim); err != nil || p.o.ClaimHolder != "" {
+		return err
+	}
+	// The same for a project the registration creates (and so deletes in its
+	// teardown): a KeystoneProject order, or another registration, naming
+	// that project in the domain contends for one claim.
+	if p.o.ProjectClaimHolder, err = p.r.acquireClaim(ctx, p.ks, p.cp, AccountProjectClaim); err != nil || p.o.ProjectClaimHolder != "" {
+		if err == nil && p.o.ProjectClaimHolder != "" {
+			// Whether our managed Project predates claims decides the message.
+			p.o.ProjectExists, err = p.get(ctx, p.name(korc.DiscProject), &orcv1alpha1.Project{})
+		}
 		return err
 	}
 

@@ -64,6 +64,9 @@ type AccountObservation struct {
 	// account's user name (orders.DescribeHolder) when it is not this
 	// registration; "" when this one holds it.
 	ClaimHolder string
+	// ProjectClaimHolder is the same for the claim on the account's project
+	// name, taken only with project.create (AccountProjectClaim).
+	ProjectClaimHolder string
 
 	// Children are the domain import (when the account's domain is not the
 	// plane's admin domain), the project, the user and the role imports, in
@@ -144,6 +147,18 @@ func AccountCondition(o AccountObservation, gen int64) metav1.Condition {
 			"another registration or order, %s, holds this user name in the domain; two never share a Keystone user and "+
 				"nothing was touched: delete this KeystoneService and re-create it with account.userName set to a free name "+
 				"(the field is immutable), or delete the other one first", o.ClaimHolder))
+	}
+	if o.ProjectClaimHolder != "" && o.ProjectExists {
+		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+			"another registration or order, %s, holds this project name in the domain, and this registration's K-ORC Project, "+
+				"created before name claims existed, shares that Keystone project: do NOT delete this KeystoneService, "+
+				"its teardown would delete the holder's project; delete the other one first if it never owned the project", o.ProjectClaimHolder))
+	}
+	if o.ProjectClaimHolder != "" {
+		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+			"another registration or order, %s, holds this project name in the domain; two never both create one Keystone "+
+				"project and nothing was touched: set account.project.create: false to reference the holder's project, or "+
+				"re-create this KeystoneService with account.project.name set to a free name, or delete the other one first", o.ProjectClaimHolder))
 	}
 	if o.ProjectCreate && !o.ProjectExists {
 		if r, done := probeCondition(set, "project", o.ProjectProbe, false,

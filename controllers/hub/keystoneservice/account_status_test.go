@@ -57,6 +57,13 @@ func TestAccountCondition(t *testing.T) {
 		}), metav1.ConditionFalse, c5c3v1alpha1.ReasonServiceAccountCollision, "KeystoneUser tenant-b/u (management cluster), holds this user name"},
 		{"name claimed, own User from before claims", done(func(o *AccountObservation) { o.ClaimHolder = "KeystoneService a/b (management cluster)" }),
 			metav1.ConditionFalse, c5c3v1alpha1.ReasonServiceAccountCollision, "do NOT delete this KeystoneService"},
+		{"project name claimed by another order", done(func(o *AccountObservation) {
+			o.ProjectCreate, o.ProjectExists, o.ProjectProbe = true, false, absent
+			o.ProjectClaimHolder = "KeystoneProject tenant-b/p (management cluster)"
+		}), metav1.ConditionFalse, c5c3v1alpha1.ReasonServiceAccountCollision, "KeystoneProject tenant-b/p (management cluster), holds this project name"},
+		{"project name claimed, own Project from before claims", done(func(o *AccountObservation) {
+			o.ProjectCreate, o.ProjectClaimHolder = true, "KeystoneProject tenant-b/p (management cluster)"
+		}), metav1.ConditionFalse, c5c3v1alpha1.ReasonServiceAccountCollision, "its teardown would delete the holder's project"},
 		{"consumer Secret of another owner", done(func(o *AccountObservation) {
 			o.Delivered, o.Refused = false, &apply.NotOwnedError{Namespace: "team", Name: "svc-credentials", Reason: "it has no controller owner reference"}
 		}), metav1.ConditionFalse, c5c3v1alpha1.ReasonDeliveryRefused, "secret team/svc-credentials exists and is not ours"},

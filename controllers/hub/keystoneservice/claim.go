@@ -17,6 +17,14 @@ import (
 // on (docs/reference/keystoneservice.md, "Collision and adoption").
 const UserClaimKind = "user"
 
+// ProjectClaimKind is the orders.Claim kind of the account's Keystone
+// project name when spec.account.project.create is true. It is the kind the
+// KeystoneProject order claims its project name under
+// (keystoneproject.ClaimKind), so a registration that creates its project
+// and a KeystoneProject of one name in one domain contend for one claim
+// (docs/reference/keystoneservice.md, "Collision and adoption").
+const ProjectClaimKind = "project"
+
 // AccountClaim is the claim on the account's Keystone user name
 // (KeystoneService.EffectiveUserName) in its domain: EffectiveDomain with
 // the plane, or, with the plane gone (cp nil), spec.account.domainName or
@@ -25,14 +33,42 @@ func AccountClaim(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlan
 	if ks.Spec.Account == nil {
 		return orders.Claim{}, false
 	}
-	domain := controlplane.DefaultAdminDomain
+	return orders.Claim{Kind: UserClaimKind, Domain: claimDomain(ks, cp), Name: ks.EffectiveUserName()}, true
+}
+
+// AccountProjectClaim is the claim on the account's project name
+// (spec.account.project.name) in the account's domain, as AccountClaim
+// resolves it. ok is false without an account block, and when the
+// registration references its project (project.create false): only a
+// registration that creates (and so deletes) a project claims its name.
+func AccountProjectClaim(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) (orders.Claim, bool) {
+	if ks.Spec.Account == nil || !ks.Spec.Account.Project.Create {
+		return orders.Claim{}, false
+	}
+	return projectClaim(ks, cp)
+}
+
+// projectClaim is AccountProjectClaim whatever project.create says now: the
+// teardown releases a project claim taken while it was true (Release leaves
+// a claim ks does not hold alone).
+func projectClaim(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) (orders.Claim, bool) {
+	if ks.Spec.Account == nil {
+		return orders.Claim{}, false
+	}
+	return orders.Claim{Kind: ProjectClaimKind, Domain: claimDomain(ks, cp), Name: string(ks.Spec.Account.Project.Name)}, true
+}
+
+// claimDomain is the account's domain for its claims: EffectiveDomain with
+// the plane, or, with the plane gone (cp nil), spec.account.domainName or
+// controlplane.DefaultAdminDomain. ks must have an account block.
+func claimDomain(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) string {
 	switch {
 	case cp != nil:
-		domain = EffectiveDomain(ks, cp)
+		return EffectiveDomain(ks, cp)
 	case ks.Spec.Account.DomainName != "":
-		domain = string(ks.Spec.Account.DomainName)
+		return string(ks.Spec.Account.DomainName)
 	}
-	return orders.Claim{Kind: UserClaimKind, Domain: domain, Name: ks.EffectiveUserName()}, true
+	return controlplane.DefaultAdminDomain
 }
 
 // ClaimHolder is ks as a claim holder: kind KeystoneService on the
@@ -41,28 +77,35 @@ func ClaimHolder(ks *c5c3v1alpha1.KeystoneService) orders.Order {
 	return orders.Order{Kind: OwnerKind, Cluster: orders.ManagementCluster, Namespace: ks.Namespace, Name: ks.Name}
 }
 
-// acquireAccountClaim takes (or confirms) the claim on the account's user
-// name in the plane's namespace: "" when ks holds it, else the holder for
-// the collision message.
-func (r *Reconciler) acquireAccountClaim(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) (string, error) {
-	claim, ok := AccountClaim(ks, cp)
+// acquireClaim takes (or confirms) one of the account's claims (AccountClaim
+// or AccountProjectClaim, as of) in the plane's namespace: "" when ks holds
+// it or has no such claim, else the holder for the collision message.
+func (r *Reconciler) acquireClaim(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane,
+	of func(*c5c3v1alpha1.KeystoneService, *c5c3v1alpha1.ControlPlane) (orders.Claim, bool)) (string, error) {
+	claim, ok := of(ks, cp)
 	if !ok {
 		return "", nil
 	}
 	return orders.Acquire(ctx, r.claims(), cp.Namespace, claim, ClaimHolder(ks))
 }
 
-// ReleaseAccountClaim releases ks's claim on its account's user name (a
-// claim another order holds, or none, is left alone). The teardown calls it
-// last, once every child (the managed K-ORC User among them, and with it the
-// Keystone user) is gone; cp may be nil (the plane is gone). Errors: a
+// ReleaseAccountClaim releases ks's claims on its account's user name and
+// on its project name (taken while project.create was true) (a claim another order holds, or
+// none, is left alone). The teardown calls it last, once every child (the
+// managed K-ORC User and Project among them, and with them the Keystone
+// user and project) is gone; cp may be nil (the plane is gone). Errors: a
 // Kubernetes read or delete failure.
 func (r *Reconciler) ReleaseAccountClaim(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) error {
-	claim, ok := AccountClaim(ks, cp)
-	if !ok {
-		return nil
+	for _, of := range []func(*c5c3v1alpha1.KeystoneService, *c5c3v1alpha1.ControlPlane) (orders.Claim, bool){AccountClaim, projectClaim} {
+		claim, ok := of(ks, cp)
+		if !ok {
+			continue
+		}
+		if err := orders.Release(ctx, r.claims(), ks.ControlPlaneNamespace(), claim, ClaimHolder(ks)); err != nil {
+			return err
+		}
 	}
-	return orders.Release(ctx, r.claims(), ks.ControlPlaneNamespace(), claim, ClaimHolder(ks))
+	return nil
 }
 
 // claims is the claim client: writes through the reconciler's client,

@@ -15,6 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/gophercloud/gophercloud/v2"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -77,21 +78,109 @@ func TestAccountHonoursAKeystoneUsersNameClaim(t *testing.T) {
 	}
 }
 
+// TestAccountHonoursAKeystoneProjectsNameClaim is the same race for a
+// project the registration creates: a KeystoneProject in another namespace
+// took the claim on the project name and has not created its project yet.
+// The registration is refused with ServiceAccountCollision naming the
+// order, creates no Project child and no Keystone project; once the order's
+// project exists, deleting the registration leaves it in Keystone, and the
+// claim stays the order's.
+func TestAccountHonoursAKeystoneProjectsNameClaim(t *testing.T) {
+	ctx := context.Background()
+	const projectName = "claimed-project"
+	victim := orders.Order{Kind: orders.KindKeystoneProject, Cluster: orders.ManagementCluster, Namespace: "tenant-b", Name: "victim"}
+	claim := orders.Claim{Kind: ProjectClaimKind, Domain: controlplane.DefaultAdminDomain, Name: projectName}
+	if holder, err := orders.Acquire(ctx, kube, planeNS, claim, victim); err != nil || holder != "" {
+		t.Fatalf("the KeystoneProject's claim: holder %q, %v", holder, err)
+	}
+
+	ks := accountRegistration(allowedNS, "project-claim-loser", projectName, true)
+	create(t, ks)
+	got := waitForCondition(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonServiceAccountCollision)
+	msg := findCondition(got.Status.Conditions, c5c3v1alpha1.ConditionAccountReady).Message
+	if !strings.Contains(msg, "KeystoneProject tenant-b/victim (management cluster)") || !strings.Contains(msg, "project name") {
+		t.Fatalf("AccountReady message %q does not name the project claim's holder", msg)
+	}
+	t.Logf("AccountReady=False/ServiceAccountCollision: %s", msg)
+	if err := kube.Get(ctx, types.NamespacedName{Namespace: planeNS,
+		Name: korc.RegistrationChildName(allowedNS, ks.Name, korc.DiscProject)}, &orcv1alpha1.Project{}); !apierrors.IsNotFound(err) {
+		t.Fatalf("a managed Project child exists while the name is claimed (%v)", err)
+	}
+	if p := keystoneProject(t, projectName); p != nil {
+		t.Fatalf("Keystone project %s (id %s) was created for the refused registration", projectName, p.ID)
+	}
+
+	// The order goes on and creates its project; the registration's
+	// teardown leaves it alone.
+	own, err := projects.Create(ctx, identity, projects.CreateOpts{Name: projectName, DomainID: "default"}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deleteAndWaitGone(t, ks, "none")
+	if p := keystoneProject(t, projectName); p == nil || p.ID != own.ID {
+		t.Fatalf("the KeystoneProject's Keystone project %s is gone or replaced after the refused registration's teardown: %+v", own.ID, p)
+	}
+	var lease coordinationv1.Lease
+	if err := kube.Get(ctx, types.NamespacedName{Namespace: planeNS, Name: claim.ObjectName()}, &lease); err != nil ||
+		lease.Spec.HolderIdentity == nil || !strings.Contains(*lease.Spec.HolderIdentity, "KeystoneProject") {
+		t.Fatalf("the KeystoneProject's claim after the teardown: %+v, %v", lease.Spec.HolderIdentity, err)
+	}
+	if err := projects.Delete(ctx, identity, own.ID).ExtractErr(); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestTwoRegistrationsRaceForOneUser: two registrations in two consented
 // namespaces name one user and are created at once. Exactly one
 // provisions it; the other is refused with ServiceAccountCollision naming
 // the first. Deleting the refused one leaves the first's user and
 // credential working.
 func TestTwoRegistrationsRaceForOneUser(t *testing.T) {
-	ctx := context.Background()
 	const userName = "raced-user"
 	ensureRole(t, "member")
 	a := accountRegistration(allowedNS, "race-a", "race-a-project", true, "member")
 	b := accountRegistration(serviceNS, "race-b", "race-b-project", true, "member")
+	a.Spec.Account.UserName, b.Spec.Account.UserName = userName, userName
+	winner := raceTwoRegistrations(t, a, b, func() string {
+		u := keystoneUser(t, userName)
+		if u == nil {
+			return ""
+		}
+		return u.ID
+	})
+	deleteAndWaitGone(t, winner, "none")
+}
+
+// TestTwoRegistrationsRaceForOneProject: two registrations with users of
+// their own both create one project name, at once. Exactly one creates it;
+// the other is refused naming the first, and deleting the refused one
+// leaves the first's project (and so its credential) working.
+func TestTwoRegistrationsRaceForOneProject(t *testing.T) {
+	const projectName = "raced-project"
+	ensureRole(t, "member")
+	a := accountRegistration(allowedNS, "prace-a", projectName, true, "member")
+	b := accountRegistration(serviceNS, "prace-b", projectName, true, "member")
+	winner := raceTwoRegistrations(t, a, b, func() string {
+		p := keystoneProject(t, projectName)
+		if p == nil {
+			return ""
+		}
+		return p.ID
+	})
+	deleteAndWaitGone(t, winner, "none")
+}
+
+// raceTwoRegistrations creates a and b at once and waits for one Ready and
+// the other refused with ServiceAccountCollision naming it; then it deletes
+// the refused one and checks that the contended Keystone object (its id as
+// contended reads it, "" when absent) is still the winner's and that the
+// winner's delivered credential still authenticates. It returns the winner.
+func raceTwoRegistrations(t *testing.T, a, b *c5c3v1alpha1.KeystoneService, contended func() string) *c5c3v1alpha1.KeystoneService {
+	t.Helper()
+	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i, ks := range []*c5c3v1alpha1.KeystoneService{a, b} {
-		ks.Spec.Account.UserName = userName
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -138,13 +227,13 @@ func TestTwoRegistrationsRaceForOneUser(t *testing.T) {
 		t.Fatalf("the refused registration's message %q does not name %s/%s", msg, winner.Namespace, winner.Name)
 	}
 	t.Logf("winner %s/%s; refused %s/%s: %s", winner.Namespace, winner.Name, loser.Namespace, loser.Name, msg)
-	before := keystoneUser(t, userName)
-	if before == nil {
-		t.Fatal("the winner's Keystone user does not exist")
+	before := contended()
+	if before == "" {
+		t.Fatal("the winner's Keystone object does not exist")
 	}
 	deleteAndWaitGone(t, loser, "none")
-	if u := keystoneUser(t, userName); u == nil || u.ID != before.ID {
-		t.Fatalf("the winner's user %s is gone or replaced after the refused registration's teardown: %+v", before.ID, u)
+	if after := contended(); after != before {
+		t.Fatalf("the winner's Keystone object %s is gone or replaced (now %q) after the refused registration's teardown", before, after)
 	}
 	cloud, err := deliveredCloud(winner)
 	if err != nil {
@@ -153,5 +242,5 @@ func TestTwoRegistrationsRaceForOneUser(t *testing.T) {
 	if err := authenticate(ctx, cloud); err != nil {
 		t.Fatalf("the winner's credential stopped working: %v", err)
 	}
-	deleteAndWaitGone(t, winner, "none")
+	return winner
 }
