@@ -157,12 +157,14 @@ func AccountCondition(o AccountObservation, gen int64) metav1.Condition {
 	if o.ProjectClaimHolder != "" {
 		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
 			"another registration or order, %s, holds this project name in the domain; two never both create one Keystone "+
-				"project and nothing was touched: set account.project.create: false to reference the holder's project, or "+
-				"re-create this KeystoneService with account.project.name set to a free name, or delete the other one first", o.ProjectClaimHolder))
+				"project and nothing was touched: delete this KeystoneService and re-create it with account.project.create: false "+
+				"to reference the holder's project, or with account.project.name set to a free name (both fields are immutable), "+
+				"or delete the other one first", o.ProjectClaimHolder))
 	}
 	if o.ProjectCreate && !o.ProjectExists {
 		if r, done := probeCondition(set, "project", o.ProjectProbe, false,
-			"a project of this name already exists in the domain; nothing was touched: set account.project.create: false to reference it"); done {
+			"a project of this name already exists in the domain; nothing was touched: delete this KeystoneService and "+
+				"re-create it with account.project.create: false to reference it (the field is immutable)"); done {
 			return r
 		}
 	}
