@@ -122,11 +122,12 @@ func (p *accountPass) run(ctx context.Context) error {
 	// The same for a project the registration creates (and so deletes in its
 	// teardown): a KeystoneProject order, or another registration, naming
 	// that project in the domain contends for one claim.
-	if p.o.ProjectClaimHolder, err = p.r.acquireClaim(ctx, p.ks, p.cp, AccountProjectClaim); err != nil || p.o.ProjectClaimHolder != "" {
-		if err == nil && p.o.ProjectClaimHolder != "" {
-			// Whether our managed Project predates claims decides the message.
-			p.o.ProjectExists, err = p.get(ctx, p.name(korc.DiscProject), &orcv1alpha1.Project{})
-		}
+	if p.o.ProjectClaimHolder, err = p.r.acquireClaim(ctx, p.ks, p.cp, AccountProjectClaim); err != nil {
+		return err
+	}
+	if p.o.ProjectClaimHolder != "" {
+		// Whether our managed Project predates claims decides the message.
+		p.o.ProjectExists, err = p.get(ctx, p.name(korc.DiscProject), &orcv1alpha1.Project{})
 		return err
 	}
 

@@ -45,16 +45,6 @@ func AccountProjectClaim(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.Cont
 	if ks.Spec.Account == nil || !ks.Spec.Account.Project.Create {
 		return orders.Claim{}, false
 	}
-	return projectClaim(ks, cp)
-}
-
-// projectClaim is AccountProjectClaim whatever project.create says now: the
-// teardown releases a project claim taken while it was true (Release leaves
-// a claim ks does not hold alone).
-func projectClaim(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) (orders.Claim, bool) {
-	if ks.Spec.Account == nil {
-		return orders.Claim{}, false
-	}
 	return orders.Claim{Kind: ProjectClaimKind, Domain: claimDomain(ks, cp), Name: string(ks.Spec.Account.Project.Name)}, true
 }
 
@@ -77,11 +67,14 @@ func ClaimHolder(ks *c5c3v1alpha1.KeystoneService) orders.Order {
 	return orders.Order{Kind: OwnerKind, Cluster: orders.ManagementCluster, Namespace: ks.Namespace, Name: ks.Name}
 }
 
-// acquireClaim takes (or confirms) one of the account's claims (AccountClaim
-// or AccountProjectClaim, as of) in the plane's namespace: "" when ks holds
-// it or has no such claim, else the holder for the collision message.
-func (r *Reconciler) acquireClaim(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane,
-	of func(*c5c3v1alpha1.KeystoneService, *c5c3v1alpha1.ControlPlane) (orders.Claim, bool)) (string, error) {
+// claimOf is one of the account's claims: AccountClaim or
+// AccountProjectClaim.
+type claimOf func(*c5c3v1alpha1.KeystoneService, *c5c3v1alpha1.ControlPlane) (orders.Claim, bool)
+
+// acquireClaim takes (or confirms) the account's claim of in the plane's
+// namespace: "" when ks holds it or has no such claim, else the holder for
+// the collision message.
+func (r *Reconciler) acquireClaim(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane, of claimOf) (string, error) {
 	claim, ok := of(ks, cp)
 	if !ok {
 		return "", nil
@@ -89,14 +82,14 @@ func (r *Reconciler) acquireClaim(ctx context.Context, ks *c5c3v1alpha1.Keystone
 	return orders.Acquire(ctx, r.claims(), cp.Namespace, claim, ClaimHolder(ks))
 }
 
-// ReleaseAccountClaim releases ks's claims on its account's user name and
-// on its project name (taken while project.create was true) (a claim another order holds, or
-// none, is left alone). The teardown calls it last, once every child (the
-// managed K-ORC User and Project among them, and with them the Keystone
-// user and project) is gone; cp may be nil (the plane is gone). Errors: a
-// Kubernetes read or delete failure.
+// ReleaseAccountClaim releases ks's claims on its account's user name and,
+// with project.create (immutable), on its project name; a claim another
+// order holds, or none, is left alone. The teardown calls it last, once
+// every child (the managed K-ORC User and Project among them, and with them
+// the Keystone user and project) is gone; cp may be nil (the plane is gone).
+// Errors: a Kubernetes read or delete failure.
 func (r *Reconciler) ReleaseAccountClaim(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) error {
-	for _, of := range []func(*c5c3v1alpha1.KeystoneService, *c5c3v1alpha1.ControlPlane) (orders.Claim, bool){AccountClaim, projectClaim} {
+	for _, of := range []claimOf{AccountClaim, AccountProjectClaim} {
 		claim, ok := of(ks, cp)
 		if !ok {
 			continue
