@@ -62,7 +62,7 @@ func runIdentityContext(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	mgr, err := mf.newManager("identity", scheme)
+	mgr, err := mf.newManager("identity", scheme, withoutManagedFields)
 	if err != nil {
 		return err
 	}

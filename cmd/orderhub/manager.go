@@ -107,6 +107,18 @@ func (m *managerFlags) newManager(name string, scheme *runtime.Scheme, customize
 	return mgr, nil
 }
 
+// withoutManagedFields keeps metadata.managedFields out of the manager's
+// cache (controller-runtime's cache.TransformStripManagedFields), which is
+// most of an object's size once three field managers wrote it (the user's
+// apply, the controller's finalizer and status patches). For the identity
+// and topology controllers, which read no managed fields: they write with
+// merge patches computed between two cached copies. Not for the hub, whose
+// Secret delivery checks which field manager applied a Secret
+// (delivery/apply).
+func withoutManagedFields(o *ctrl.Options) {
+	o.Cache.DefaultTransform = cache.TransformStripManagedFields()
+}
+
 // metricsOptions serves metrics over HTTPS behind controller-runtime's
 // authentication and authorization filter when --metrics-secure is set.
 func (m *managerFlags) metricsOptions() metricsserver.Options {

@@ -66,7 +66,7 @@ func runTopology(args []string) error {
 	if err != nil {
 		return err
 	}
-	mgr, err := mf.newManager("topology", scheme)
+	mgr, err := mf.newManager("topology", scheme, withoutManagedFields)
 	if err != nil {
 		return err
 	}

@@ -40,42 +40,22 @@ const (
 // openstack CLI.
 func (b *bench) runIdentitySet(ctx context.Context, set string, rep int) ([]result, error) {
 	tag := fmt.Sprintf("r%dn%d%s", rep, b.n, b.runID)
-	var out []result
-	add := func(r result, err error) error {
-		if err != nil {
-			return fmt.Errorf("%s / %s: %w", r.Set, r.Runner, err)
-		}
-		b.logf("%s / %s: %s", r.Set, r.Runner, r.summary())
-		out = append(out, r)
-		return nil
+	floor, cli := b.projectsFloor, b.projectsCLI
+	if set == setCinder {
+		floor, cli = b.cinderFloor, b.cinderCLI
 	}
-	var err error
-	switch set {
-	case setProjects:
-		err = add(b.projectsFloor(ctx, tag+"f"))
-	case setCinder:
-		err = add(b.cinderFloor(ctx, tag+"f"))
-	}
-	if err != nil {
-		return out, err
-	}
-	oh, err := b.orderhubIdentityRun(set, tag+"o")
-	if err != nil {
-		return out, err
-	}
-	if err := add(b.runController(ctx, oh)); err != nil {
-		return out, err
-	}
-	if err := add(b.runController(ctx, b.korcRun(set, tag+"k"))); err != nil {
-		return out, err
-	}
-	switch set {
-	case setProjects:
-		err = add(b.projectsCLI(ctx, tag+"c"))
-	case setCinder:
-		err = add(b.cinderCLI(ctx, tag+"c"))
-	}
-	return out, err
+	return b.runSteps([]step{
+		{runnerFloor, func() (result, error) { return floor(ctx, tag+"f") }},
+		{runnerOrderhub, func() (result, error) {
+			oh, err := b.orderhubIdentityRun(set, tag+"o")
+			if err != nil {
+				return result{Set: set, Runner: runnerOrderhub}, err
+			}
+			return b.runController(ctx, oh)
+		}},
+		{runnerKORC, func() (result, error) { return b.runController(ctx, b.korcRun(set, tag+"k")) }},
+		{runnerCLI, func() (result, error) { return cli(ctx, tag+"c") }},
+	})
 }
 
 // keystoneProxyEnv is the admin's OS_* environment with the auth URL at the

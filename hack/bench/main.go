@@ -63,7 +63,10 @@ type bench struct {
 	concurrency int
 	// hubPprof is the hub's --pprof-bind-address in the hub set (empty: off).
 	hubPprof string
-	timeout  time.Duration
+	// runners, when set, are the only runners of the identity and topology
+	// sets that run (nil: all of them).
+	runners []string
+	timeout time.Duration
 	// deleteTimeout bounds a controller's deletion; past it the run notes
 	// the deletion as incomplete and goes on.
 	deleteTimeout time.Duration
@@ -110,7 +113,7 @@ func run() error {
 	var repeat int
 	var setsFlag, orderhubBin, nFlag string
 	var asJSON bool
-	var jsonOut string
+	var jsonOut, runnersFlag string
 	flag.StringVar(&nFlag, "n", "200", "N: Projects in the projects set, queues (and bindings) in the topology set, application credentials in the hub set; "+
 		"a comma-separated list (200,1000,5000) runs every set at each N and adds a table of the cost per object by N.")
 	flag.IntVar(&repeat, "repeat", 3, "Run every set this many times; each figure is the median.")
@@ -127,7 +130,17 @@ func run() error {
 	flag.BoolVar(&asJSON, "json", false, "Print JSON lines (every run and every median) instead of the table.")
 	flag.StringVar(&b.hubPprof, "hub-pprof", "", "In the hub set, serve the hub's Go profiles here (--pprof-bind-address, e.g. 127.0.0.1:6060) to profile it while it runs.")
 	flag.StringVar(&jsonOut, "json-out", "", "Also write the JSON lines to this file.")
+	flag.StringVar(&runnersFlag, "runners", "", "Comma-separated runners of the identity and topology sets to run (floor, kube-floor, both-floors, finalizer-floors, orderhub, k-orc, mto, cli; default all): "+
+		"a large N with the peers left out; a ratio whose floor or orderhub row did not run is left empty.")
 	flag.Parse()
+	if runnersFlag != "" {
+		for _, r := range strings.Split(runnersFlag, ",") {
+			if !slices.Contains([]string{runnerFloor, runnerKubeFloor, runnerBothFloors, runnerFinalizerFloors, runnerOrderhub, runnerKORC, runnerMTO, runnerCLI}, r) {
+				return fmt.Errorf("-runners: unknown runner %q (want floor, kube-floor, both-floors, finalizer-floors, orderhub, k-orc, mto or cli)", r)
+			}
+			b.runners = append(b.runners, r)
+		}
+	}
 	sets := strings.Split(setsFlag, ",")
 	for _, s := range sets {
 		if !slices.Contains([]string{setProjects, setCinder, setTopology, setHub}, s) {

@@ -23,11 +23,15 @@ const (
 	// runnerBothFloors is the broker and Kubernetes floors run at once
 	// (bothFloors); it is not a floor of the ratios.
 	runnerBothFloors = "both-floors"
-	runnerOrderhub   = "orderhub"
-	runnerKORC       = "k-orc"
-	runnerMTO        = "mto"
-	runnerCLI        = "cli"
-	runnerESO        = "eso"
+	// runnerFinalizerFloors is runnerBothFloors with a finalizer patch per
+	// object, the write a controller with deletionPolicy delete adds; not
+	// a floor of the ratios either.
+	runnerFinalizerFloors = "finalizer-floors"
+	runnerOrderhub        = "orderhub"
+	runnerKORC            = "k-orc"
+	runnerMTO             = "mto"
+	runnerCLI             = "cli"
+	runnerESO             = "eso"
 )
 
 // Metric keys (the JSON names; units in the name).
@@ -60,6 +64,8 @@ func runnerLabel(set, runner string) string {
 		return "Kubernetes floor (create + 1 status write, no controller)"
 	case runnerBothFloors:
 		return "broker and Kubernetes floors at once (shared CPUs)"
+	case runnerFinalizerFloors:
+		return "both floors at once, with a finalizer patch (3 writes per object)"
 	case runnerOrderhub:
 		switch set {
 		case setTopology:

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,6 +47,30 @@ type controllerRun struct {
 	// resyncs is set when the controller runs with the bench's -resync as
 	// its forced resync period: the run then also measures a resync window.
 	resyncs bool
+}
+
+// step is one runner of a set: its name (-runners) and its run.
+type step struct {
+	runner string
+	run    func() (result, error)
+}
+
+// runSteps runs a set's steps in order, those -runners names (all without
+// it), and logs each result; it stops at the first error.
+func (b *bench) runSteps(steps []step) ([]result, error) {
+	var out []result
+	for _, s := range steps {
+		if b.runners != nil && !slices.Contains(b.runners, s.runner) {
+			continue
+		}
+		r, err := s.run()
+		if err != nil {
+			return out, fmt.Errorf("%s / %s: %w", r.Set, r.Runner, err)
+		}
+		b.logf("%s / %s: %s", r.Set, r.Runner, r.summary())
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 func (b *bench) newNamespace(ctx context.Context, prefix string) (string, error) {

@@ -12,6 +12,9 @@ import (
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
 )
 
 const (
@@ -59,24 +62,6 @@ func topologySet(apiVersion string, ref map[string]any, n int, tag string) []*un
 // floor, orderhub and the upstream messaging-topology-operator.
 func (b *bench) runTopologySet(ctx context.Context, rep int) ([]result, error) {
 	tag := fmt.Sprintf("r%dn%d%s", rep, b.n, b.runID)
-	var out []result
-	add := func(r result, err error) error {
-		if err != nil {
-			return fmt.Errorf("%s / %s: %w", r.Set, r.Runner, err)
-		}
-		b.logf("%s / %s: %s", r.Set, r.Runner, r.summary())
-		out = append(out, r)
-		return nil
-	}
-	if err := add(b.brokerFloor(tag + "f")); err != nil {
-		return out, err
-	}
-	if err := add(b.kubeFloor(ctx, tag+"k")); err != nil {
-		return out, err
-	}
-	if err := add(b.bothFloors(ctx, tag+"b")); err != nil {
-		return out, err
-	}
 	r := b.stack.RabbitMQ
 	host, port := hostPort(b.brokerProxy.URL)
 	oh := controllerRun{
@@ -95,9 +80,6 @@ func (b *bench) runTopologySet(ctx context.Context, rep int) ([]result, error) {
 					"RABBITMQ_USERNAME=" + r.User, "RABBITMQ_PASSWORD=" + r.Password, "RABBITMQ_CLUSTER_NAME=" + benchClusterName},
 				fmt.Sprintf("http://127.0.0.1:%d/readyz", probe))
 		},
-	}
-	if err := add(b.runController(ctx, oh)); err != nil {
-		return out, err
 	}
 	mto := controllerRun{
 		set: setTopology, runner: runnerMTO, backend: b.brokerProxy,
@@ -120,7 +102,14 @@ func (b *bench) runTopologySet(ctx context.Context, rep int) ([]result, error) {
 				fmt.Sprintf("http://127.0.0.1:%d/readyz", probe))
 		},
 	}
-	return out, add(b.runController(ctx, mto))
+	return b.runSteps([]step{
+		{runnerFloor, func() (result, error) { return b.brokerFloor(tag + "f") }},
+		{runnerKubeFloor, func() (result, error) { return b.kubeFloor(ctx, tag+"k", false) }},
+		{runnerBothFloors, func() (result, error) { return b.bothFloors(ctx, tag+"b", false) }},
+		{runnerFinalizerFloors, func() (result, error) { return b.bothFloors(ctx, tag+"z", true) }},
+		{runnerOrderhub, func() (result, error) { return b.runController(ctx, oh) }},
+		{runnerMTO, func() (result, error) { return b.runController(ctx, mto) }},
+	})
 }
 
 // brokerFloor declares the set's broker objects with the fewest requests
@@ -179,15 +168,21 @@ func (b *bench) brokerFloor(tag string) (result, error) {
 // their work, and on a machine whose CPUs both share, the later of the two
 // is the least a controller can take. Its apply→Ready is the later of the
 // two (they start together); the Kubernetes floor's timed deletion may
-// overlap the broker floor's tail.
-func (b *bench) bothFloors(ctx context.Context, tag string) (result, error) {
+// overlap the broker floor's tail. With finalizer the Kubernetes floor also
+// adds a finalizer to each object between its create and its status write,
+// as a controller that deletes its broker objects (deletionPolicy delete)
+// must before it declares them.
+func (b *bench) bothFloors(ctx context.Context, tag string, finalizer bool) (result, error) {
 	res := result{Set: setTopology, Runner: runnerBothFloors, Metrics: map[string]float64{}}
+	if finalizer {
+		res.Runner = runnerFinalizerFloors
+	}
 	var kube, broker result
 	var kerr, berr error
 	var wg sync.WaitGroup
 	wg.Add(2)
 	go func() { defer wg.Done(); broker, berr = b.brokerFloor(tag + "f") }()
-	go func() { defer wg.Done(); kube, kerr = b.kubeFloor(ctx, tag+"k") }()
+	go func() { defer wg.Done(); kube, kerr = b.kubeFloor(ctx, tag+"k", finalizer) }()
 	wg.Wait()
 	if err := errors.Join(berr, kerr); err != nil {
 		return res, err
@@ -204,7 +199,10 @@ func (b *bench) bothFloors(ctx context.Context, tag string) (result, error) {
 // kubeFloor creates orderhub's objects of the set with a plain client and
 // writes each one's status once (Ready=True), with no controller running:
 // what the apiserver alone costs. Deletion is timed too (no finalizers).
-func (b *bench) kubeFloor(ctx context.Context, tag string) (result, error) {
+// With finalizer each object also gets orderhub's finalizer by a merge
+// patch between the two writes (3 writes per object), and the objects are
+// then removed untimed, their finalizers dropped first.
+func (b *bench) kubeFloor(ctx context.Context, tag string, finalizer bool) (result, error) {
 	objs := topologySet(orderhubTopologyAPI, map[string]any{"name": benchClusterName}, b.n, tag)
 	res := result{Set: setTopology, Runner: runnerKubeFloor, Objects: len(objs), Metrics: map[string]float64{}}
 	ns, err := b.newNamespace(ctx, "bench-kube-floor")
@@ -220,6 +218,13 @@ func (b *bench) kubeFloor(ctx context.Context, tag string) (result, error) {
 		if err := b.kube.Create(ctx, c); err != nil {
 			return err
 		}
+		if finalizer {
+			before := c.DeepCopy()
+			c.SetFinalizers([]string{rmqv1.Finalizer})
+			if err := b.kube.Patch(ctx, c, client.MergeFrom(before)); err != nil {
+				return err
+			}
+		}
 		_ = unstructured.SetNestedSlice(c.Object, []any{map[string]any{
 			"type": "Ready", "status": "True", "reason": "Bench", "message": "written by hack/bench",
 			"lastTransitionTime": time.Now().UTC().Format(time.RFC3339), "observedGeneration": c.GetGeneration(),
@@ -231,6 +236,11 @@ func (b *bench) kubeFloor(ctx context.Context, tag string) (result, error) {
 	}
 	res.Metrics[mApplyReady] = time.Since(start).Seconds()
 	res.Metrics[mKubeWrites] = 2
+	if finalizer {
+		// Untimed: the row is not about deletion (bothFloors keeps none).
+		res.Metrics[mKubeWrites] = 3
+		return res, b.dropFinalizers(ctx, ns, objs)
+	}
 	start = time.Now()
 	if err := b.deleteAll(ctx, ns, objs, b.timeout, 0); err != nil {
 		return res, err
