@@ -1,11 +1,17 @@
 package identity
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
 )
@@ -74,5 +80,50 @@ func TestDeclaresKeysFoldNames(t *testing.T) {
 	kd, _, _ := roleActuator{}.declares(d)
 	if kg == kd {
 		t.Error("a global role and a role of the default domain are different objects")
+	}
+}
+
+// The check for other declarations reads them through declaresIndex: it
+// finds a declaration of the same Keystone object under another spelling of
+// its names, and reads no resource declaring another object (a List of the
+// whole kind per apply made the controller's CPU grow with the square of
+// its resources).
+func TestCheckDeclarationsReadsTheIndex(t *testing.T) {
+	t.Parallel()
+	s := runtime.NewScheme()
+	if err := kv1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	t0 := metav1.NewTime(time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
+	project := func(name, keystoneName, domain, description string, created metav1.Time) *kv1.Project {
+		return &kv1.Project{ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "ns", CreationTimestamp: created},
+			Spec: kv1.ProjectSpec{Name: keystoneName, Domain: domain, Description: description}}
+	}
+	owner := project("cinder-service", "service", "Default", "Service project", t0)
+	younger := project("glance-service", "Service", "default", "Other text", metav1.NewTime(t0.Add(time.Minute)))
+	other := project("nova", "nova", "default", "Other text", metav1.NewTime(t0.Add(time.Minute)))
+	act := projectActuator{}
+	read := 0
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(owner, younger, other).
+		WithIndex(&kv1.Project{}, declaresIndex, declaresIndexer[*kv1.Project](act)).
+		WithInterceptorFuncs(interceptor.Funcs{List: func(ctx context.Context, c client.WithWatch, list client.ObjectList, opts ...client.ListOption) error {
+			err := c.List(ctx, list, opts...)
+			read += meta.LenList(list)
+			return err
+		}}).Build()
+	r := &Reconciler[*kv1.Project]{client: c, act: act, opts: Options{RefName: "keystone"}}
+
+	err := r.checkDeclarations(context.Background(), younger)
+	if err == nil || !strings.Contains(err.Error(), "cinder-service, the oldest declaration") {
+		t.Errorf("younger declaration with another description: %v, want a conflict naming cinder-service", err)
+	}
+	if read != 2 {
+		t.Errorf("the check read %d Projects, want the 2 that declare project service", read)
+	}
+	if err := r.checkDeclarations(context.Background(), other); err != nil {
+		t.Errorf("a project declared once: %v, want no conflict", err)
+	}
+	if err := r.checkDeclarations(context.Background(), owner); err != nil {
+		t.Errorf("the oldest declaration: %v, want no conflict", err)
 	}
 }

@@ -2,6 +2,8 @@ package identity
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,12 +20,40 @@ type declarer[T object] interface {
 	// message names it ("domain service"), and the mutable fields obj sets.
 	declares(obj T) (key, what string, fields []field)
 	// declarations lists the resources of the kind in namespace ns (every
-	// namespace the client sees for "").
-	declarations(ctx context.Context, c client.Reader, ns string) ([]T, error)
+	// namespace the client sees for ""), narrowed by opts.
+	declarations(ctx context.Context, c client.Reader, ns string, opts ...client.ListOption) ([]T, error)
 }
 
-func listOf[L client.ObjectList, T object](ctx context.Context, c client.Reader, ns string, list L, items func(L) []T) ([]T, error) {
-	if err := c.List(ctx, list, client.InNamespace(ns)); err != nil {
+// declaresIndex is a field index of each declaring kind's cache: a
+// resource's value is declaresValue of the key of the Keystone object it
+// declares. The check for other declarations of one object reads those
+// alone, not every resource of the kind: a List of all of them on each
+// apply and resync made the controller's CPU grow with the square of the
+// resources (docs/performance.md, "Identity").
+const declaresIndex = "keystone.osh.openstack.org/declares"
+
+// declaresValue is the index value of a declares key: its SHA-256 in hex, as
+// the keys hold NUL separators (a hash collision would only add a resource
+// that checkDeclarations compares by key and skips).
+func declaresValue(key string) string {
+	sum := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(sum[:])
+}
+
+// declaresIndexer is the declaresIndex function of d's kind.
+func declaresIndexer[T object](d declarer[T]) client.IndexerFunc {
+	return func(o client.Object) []string {
+		t, ok := o.(T)
+		if !ok {
+			return nil
+		}
+		key, _, _ := d.declares(t)
+		return []string{declaresValue(key)}
+	}
+}
+
+func listOf[L client.ObjectList, T object](ctx context.Context, c client.Reader, ns string, list L, items func(L) []T, opts []client.ListOption) ([]T, error) {
+	if err := c.List(ctx, list, append([]client.ListOption{client.InNamespace(ns)}, opts...)...); err != nil {
 		return nil, fmt.Errorf("list declarations: %w", err)
 	}
 	return items(list), nil
@@ -42,8 +72,8 @@ func (domainActuator) declares(o *kv1.Domain) (string, string, []field) {
 	return "domain\x00" + domainKey(o.Spec.Name), "domain " + o.Spec.Name, append(fs, boolField("enabled", enabled(o.Spec.Enabled)))
 }
 
-func (domainActuator) declarations(ctx context.Context, c client.Reader, ns string) ([]*kv1.Domain, error) {
-	return listOf(ctx, c, ns, &kv1.DomainList{}, func(l *kv1.DomainList) []*kv1.Domain { return ptrs(l.Items) })
+func (domainActuator) declarations(ctx context.Context, c client.Reader, ns string, opts ...client.ListOption) ([]*kv1.Domain, error) {
+	return listOf(ctx, c, ns, &kv1.DomainList{}, func(l *kv1.DomainList) []*kv1.Domain { return ptrs(l.Items) }, opts)
 }
 
 func (projectActuator) declares(o *kv1.Project) (string, string, []field) {
@@ -52,8 +82,8 @@ func (projectActuator) declares(o *kv1.Project) (string, string, []field) {
 		append(fs, boolField("enabled", enabled(o.Spec.Enabled)))
 }
 
-func (projectActuator) declarations(ctx context.Context, c client.Reader, ns string) ([]*kv1.Project, error) {
-	return listOf(ctx, c, ns, &kv1.ProjectList{}, func(l *kv1.ProjectList) []*kv1.Project { return ptrs(l.Items) })
+func (projectActuator) declarations(ctx context.Context, c client.Reader, ns string, opts ...client.ListOption) ([]*kv1.Project, error) {
+	return listOf(ctx, c, ns, &kv1.ProjectList{}, func(l *kv1.ProjectList) []*kv1.Project { return ptrs(l.Items) }, opts)
 }
 
 func (roleActuator) declares(o *kv1.Role) (string, string, []field) {
@@ -64,8 +94,8 @@ func (roleActuator) declares(o *kv1.Role) (string, string, []field) {
 	return "role\x00" + scope + "\x00" + keystone.FoldName(o.Spec.Name), roleWhere(o.Spec), optional(nil, "description", o.Spec.Description)
 }
 
-func (roleActuator) declarations(ctx context.Context, c client.Reader, ns string) ([]*kv1.Role, error) {
-	return listOf(ctx, c, ns, &kv1.RoleList{}, func(l *kv1.RoleList) []*kv1.Role { return ptrs(l.Items) })
+func (roleActuator) declarations(ctx context.Context, c client.Reader, ns string, opts ...client.ListOption) ([]*kv1.Role, error) {
+	return listOf(ctx, c, ns, &kv1.RoleList{}, func(l *kv1.RoleList) []*kv1.Role { return ptrs(l.Items) }, opts)
 }
 
 func (groupActuator) declares(o *kv1.Group) (string, string, []field) {
@@ -73,8 +103,8 @@ func (groupActuator) declares(o *kv1.Group) (string, string, []field) {
 		optional(nil, "description", o.Spec.Description)
 }
 
-func (groupActuator) declarations(ctx context.Context, c client.Reader, ns string) ([]*kv1.Group, error) {
-	return listOf(ctx, c, ns, &kv1.GroupList{}, func(l *kv1.GroupList) []*kv1.Group { return ptrs(l.Items) })
+func (groupActuator) declarations(ctx context.Context, c client.Reader, ns string, opts ...client.ListOption) ([]*kv1.Group, error) {
+	return listOf(ctx, c, ns, &kv1.GroupList{}, func(l *kv1.GroupList) []*kv1.Group { return ptrs(l.Items) }, opts)
 }
 
 // declares of a User includes where its password comes from: two Secrets
@@ -89,8 +119,8 @@ func (userActuator) declares(o *kv1.User) (string, string, []field) {
 	return scopedKey("user", o.Spec.Domain, o.Spec.Name), fmt.Sprintf("user %s in domain %s", o.Spec.Name, displayDomain(o.Spec.Domain)), fs
 }
 
-func (userActuator) declarations(ctx context.Context, c client.Reader, ns string) ([]*kv1.User, error) {
-	return listOf(ctx, c, ns, &kv1.UserList{}, func(l *kv1.UserList) []*kv1.User { return ptrs(l.Items) })
+func (userActuator) declarations(ctx context.Context, c client.Reader, ns string, opts ...client.ListOption) ([]*kv1.User, error) {
+	return listOf(ctx, c, ns, &kv1.UserList{}, func(l *kv1.UserList) []*kv1.User { return ptrs(l.Items) }, opts)
 }
 
 func (serviceActuator) declares(o *kv1.Service) (string, string, []field) {
@@ -99,8 +129,8 @@ func (serviceActuator) declares(o *kv1.Service) (string, string, []field) {
 		append(fs, boolField("enabled", enabled(o.Spec.Enabled)))
 }
 
-func (serviceActuator) declarations(ctx context.Context, c client.Reader, ns string) ([]*kv1.Service, error) {
-	return listOf(ctx, c, ns, &kv1.ServiceList{}, func(l *kv1.ServiceList) []*kv1.Service { return ptrs(l.Items) })
+func (serviceActuator) declarations(ctx context.Context, c client.Reader, ns string, opts ...client.ListOption) ([]*kv1.Service, error) {
+	return listOf(ctx, c, ns, &kv1.ServiceList{}, func(l *kv1.ServiceList) []*kv1.Service { return ptrs(l.Items) }, opts)
 }
 
 func (endpointActuator) declares(o *kv1.Endpoint) (string, string, []field) {
@@ -113,8 +143,8 @@ func (endpointActuator) declares(o *kv1.Endpoint) (string, string, []field) {
 		append(fs, boolField("enabled", enabled(o.Spec.Enabled)))
 }
 
-func (endpointActuator) declarations(ctx context.Context, c client.Reader, ns string) ([]*kv1.Endpoint, error) {
-	return listOf(ctx, c, ns, &kv1.EndpointList{}, func(l *kv1.EndpointList) []*kv1.Endpoint { return ptrs(l.Items) })
+func (endpointActuator) declarations(ctx context.Context, c client.Reader, ns string, opts ...client.ListOption) ([]*kv1.Endpoint, error) {
+	return listOf(ctx, c, ns, &kv1.EndpointList{}, func(l *kv1.EndpointList) []*kv1.Endpoint { return ptrs(l.Items) }, opts)
 }
 
 var (

@@ -195,7 +195,7 @@ func (r *Reconciler[T]) checkDeclarations(ctx context.Context, obj T) error {
 		return nil
 	}
 	key, what, fields := d.declares(obj)
-	items, err := d.declarations(ctx, r.client, obj.GetNamespace())
+	items, err := d.declarations(ctx, r.client, obj.GetNamespace(), client.MatchingFields{declaresIndex: declaresValue(key)})
 	if err != nil {
 		return err
 	}

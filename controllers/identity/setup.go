@@ -82,6 +82,11 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 }
 
 func setup[T object](mgr ctrl.Manager, opts Options, act actuator[T], newObj func() T, wake *wakeups, extra func(*ctrl.Builder) *ctrl.Builder) error {
+	if d, ok := any(act).(declarer[T]); ok {
+		if err := mgr.GetFieldIndexer().IndexField(context.Background(), newObj(), declaresIndex, declaresIndexer(d)); err != nil {
+			return fmt.Errorf("index %ss by the Keystone object they declare: %w", act.kind(), err)
+		}
+	}
 	r := &Reconciler[T]{
 		client:   mgr.GetClient(),
 		reader:   mgr.GetClient(),

@@ -40,22 +40,26 @@ const (
 // openstack CLI.
 func (b *bench) runIdentitySet(ctx context.Context, set string, rep int) ([]result, error) {
 	tag := fmt.Sprintf("r%dn%d%s", rep, b.n, b.runID)
-	floor, cli := b.projectsFloor, b.projectsCLI
-	if set == setCinder {
-		floor, cli = b.cinderFloor, b.cinderCLI
+	steps := []step{
+		{runnerFloor, func() (result, error) { return b.projectsFloor(ctx, tag+"f", false) }},
+		{runnerLookupFloor, func() (result, error) { return b.projectsFloor(ctx, tag+"l", true) }},
 	}
-	return b.runSteps([]step{
-		{runnerFloor, func() (result, error) { return floor(ctx, tag+"f") }},
-		{runnerOrderhub, func() (result, error) {
+	cli := b.projectsCLI
+	if set == setCinder {
+		steps = []step{{runnerFloor, func() (result, error) { return b.cinderFloor(ctx, tag+"f") }}}
+		cli = b.cinderCLI
+	}
+	return b.runSteps(append(steps,
+		step{runnerOrderhub, func() (result, error) {
 			oh, err := b.orderhubIdentityRun(set, tag+"o")
 			if err != nil {
 				return result{Set: set, Runner: runnerOrderhub}, err
 			}
 			return b.runController(ctx, oh)
 		}},
-		{runnerKORC, func() (result, error) { return b.runController(ctx, b.korcRun(set, tag+"k")) }},
-		{runnerCLI, func() (result, error) { return cli(ctx, tag+"c") }},
-	})
+		step{runnerKORC, func() (result, error) { return b.runController(ctx, b.korcRun(set, tag+"k")) }},
+		step{runnerCLI, func() (result, error) { return cli(ctx, tag+"c") }},
+	))
 }
 
 // keystoneProxyEnv is the admin's OS_* environment with the auth URL at the
@@ -237,21 +241,36 @@ func (b *bench) floorClient(ctx context.Context) (*gophercloud.ServiceClient, er
 	return openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{})
 }
 
-// projectsFloor: N project creates, sequential, on one connection.
-func (b *bench) projectsFloor(ctx context.Context, tag string) (result, error) {
+// projectsFloor: N project creates, sequential, on one connection. With
+// lookup each create follows the filtered GET orderhub and K-ORC send first
+// (GET /v3/projects?name=…&domain_id=…: docs/identity.md "Create or adopt"),
+// 2N requests.
+func (b *bench) projectsFloor(ctx context.Context, tag string, lookup bool) (result, error) {
 	res := result{Set: setProjects, Runner: runnerFloor, Objects: b.n, Metrics: map[string]float64{}}
+	if lookup {
+		res.Runner = runnerLookupFloor
+	}
 	c, err := b.floorClient(ctx)
 	if err != nil {
 		return res, err
 	}
 	start := time.Now()
 	for i := 0; i < b.n; i++ {
-		if _, err := projects.Create(ctx, c, projects.CreateOpts{Name: fmt.Sprintf("%s-%d", tag, i), DomainID: "default"}).Extract(); err != nil {
+		name := fmt.Sprintf("%s-%d", tag, i)
+		if lookup {
+			if _, err := projects.List(c, projects.ListOpts{Name: name, DomainID: "default"}).AllPages(ctx); err != nil {
+				return res, err
+			}
+		}
+		if _, err := projects.Create(ctx, c, projects.CreateOpts{Name: name, DomainID: "default"}).Extract(); err != nil {
 			return res, err
 		}
 	}
 	res.Metrics[mApplyReady] = time.Since(start).Seconds()
 	res.Metrics[mBackendApply] = 1
+	if lookup {
+		res.Metrics[mBackendApply] = 2
+	}
 	return res, nil
 }
 

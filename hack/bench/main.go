@@ -130,13 +130,13 @@ func run() error {
 	flag.BoolVar(&asJSON, "json", false, "Print JSON lines (every run and every median) instead of the table.")
 	flag.StringVar(&b.hubPprof, "hub-pprof", "", "In the hub set, serve the hub's Go profiles here (--pprof-bind-address, e.g. 127.0.0.1:6060) to profile it while it runs.")
 	flag.StringVar(&jsonOut, "json-out", "", "Also write the JSON lines to this file.")
-	flag.StringVar(&runnersFlag, "runners", "", "Comma-separated runners of the identity and topology sets to run (floor, kube-floor, both-floors, finalizer-floors, orderhub, k-orc, mto, cli; default all): "+
+	flag.StringVar(&runnersFlag, "runners", "", "Comma-separated runners of the identity and topology sets to run (floor, lookup-floor, kube-floor, both-floors, finalizer-floors, orderhub, k-orc, mto, cli; default all): "+
 		"a large N with the peers left out; a ratio whose floor or orderhub row did not run is left empty.")
 	flag.Parse()
 	if runnersFlag != "" {
 		for _, r := range strings.Split(runnersFlag, ",") {
-			if !slices.Contains([]string{runnerFloor, runnerKubeFloor, runnerBothFloors, runnerFinalizerFloors, runnerOrderhub, runnerKORC, runnerMTO, runnerCLI}, r) {
-				return fmt.Errorf("-runners: unknown runner %q (want floor, kube-floor, both-floors, finalizer-floors, orderhub, k-orc, mto or cli)", r)
+			if !slices.Contains([]string{runnerFloor, runnerKubeFloor, runnerBothFloors, runnerFinalizerFloors, runnerLookupFloor, runnerOrderhub, runnerKORC, runnerMTO, runnerCLI}, r) {
+				return fmt.Errorf("-runners: unknown runner %q (want floor, kube-floor, both-floors, finalizer-floors, lookup-floor, orderhub, k-orc, mto or cli)", r)
 			}
 			b.runners = append(b.runners, r)
 		}

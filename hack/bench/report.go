@@ -27,11 +27,14 @@ const (
 	// object, the write a controller with deletionPolicy delete adds; not
 	// a floor of the ratios either.
 	runnerFinalizerFloors = "finalizer-floors"
-	runnerOrderhub        = "orderhub"
-	runnerKORC            = "k-orc"
-	runnerMTO             = "mto"
-	runnerCLI             = "cli"
-	runnerESO             = "eso"
+	// runnerLookupFloor is the Keystone floor with the filtered GET before
+	// each create that orderhub and K-ORC send; not a floor of the ratios.
+	runnerLookupFloor = "lookup-floor"
+	runnerOrderhub    = "orderhub"
+	runnerKORC        = "k-orc"
+	runnerMTO         = "mto"
+	runnerCLI         = "cli"
+	runnerESO         = "eso"
 )
 
 // Metric keys (the JSON names; units in the name).
@@ -60,6 +63,8 @@ func runnerLabel(set, runner string) string {
 			return "broker floor (sequential requests, 1 connection)"
 		}
 		return "Keystone floor (sequential POSTs, 1 connection)"
+	case runnerLookupFloor:
+		return "Keystone floor with the lookup (GET by name, then POST; sequential)"
 	case runnerKubeFloor:
 		return "Kubernetes floor (create + 1 status write, no controller)"
 	case runnerBothFloors:
