@@ -29,7 +29,7 @@ type declarer[T object] interface {
 // declares. The check for other declarations of one object reads those
 // alone, not every resource of the kind: a List of all of them on each
 // apply and resync made the controller's CPU grow with the square of the
-// resources (docs/performance.md, "Identity").
+// resources (docs/performance.md, "Identity: 200 and 1000 Projects").
 const declaresIndex = "keystone.osh.openstack.org/declares"
 
 // declaresValue is the index value of a declares key: its SHA-256 in hex, as
