@@ -131,7 +131,7 @@ func run() error {
 	flag.StringVar(&b.hubPprof, "hub-pprof", "", "In the hub set, serve the hub's Go profiles here (--pprof-bind-address, e.g. 127.0.0.1:6060) to profile it while it runs.")
 	flag.StringVar(&jsonOut, "json-out", "", "Also write the JSON lines to this file.")
 	flag.StringVar(&runnersFlag, "runners", "", "Comma-separated runners of the identity and topology sets to run (floor, lookup-floor, kube-floor, both-floors, finalizer-floors, orderhub, k-orc, mto, cli; default all): "+
-		"a large N with the peers left out; a ratio whose floor or orderhub row did not run is left empty.")
+		"a large N with the peers left out; × floor is taken over the plain floors that ran (floor, kube-floor), and a ratio with none, or without the orderhub row, is left empty.")
 	flag.Parse()
 	if runnersFlag != "" {
 		for _, r := range strings.Split(runnersFlag, ",") {
@@ -150,6 +150,9 @@ func run() error {
 	// The hub set's stack runs K-ORC and ESO for every namespace, which
 	// would also reconcile the K-ORC runner's objects of the identity sets.
 	hubSet := slices.Contains(sets, setHub)
+	if hubSet && len(b.runners) > 0 {
+		return errors.New("-runners: the hub set has no runners to choose (its K-ORC and ESO rows describe the hub's own run)")
+	}
 	if hubSet && len(sets) > 1 {
 		return errors.New("-sets: the hub set runs alone (its stack's K-ORC would also reconcile the identity sets' K-ORC objects)")
 	}

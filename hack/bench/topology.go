@@ -12,6 +12,7 @@ import (
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
@@ -116,16 +117,30 @@ func (b *bench) runTopologySet(ctx context.Context, rep int) ([]result, error) {
 // (2N+5: one PUT or POST each), sequentially on one connection, in a vhost
 // of its own that is deleted afterwards (untimed).
 func (b *bench) brokerFloor(tag string) (result, error) {
+	res, cleanUp, err := b.brokerFloorKept(tag)
+	cleanUp()
+	return res, err
+}
+
+// brokerFloorKept is brokerFloor leaving the vhost and user in place until
+// the caller runs cleanUp (never nil), so bothFloors deletes them only once
+// the Kubernetes side is no longer timed.
+func (b *bench) brokerFloorKept(tag string) (res result, cleanUp func(), err error) {
+	cleanUp = func() {}
 	n := 2*b.n + 5
-	res := result{Set: setTopology, Runner: runnerFloor, Objects: n, Metrics: map[string]float64{}}
+	res = result{Set: setTopology, Runner: runnerFloor, Objects: n, Metrics: map[string]float64{}}
 	r := b.stack.RabbitMQ
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxConnsPerHost, tr.MaxIdleConnsPerHost = 1, 1
 	c, err := rabbithole.NewTLSClient(r.URL, r.User, r.Password, tr)
 	if err != nil {
-		return res, err
+		return res, cleanUp, err
 	}
 	vh, ex := "bench-"+tag, "bench-ex-"+tag
+	cleanUp = func() {
+		_, _ = c.DeleteUser("bench-" + tag)
+		_, _ = c.DeleteVhost(vh)
+	}
 	start := time.Now()
 	err = func() error {
 		if _, err := c.PutVhost(vh, rabbithole.VhostSettings{}); err != nil {
@@ -154,24 +169,21 @@ func (b *bench) brokerFloor(tag string) (result, error) {
 		return err
 	}()
 	if err != nil {
-		return res, err
+		return res, cleanUp, err
 	}
 	res.Metrics[mApplyReady] = time.Since(start).Seconds()
 	res.Metrics[mBackendApply] = 1
-	_, _ = c.DeleteUser("bench-" + tag)
-	_, _ = c.DeleteVhost(vh)
-	return res, nil
+	return res, cleanUp, nil
 }
 
 // bothFloors runs the broker floor and the Kubernetes floor at the same
 // time, each with a tag of its own: a controller needs both backends to do
 // their work, and on a machine whose CPUs both share, the later of the two
 // is the least a controller can take. Its apply→Ready is the later of the
-// two (they start together); the Kubernetes floor's timed deletion may
-// overlap the broker floor's tail. With finalizer the Kubernetes floor also
-// adds a finalizer to each object between its create and its status write,
-// as a controller that deletes its broker objects (deletionPolicy delete)
-// must before it declares them.
+// two (they start together); the broker floor's clean-up waits for both.
+// With finalizer the Kubernetes floor also adds a finalizer to each object
+// between its create and its status write, as a controller that deletes its
+// broker objects (deletionPolicy delete) must before it declares them.
 func (b *bench) bothFloors(ctx context.Context, tag string, finalizer bool) (result, error) {
 	res := result{Set: setTopology, Runner: runnerBothFloors, Metrics: map[string]float64{}}
 	if finalizer {
@@ -181,9 +193,11 @@ func (b *bench) bothFloors(ctx context.Context, tag string, finalizer bool) (res
 	var kerr, berr error
 	var wg sync.WaitGroup
 	wg.Add(2)
-	go func() { defer wg.Done(); broker, berr = b.brokerFloor(tag + "f") }()
+	cleanUp := func() {}
+	go func() { defer wg.Done(); broker, cleanUp, berr = b.brokerFloorKept(tag + "f") }()
 	go func() { defer wg.Done(); kube, kerr = b.kubeFloor(ctx, tag+"k", finalizer) }()
 	wg.Wait()
+	cleanUp()
 	if err := errors.Join(berr, kerr); err != nil {
 		return res, err
 	}
@@ -238,8 +252,16 @@ func (b *bench) kubeFloor(ctx context.Context, tag string, finalizer bool) (resu
 	res.Metrics[mKubeWrites] = 2
 	if finalizer {
 		// Untimed: the row is not about deletion (bothFloors keeps none).
+		// By name rather than from a list of the cache, which may not show
+		// the last creates yet.
 		res.Metrics[mKubeWrites] = 3
-		return res, b.dropFinalizers(ctx, ns, objs)
+		drop := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
+		if err := parallel(objs, func(o *unstructured.Unstructured) error {
+			return client.IgnoreNotFound(b.kube.Patch(ctx, o.DeepCopy(), drop))
+		}); err != nil {
+			return res, err
+		}
+		return res, b.deleteAll(ctx, ns, objs, b.timeout, 0)
 	}
 	start = time.Now()
 	if err := b.deleteAll(ctx, ns, objs, b.timeout, 0); err != nil {
