@@ -193,7 +193,7 @@ func (b *bench) runHubSet(ctx context.Context, rep int) ([]result, error) {
 	}
 	if hub.Note != "" {
 		b.logf("%s / %s: %s; removing finalizers", setHub, runnerOrderhub, hub.Note)
-		if err := b.dropFinalizers(ctx, ns, objs); err != nil {
+		if err := b.dropFinalizers(ctx, ns, objs, time.Minute); err != nil {
 			return nil, err
 		}
 	}

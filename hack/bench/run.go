@@ -152,7 +152,7 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 		// next runner starts clean.
 		res.Note = "deletion incomplete: " + err.Error()
 		b.logf("%s / %s: %s; removing finalizers", r.set, r.runner, res.Note)
-		if err := b.dropFinalizers(ctx, ns, r.objects); err != nil {
+		if err := b.dropFinalizers(ctx, ns, r.objects, time.Minute); err != nil {
 			return res, err
 		}
 	} else {
@@ -435,18 +435,16 @@ func hostPort(base string) (string, int) {
 	return u.Hostname(), port
 }
 
-// dropFinalizers removes the finalizers of what is left of objs in ns and
-// waits (a minute at most) until it is gone.
-func (b *bench) dropFinalizers(ctx context.Context, ns string, objs []*unstructured.Unstructured) error {
-	items, err := b.list(ctx, ns, objs)
-	if err != nil {
+// dropFinalizers removes the finalizers of what is left of objs (each with
+// its namespace set to ns), by name rather than from a list of the
+// apiserver's cache, which may not show the last changes yet, and deletes
+// them, waiting at most wait until they are gone.
+func (b *bench) dropFinalizers(ctx context.Context, ns string, objs []*unstructured.Unstructured, wait time.Duration) error {
+	drop := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
+	if err := parallel(objs, func(o *unstructured.Unstructured) error {
+		return client.IgnoreNotFound(b.kube.Patch(ctx, o.DeepCopy(), drop))
+	}); err != nil {
 		return err
 	}
-	for i := range items {
-		patch := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
-		if err := b.kube.Patch(ctx, &items[i], patch); client.IgnoreNotFound(err) != nil {
-			return err
-		}
-	}
-	return b.deleteAll(ctx, ns, objs, time.Minute, 0)
+	return b.deleteAll(ctx, ns, objs, wait, 0)
 }

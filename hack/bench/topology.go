@@ -12,7 +12,6 @@ import (
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
@@ -252,16 +251,8 @@ func (b *bench) kubeFloor(ctx context.Context, tag string, finalizer bool) (resu
 	res.Metrics[mKubeWrites] = 2
 	if finalizer {
 		// Untimed: the row is not about deletion (bothFloors keeps none).
-		// By name rather than from a list of the cache, which may not show
-		// the last creates yet.
 		res.Metrics[mKubeWrites] = 3
-		drop := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
-		if err := parallel(objs, func(o *unstructured.Unstructured) error {
-			return client.IgnoreNotFound(b.kube.Patch(ctx, o.DeepCopy(), drop))
-		}); err != nil {
-			return res, err
-		}
-		return res, b.deleteAll(ctx, ns, objs, b.timeout, 0)
+		return res, b.dropFinalizers(ctx, ns, objs, b.timeout)
 	}
 	start = time.Now()
 	if err := b.deleteAll(ctx, ns, objs, b.timeout, 0); err != nil {
