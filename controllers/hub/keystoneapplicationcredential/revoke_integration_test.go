@@ -9,9 +9,7 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/internal/testenv"
@@ -62,21 +60,9 @@ func TestIntegration_ApplicationCredential_KORCReleasedWhileKeystoneHolds(t *tes
 			t.Fatalf("Keystone still holds superseded generation 1 (%s) after the order forgot it", first)
 		}
 	}
-	// Events are written asynchronously: wait for it.
-	eventually(t, waitTimeout, "the "+EventPreviousRevoked+" event", func() error {
-		var events corev1.EventList
-		if err := kube.List(ctx, &events, client.InNamespace(ns)); err != nil {
-			return err
-		}
-		for _, e := range events.Items {
-			if e.InvolvedObject.Name == ac.Name && e.Reason == EventPreviousRevoked {
-				t.Logf("event %s: %s", e.Reason, e.Message)
-				return nil
-			}
-		}
-		return fmt.Errorf("no %s event among %d: K-ORC did not release generation 1 while Keystone held it, so the test did not reach what it is about",
-			EventPreviousRevoked, len(events.Items))
-	})
+	// Without the event K-ORC did not release generation 1 while Keystone
+	// held it, and the test did not reach what it is about.
+	waitEvent(t, ac, EventPreviousRevoked)
 	front.Forward()
 	deleteAndWaitGone(t, ac)
 }

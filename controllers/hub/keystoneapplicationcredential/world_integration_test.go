@@ -293,3 +293,22 @@ func kORCCredentials(ctx context.Context, ac *c5c3v1alpha1.KeystoneApplicationCr
 		Kind: orders.KindKeystoneApplicationCredential, Namespace: ac.Namespace, Name: ac.Name})))
 	return list.Items, err
 }
+
+// waitEvent waits for an event of reason on order ac (events are written
+// asynchronously) and logs its message.
+func waitEvent(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential, reason string) {
+	t.Helper()
+	eventually(t, waitTimeout, "the "+reason+" event", func() error {
+		var events corev1.EventList
+		if err := kube.List(context.Background(), &events, client.InNamespace(ac.Namespace)); err != nil {
+			return err
+		}
+		for _, e := range events.Items {
+			if e.InvolvedObject.Name == ac.Name && e.Reason == reason {
+				t.Logf("event %s: %s", e.Reason, e.Message)
+				return nil
+			}
+		}
+		return fmt.Errorf("no %s event among %d", reason, len(events.Items))
+	})
+}
