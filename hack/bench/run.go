@@ -351,11 +351,22 @@ func (b *bench) waitReady(ctx context.Context, ns string, objs []*unstructured.U
 // deleteAll deletes objs and polls until none is left in ns: at most
 // timeout, and at most stall (when not 0) without any object going away.
 func (b *bench) deleteAll(ctx context.Context, ns string, objs []*unstructured.Unstructured, timeout, stall time.Duration) error {
-	if err := parallel(objs, func(o *unstructured.Unstructured) error {
-		return client.IgnoreNotFound(b.kube.Delete(ctx, o.DeepCopy()))
-	}); err != nil {
+	if err := b.deleteEach(ctx, objs); err != nil {
 		return err
 	}
+	return b.waitGone(ctx, ns, objs, timeout, stall)
+}
+
+// deleteEach deletes objs, in parallel; one already gone is no error.
+func (b *bench) deleteEach(ctx context.Context, objs []*unstructured.Unstructured) error {
+	return parallel(objs, func(o *unstructured.Unstructured) error {
+		return client.IgnoreNotFound(b.kube.Delete(ctx, o.DeepCopy()))
+	})
+}
+
+// waitGone polls until none of objs is left in ns: at most timeout, and at
+// most stall (when not 0) without any object going away.
+func (b *bench) waitGone(ctx context.Context, ns string, objs []*unstructured.Unstructured, timeout, stall time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	left, progress := -1, time.Now()
 	for {
@@ -435,16 +446,21 @@ func hostPort(base string) (string, int) {
 	return u.Hostname(), port
 }
 
-// dropFinalizers removes the finalizers of what is left of objs (each with
-// its namespace set to ns), by name rather than from a list of the
-// apiserver's cache, which may not show the last changes yet, and deletes
-// them, waiting at most wait until they are gone.
+// dropFinalizers deletes what is left of objs (each with its namespace set
+// to ns) and removes their finalizers, by name rather than from a list of
+// the apiserver's cache, which may not show the last changes yet, waiting
+// at most wait until they are gone. The deletion comes first: a controller
+// still running adds its finalizer again to an object that is not being
+// deleted, while the apiserver refuses a new finalizer on one that is.
 func (b *bench) dropFinalizers(ctx context.Context, ns string, objs []*unstructured.Unstructured, wait time.Duration) error {
+	if err := b.deleteEach(ctx, objs); err != nil {
+		return err
+	}
 	drop := client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))
 	if err := parallel(objs, func(o *unstructured.Unstructured) error {
 		return client.IgnoreNotFound(b.kube.Patch(ctx, o.DeepCopy(), drop))
 	}); err != nil {
 		return err
 	}
-	return b.deleteAll(ctx, ns, objs, wait, 0)
+	return b.waitGone(ctx, ns, objs, wait, 0)
 }
