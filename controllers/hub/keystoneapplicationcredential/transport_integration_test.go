@@ -121,7 +121,9 @@ func stageLatchedTransportError(t *testing.T, w *world, ac *c5c3v1alpha1.Keyston
 		return nil
 	})
 
-	allow := `has(object.status) && has(object.status.conditions) && object.status.conditions.exists(c, c.type == "Progressing" && c.message.contains("connection refused"))`
+	// latchedMessage holds double quotes and no single quote or backslash:
+	// a single-quoted CEL string carries it as it is.
+	allow := `has(object.status) && has(object.status.conditions) && object.status.conditions.exists(c, c.type == "Progressing" && c.message == '` + latchedMessage + `')`
 	if clearable {
 		allow += ` || !has(object.status) || !has(object.status.conditions) || !object.status.conditions.exists(c, c.type == "Progressing")`
 	}
