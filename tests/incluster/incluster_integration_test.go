@@ -365,13 +365,23 @@ func TestInCluster_HelmInstallSuitesSamplesUpgradeUninstall(t *testing.T) {
 		"--kubeconfig", st.Kube.Kubeconfig, "--reuse-values", "--set", "logLevel=debug")
 	waitRolledOut(ctx, t, cs, deployments, "the three Deployments rolled out with logLevel=debug")
 	t.Logf("helm upgrade -> the three Deployments rolled out in %s", time.Since(upgraded).Round(100*time.Millisecond))
-	pods, err = cs.CoreV1().Pods(releaseNS).List(ctx, metav1.ListOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	// A rolled-out Deployment no longer counts its old pods, but they are
+	// still listed while they terminate (terminationGracePeriodSeconds 15):
+	// every one of them must be gone before the new ones are checked.
+	testenv.Eventually(t, 2*time.Minute, "the pods from before the upgrade gone", func() error {
+		if pods, err = cs.CoreV1().Pods(releaseNS).List(ctx, metav1.ListOptions{}); err != nil {
+			return err
+		}
+		for _, pod := range pods.Items {
+			if before[pod.UID] {
+				return fmt.Errorf("pod %s from before the upgrade: deletionTimestamp %v", pod.Name, pod.DeletionTimestamp)
+			}
+		}
+		return nil
+	})
 	for _, pod := range pods.Items {
-		if before[pod.UID] {
-			t.Fatalf("pod %s survived the upgrade", pod.Name)
+		if pod.DeletionTimestamp != nil {
+			t.Fatalf("pod %s, started by the upgrade, is being deleted", pod.Name)
 		}
 		if args := strings.Join(pod.Spec.Containers[0].Args, " "); !strings.Contains(args, "--zap-log-level=debug") {
 			t.Fatalf("pod %s after the upgrade: args %s", pod.Name, args)
