@@ -7,9 +7,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -35,9 +38,9 @@ type Options struct{}
 // K-ORC Projects and Domains (mapped to their order by the ownership
 // labels) and the ControlPlanes (mapped to the orders referencing them); on
 // every cluster the KeystoneApplicationCredentials, which wake the project
-// they reference (a held deletion is released when the last one goes), and
-// the KeystoneUsers, which wake the project their spec.defaultProjectRef
-// names (likewise).
+// they reference while it is being deleted (a held deletion is released
+// when the last one goes), and the KeystoneUsers, which wake the project
+// their spec.defaultProjectRef names (likewise; deletingProjectOf).
 // The manager's scheme must hold client-go's, c5c3.io's and K-ORC's types.
 func SetupWithManager(hub *clusters.Hub, _ Options) error {
 	local := hub.Manager.GetLocalManager()
@@ -55,13 +58,38 @@ func SetupWithManager(hub *clusters.Hub, _ Options) error {
 			func(o client.Object) c5c3v1alpha1.ControlPlaneRefSpec {
 				return o.(*c5c3v1alpha1.KeystoneProject).Spec.ControlPlaneRef
 			}), localOnly...).
-		Watches(&c5c3v1alpha1.KeystoneApplicationCredential{},
-			mchandler.TypedEnqueueRequestsFromMapFunc[client.Object, mcreconcile.Request](projectOfCredential),
-			mcbuilder.WithEngageWithLocalCluster(true)).
-		Watches(&c5c3v1alpha1.KeystoneUser{},
-			mchandler.TypedEnqueueRequestsFromMapFunc[client.Object, mcreconcile.Request](projectOfUser),
-			mcbuilder.WithEngageWithLocalCluster(true)).
+		Watches(&c5c3v1alpha1.KeystoneApplicationCredential{}, deletingProjectOf(projectOfCredential),
+			mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithPredicates(orders.HoldChanged)).
+		Watches(&c5c3v1alpha1.KeystoneUser{}, deletingProjectOf(projectOfUser),
+			mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithPredicates(orders.HoldChanged)).
 		Complete(r)
+}
+
+// deletingProjectOf wakes the KeystoneProject that ref names for an
+// event of a referencing order, but only while that project is being
+// deleted (or is not in the cache): only teardown reads the references,
+// and waking a live project for every status write of its credentials and
+// users cost one no-op K-ORC Project apply each (docs/performance.md, "Hub:
+// 500 application credentials"). No release is lost: when the reference's
+// event comes before the cache holds the project's deletion, the project's
+// own deletion event comes after, and its pass then reads references
+// already gone from the cache.
+func deletingProjectOf(ref func(context.Context, client.Object) []mcreconcile.Request) mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
+	return func(name multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
+		return mchandler.TypedEnqueueRequestsFromMapFunc[client.Object, mcreconcile.Request](
+			func(ctx context.Context, o client.Object) []mcreconcile.Request {
+				reqs := ref(ctx, o)
+				out := reqs[:0]
+				for _, req := range reqs {
+					var kp c5c3v1alpha1.KeystoneProject
+					if err := cl.GetClient().Get(ctx, req.NamespacedName, &kp); err == nil && kp.DeletionTimestamp.IsZero() {
+						continue
+					}
+					out = append(out, req)
+				}
+				return out
+			})(name, cl)
+	}
 }
 
 // projectOfCredential maps a KeystoneApplicationCredential to the

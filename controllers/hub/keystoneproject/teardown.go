@@ -46,7 +46,8 @@ func (r *Reconciler) teardown(ctx context.Context, oc client.Client, kp *c5c3v1a
 		return reconcile.Result{}, err
 	}
 	if held.Holding() {
-		// KeystoneApplicationCredential events bring the order back.
+		// KeystoneApplicationCredential events bring the order back
+		// (deletingProjectOf).
 		err := r.writeStatus(ctx, oc, kp, Conditions(HeldCondition(held, kp.Name, kp.Generation), kp.Generation), kp.Status)
 		return reconcile.Result{RequeueAfter: RequeueAfter(false, ord.OnTargetCluster())}, err
 	}
@@ -55,7 +56,7 @@ func (r *Reconciler) teardown(ctx context.Context, oc client.Client, kp *c5c3v1a
 		return reconcile.Result{}, fmt.Errorf("list KeystoneUsers in %s: %w", kp.Namespace, err)
 	}
 	if byUsers := UsersReferencing(kp.Name, users.Items); len(byUsers) > 0 && cp != nil {
-		// KeystoneUser events bring the order back (usersOfProject).
+		// KeystoneUser events bring the order back (deletingProjectOf).
 		err := r.writeStatus(ctx, oc, kp, Conditions(HeldByUsersCondition(byUsers, kp.Name, kp.Generation), kp.Generation), kp.Status)
 		return reconcile.Result{RequeueAfter: RequeueAfter(false, ord.OnTargetCluster())}, err
 	}

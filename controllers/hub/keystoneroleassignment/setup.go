@@ -45,8 +45,9 @@ type Options struct {
 // and the ControlPlanes (mapped to the orders referencing them); on every
 // cluster the KeystoneUsers and KeystoneProjects (waking the assignments
 // that reference them) and the KeystoneApplicationCredentials (waking the
-// assignments of their user and project: a held deletion is released when
-// the last one goes). The manager's scheme must hold client-go's, c5c3.io's
+// assignments of their user and project on their creation, deletion and
+// spec changes, orders.HoldChanged: a held deletion is released when the
+// last one goes). The manager's scheme must hold client-go's, c5c3.io's
 // and K-ORC's types.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Granter == nil {
@@ -79,7 +80,7 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 				return "", ""
 			}
 			return ac.Spec.UserRef.Name, ac.Spec.ProjectRef.Name
-		}), everywhere).
+		}), everywhere, mcbuilder.WithPredicates(orders.HoldChanged)).
 		Complete(r)
 }
 

@@ -56,7 +56,8 @@ type Options struct {
 // management cluster their children (K-ORC Users and Domains, Secrets,
 // PushSecrets, by ownership labels) and the ControlPlanes they reference;
 // on every cluster the KeystoneApplicationCredentials referencing a user
-// (deletion holds) and the KeystoneProjects a user names as its default
+// (deletion holds: their creation, deletion and spec changes,
+// orders.HoldChanged) and the KeystoneProjects a user names as its default
 // project.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Verifier == nil {
@@ -90,7 +91,7 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		Watches(&c5c3v1alpha1.ControlPlane{}, planes, localOnly...).
 		Watches(&c5c3v1alpha1.KeystoneApplicationCredential{},
 			mchandler.TypedEnqueueRequestsFromMapFunc[client.Object, mcreconcile.Request](userOfCredential),
-			mcbuilder.WithEngageWithLocalCluster(true)).
+			mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithPredicates(orders.HoldChanged)).
 		Watches(&c5c3v1alpha1.KeystoneProject{}, usersOfProject, mcbuilder.WithEngageWithLocalCluster(true)).
 		Complete(r)
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
@@ -64,4 +66,20 @@ func HeldBy(ctx context.Context, c client.Reader, namespace string, refs Credent
 	}
 	sort.Strings(h)
 	return h, nil
+}
+
+// HoldChanged passes the events of a credential order that can change what
+// it holds (HeldBy, and a user's scheduled rotation, which waits for the
+// credential orders being deleted): its creation, its disappearance, and
+// an update that starts its deletion or changes its spec. A status write
+// alone passes nothing; waking every referenced order for each one cost a
+// pass apiece (docs/performance.md, "Hub: 500 application credentials").
+var HoldChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	return holdChanged(e.ObjectOld, e.ObjectNew)
+}}
+
+// holdChanged is HoldChanged's update decision.
+func holdChanged(old, cur client.Object) bool {
+	return old == nil || cur == nil || old.GetGeneration() != cur.GetGeneration() ||
+		old.GetDeletionTimestamp().IsZero() != cur.GetDeletionTimestamp().IsZero()
 }

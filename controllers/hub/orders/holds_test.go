@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
@@ -57,5 +58,31 @@ func TestHeldBy(t *testing.T) {
 		if !strings.Contains(msg, want) {
 			t.Errorf("message %q does not name %q", msg, want)
 		}
+	}
+}
+
+// A credential order's status write wakes nothing; its deletion start and a
+// spec change do.
+func TestHoldChanged(t *testing.T) {
+	t.Parallel()
+	base := &c5c3v1alpha1.KeystoneApplicationCredential{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "cred", Generation: 1}}
+	status := base.DeepCopy()
+	status.Status.Conditions = []metav1.Condition{{Type: "Ready", Status: metav1.ConditionTrue}}
+	deleting := base.DeepCopy()
+	now := metav1.Now()
+	deleting.DeletionTimestamp = &now
+	spec := base.DeepCopy()
+	spec.Generation = 2
+	for _, tc := range []struct {
+		name string
+		cur  *c5c3v1alpha1.KeystoneApplicationCredential
+		want bool
+	}{{"status only", status, false}, {"deletion starts", deleting, true}, {"spec changed", spec, true}} {
+		if got := HoldChanged.Update(event.UpdateEvent{ObjectOld: base, ObjectNew: tc.cur}); got != tc.want {
+			t.Errorf("%s: HoldChanged = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if !HoldChanged.Create(event.CreateEvent{Object: base}) || !HoldChanged.Delete(event.DeleteEvent{Object: base}) {
+		t.Error("a credential order's creation and disappearance must pass")
 	}
 }
