@@ -316,38 +316,6 @@ func (b *bench) list(ctx context.Context, ns string, objs []*unstructured.Unstru
 	return all, nil
 }
 
-// waitReady polls until every object of objs exists in ns and is ready.
-func (b *bench) waitReady(ctx context.Context, ns string, objs []*unstructured.Unstructured, ready func(*unstructured.Unstructured) bool) error {
-	names := map[string]bool{}
-	for _, o := range objs {
-		names[o.GetKind()+"/"+o.GetName()] = true
-	}
-	deadline := time.Now().Add(b.timeout)
-	for {
-		items, err := b.list(ctx, ns, objs)
-		if err != nil {
-			return err
-		}
-		good := 0
-		for i := range items {
-			if names[items[i].GetKind()+"/"+items[i].GetName()] && ready(&items[i]) {
-				good++
-			}
-		}
-		if good == len(objs) {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%d of %d objects ready in %s after %v", good, len(objs), ns, b.timeout)
-		}
-		select {
-		case <-time.After(pollInterval(len(objs))):
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
 // deleteAll deletes objs and polls until none is left in ns: at most
 // timeout, and at most stall (when not 0) without any object going away.
 func (b *bench) deleteAll(ctx context.Context, ns string, objs []*unstructured.Unstructured, timeout, stall time.Duration) error {
