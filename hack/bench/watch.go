@@ -91,8 +91,12 @@ func (b *bench) waitReady(ctx context.Context, ns string, objs []*unstructured.U
 		return err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
 	factory := dynamicinformer.NewFilteredDynamicSharedInformerFactory(dc, 0, ns, nil)
+	// Shutdown waits for the informers, which stop on ctx: cancel first.
+	defer func() {
+		cancel()
+		factory.Shutdown()
+	}()
 	s := newReadyState(objs)
 	handler := cache.ResourceEventHandlerFuncs{
 		AddFunc:    func(o any) { s.onEvent(o, ready, false) },
@@ -109,7 +113,6 @@ func (b *bench) waitReady(ctx context.Context, ns string, objs []*unstructured.U
 		}
 	}
 	factory.Start(ctx.Done())
-	defer factory.Shutdown()
 
 	deadline := time.NewTimer(b.timeout)
 	defer deadline.Stop()
