@@ -54,17 +54,29 @@ func (s *readyState) set(u *unstructured.Unstructured, ready func(*unstructured.
 	}
 }
 
-// count is how many objects of the set are ready, and "Kind ready/total"
-// per kind, kinds sorted.
-func (s *readyState) count() (int, string) {
+// count is how many objects of the set are ready.
+func (s *readyState) count() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	good, byKind, total := 0, map[string]int{}, map[string]int{}
+	good := 0
+	for key := range s.want {
+		if s.ready[key] {
+			good++
+		}
+	}
+	return good
+}
+
+// describe is "Kind ready/total" per kind, kinds sorted: for the progress
+// log and the timeout error only, not for every wake-up.
+func (s *readyState) describe() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	byKind, total := map[string]int{}, map[string]int{}
 	for key := range s.want {
 		kind, _, _ := strings.Cut(key, "/")
 		total[kind]++
 		if s.ready[key] {
-			good++
 			byKind[kind]++
 		}
 	}
@@ -77,7 +89,7 @@ func (s *readyState) count() (int, string) {
 	for _, k := range kinds {
 		parts = append(parts, fmt.Sprintf("%s %d/%d", k, byKind[k], total[k]))
 	}
-	return good, strings.Join(parts, ", ")
+	return strings.Join(parts, ", ")
 }
 
 // waitReady waits until every object of objs exists in ns and is ready, at
@@ -119,16 +131,16 @@ func (b *bench) waitReady(ctx context.Context, ns string, objs []*unstructured.U
 	progress := time.NewTicker(progressEvery)
 	defer progress.Stop()
 	for {
-		good, byKind := s.count()
+		good := s.count()
 		if good == len(objs) {
 			return nil
 		}
 		select {
 		case <-s.wakeup:
 		case <-progress.C:
-			b.logf("%s: ready %s", ns, byKind)
+			b.logf("%s: ready %s", ns, s.describe())
 		case <-deadline.C:
-			return fmt.Errorf("%d of %d objects ready in %s after %v (%s)", good, len(objs), ns, b.timeout, byKind)
+			return fmt.Errorf("%d of %d objects ready in %s after %v (%s)", good, len(objs), ns, b.timeout, s.describe())
 		case <-ctx.Done():
 			return ctx.Err()
 		}

@@ -26,7 +26,7 @@ func TestReadyStateCountsTheSetOnly(t *testing.T) {
 	s.onEvent(readyObj("Queue", "q-1", "True"), ready, false)
 	s.onEvent(readyObj("Queue", "other", "True"), ready, false)
 	s.onEvent(readyObj("Binding", "b-1", "False"), ready, false)
-	if good, byKind := s.count(); good != 1 || byKind != "Binding 0/1, Queue 1/2" {
+	if good, byKind := s.count(), s.describe(); good != 1 || byKind != "Binding 0/1, Queue 1/2" {
 		t.Fatalf("count = %d %q, want 1 \"Binding 0/1, Queue 1/2\"", good, byKind)
 	}
 	select {
@@ -37,11 +37,11 @@ func TestReadyStateCountsTheSetOnly(t *testing.T) {
 
 	s.onEvent(readyObj("Queue", "q-2", "True"), ready, false)
 	s.onEvent(readyObj("Binding", "b-1", "True"), ready, false)
-	if good, _ := s.count(); good != 3 {
+	if good := s.count(); good != 3 {
 		t.Fatalf("count = %d, want 3", good)
 	}
 	s.onEvent(cache.DeletedFinalStateUnknown{Key: "ns/q-1", Obj: readyObj("Queue", "q-1", "True")}, ready, true)
-	if good, byKind := s.count(); good != 2 || byKind != "Binding 1/1, Queue 1/2" {
+	if good, byKind := s.count(), s.describe(); good != 2 || byKind != "Binding 1/1, Queue 1/2" {
 		t.Fatalf("after a deletion count = %d %q, want 2 \"Binding 1/1, Queue 1/2\"", good, byKind)
 	}
 }

@@ -68,10 +68,12 @@ func HeldBy(ctx context.Context, c client.Reader, namespace string, refs Credent
 	return h, nil
 }
 
-// HoldChanged passes the events of a credential order that can change what
-// it holds (HeldBy, and a user's scheduled rotation, which waits for the
-// credential orders being deleted): its creation, its disappearance, and
-// an update that starts its deletion or changes its spec. A status write
+// HoldChanged passes the events of an order that can change what it holds
+// (a credential order: HeldBy, and a user's scheduled rotation, which
+// waits for the credential orders being deleted; a KeystoneUser: the
+// project its spec.defaultProjectRef names): its creation, its
+// disappearance, and an update that starts its deletion or changes its
+// spec. A status write
 // alone passes nothing; waking every referenced order for each one cost a
 // pass apiece (docs/performance.md, "Hub: 500 application credentials").
 var HoldChanged = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
