@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"go.uber.org/zap/zapcore"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -112,12 +114,28 @@ func (m *managerFlags) newManager(name string, scheme *runtime.Scheme, customize
 // most of an object's size once three field managers wrote it (the user's
 // apply, the controller's finalizer and status patches). For the identity
 // and topology controllers, which read no managed fields: they write with
-// merge patches computed between two cached copies. Not for the hub, whose
-// Secret delivery checks which field manager applied a Secret
-// (delivery/apply).
+// merge patches computed between two cached copies.
 func withoutManagedFields(o *ctrl.Options) {
 	o.Cache.DefaultTransform = cache.TransformStripManagedFields()
 }
+
+// withManagedFieldsOfSecretsOnly strips metadata.managedFields from every
+// cached type of the hub but Secrets: Secret delivery checks which field
+// manager applied a Secret (delivery/apply.Owned); nothing else of the hub
+// reads managed fields. An update sent from a stripped copy carries no
+// managedFields, which the API server reads as "keep them"
+// (https://kubernetes.io/docs/reference/using-api/server-side-apply/#clearing-managedfields).
+func withManagedFieldsOfSecretsOnly(o *ctrl.Options) {
+	withoutManagedFields(o)
+	if o.Cache.ByObject == nil {
+		o.Cache.ByObject = map[client.Object]cache.ByObject{}
+	}
+	o.Cache.ByObject[&corev1.Secret{}] = cache.ByObject{Transform: keepObject}
+}
+
+// keepObject is the identity cache transform: a ByObject entry with a nil
+// Transform would take the DefaultTransform.
+func keepObject(obj any) (any, error) { return obj, nil }
 
 // metricsOptions serves metrics over HTTPS behind controller-runtime's
 // authentication and authorization filter when --metrics-secure is set.

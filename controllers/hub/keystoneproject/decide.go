@@ -279,10 +279,12 @@ func StatusOf(prev c5c3v1alpha1.KeystoneProjectStatus, o Observation, effectiveN
 }
 
 // RequeueAfter is the delay before the next unprompted pass: ReadyResync
-// for a Ready order, NotReadyRequeue otherwise, at most orders.RequeueTarget
-// for an order on a target cluster (orders.RequeueAfter).
-func RequeueAfter(ready, onTarget bool) time.Duration {
-	return orders.RequeueAfter(ready, onTarget, ReadyResync, NotReadyRequeue)
+// for a Ready order; for one not Ready for notReadyFor (orders.NotReadyFor)
+// NotReadyRequeue, backing off to orders.NotReadyCap
+// (orders.NotReadyBackoff); at most orders.RequeueTarget for an order on a
+// target cluster (orders.RequeueAfter).
+func RequeueAfter(ready, onTarget bool, notReadyFor time.Duration) time.Duration {
+	return orders.RequeueAfter(ready, onTarget, ReadyResync, orders.NotReadyBackoff(NotReadyRequeue, notReadyFor))
 }
 
 // description is the K-ORC description of spec.description: nil for an

@@ -191,16 +191,20 @@ func TestRequeueAfter(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		ready, target bool
+		notReadyFor   time.Duration
 		want          time.Duration
 	}{
-		{false, false, NotReadyRequeue},
-		{true, false, ReadyResync},
-		{false, true, NotReadyRequeue},
-		{true, true, orders.RequeueTarget},
+		{false, false, 0, NotReadyRequeue},
+		{false, false, 4 * time.Minute, orders.NotReadyCap},
+		{false, false, time.Hour, orders.NotReadyCap},
+		{true, false, 0, ReadyResync},
+		{false, true, 0, NotReadyRequeue},
+		{false, true, time.Hour, orders.NotReadyCap},
+		{true, true, 0, orders.RequeueTarget},
 	}
 	for _, tc := range tests {
-		if got := RequeueAfter(tc.ready, tc.target); got != tc.want || (tc.target && got > orders.RequeueTarget) {
-			t.Errorf("RequeueAfter(%t, %t) = %s, want %s", tc.ready, tc.target, got, tc.want)
+		if got := RequeueAfter(tc.ready, tc.target, tc.notReadyFor); got != tc.want || (tc.target && got > orders.RequeueTarget) {
+			t.Errorf("RequeueAfter(%t, %t, %s) = %s, want %s", tc.ready, tc.target, tc.notReadyFor, got, tc.want)
 		}
 	}
 }

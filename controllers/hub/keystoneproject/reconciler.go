@@ -103,4 +103,10 @@ func (a *actuator) Status() orders.StatusUpdate[orderStatus] {
 		Conditions: Conditions(cond, kp.Generation), Now: a.r.now()}
 }
 
-func (a *actuator) Requeue() time.Duration { return RequeueAfter(a.ready, a.p.Order.OnTargetCluster()) }
+// Requeue is RequeueAfter, backing off from the time the order has not been
+// Ready (its conditions as this pass wrote them).
+func (a *actuator) Requeue() time.Duration {
+	kp := a.p.Obj
+	return RequeueAfter(a.ready, a.p.Order.OnTargetCluster(),
+		orders.NotReadyFor(kp.Status.Conditions, kp.CreationTimestamp.Time, a.r.now().Time))
+}

@@ -49,7 +49,7 @@ func (r *Reconciler) teardown(ctx context.Context, oc client.Client, kp *c5c3v1a
 		// KeystoneApplicationCredential events bring the order back
 		// (deletingProjectOf).
 		err := r.writeStatus(ctx, oc, kp, Conditions(HeldCondition(held, kp.Name, kp.Generation), kp.Generation), kp.Status)
-		return reconcile.Result{RequeueAfter: RequeueAfter(false, ord.OnTargetCluster())}, err
+		return reconcile.Result{RequeueAfter: RequeueAfter(false, ord.OnTargetCluster(), 0)}, err
 	}
 	var users c5c3v1alpha1.KeystoneUserList
 	if err := oc.List(ctx, &users, client.InNamespace(kp.Namespace)); err != nil {
@@ -58,7 +58,7 @@ func (r *Reconciler) teardown(ctx context.Context, oc client.Client, kp *c5c3v1a
 	if byUsers := UsersReferencing(kp.Name, users.Items); len(byUsers) > 0 && cp != nil {
 		// KeystoneUser events bring the order back (deletingProjectOf).
 		err := r.writeStatus(ctx, oc, kp, Conditions(HeldByUsersCondition(byUsers, kp.Name, kp.Generation), kp.Generation), kp.Status)
-		return reconcile.Result{RequeueAfter: RequeueAfter(false, ord.OnTargetCluster())}, err
+		return reconcile.Result{RequeueAfter: RequeueAfter(false, ord.OnTargetCluster(), 0)}, err
 	}
 	planeNS, _ := orders.PlaneKey(kp.Spec.ControlPlaneRef, kp.Namespace)
 	left, sweepErr := r.sweep(ctx, planeNS, ord)

@@ -174,10 +174,12 @@ func StatusOf(prev c5c3v1alpha1.KeystoneRoleAssignmentStatus, o Observation, use
 }
 
 // RequeueAfter is the delay before the next unprompted pass: ReadyResync
-// for a Ready order, NotReadyRequeue otherwise, at most orders.RequeueTarget
-// for an order on a target cluster (orders.RequeueAfter).
-func RequeueAfter(ready, onTarget bool) time.Duration {
-	return orders.RequeueAfter(ready, onTarget, ReadyResync, NotReadyRequeue)
+// for a Ready order; for one not Ready for notReadyFor (orders.NotReadyFor)
+// NotReadyRequeue, backing off to orders.NotReadyCap
+// (orders.NotReadyBackoff); at most orders.RequeueTarget for an order on a
+// target cluster (orders.RequeueAfter).
+func RequeueAfter(ready, onTarget bool, notReadyFor time.Duration) time.Duration {
+	return orders.RequeueAfter(ready, onTarget, ReadyResync, orders.NotReadyBackoff(NotReadyRequeue, notReadyFor))
 }
 
 // SharedBy names the other live KeystoneRoleAssignments among others (the

@@ -261,15 +261,18 @@ func TestRequeueAfter(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		ready, target bool
+		notReadyFor   time.Duration
 		want          time.Duration
 	}{
-		{false, false, NotReadyRequeue},
-		{true, false, ReadyResync},
-		{true, true, orders.RequeueTarget},
+		{false, false, 0, NotReadyRequeue},
+		{false, false, time.Minute, 30 * time.Second},
+		{false, false, time.Hour, orders.NotReadyCap},
+		{true, false, time.Hour, ReadyResync},
+		{true, true, 0, orders.RequeueTarget},
 	}
 	for _, tc := range tests {
-		if got := RequeueAfter(tc.ready, tc.target); got != tc.want {
-			t.Errorf("RequeueAfter(%t, %t) = %s, want %s", tc.ready, tc.target, got, tc.want)
+		if got := RequeueAfter(tc.ready, tc.target, tc.notReadyFor); got != tc.want {
+			t.Errorf("RequeueAfter(%t, %t, %s) = %s, want %s", tc.ready, tc.target, tc.notReadyFor, got, tc.want)
 		}
 	}
 }

@@ -51,7 +51,7 @@ func (r *Reconciler) teardown(ctx context.Context, oc client.Client, ra *c5c3v1a
 	if held.Holding() {
 		// KeystoneApplicationCredential events bring the order back.
 		err := r.writeStatus(ctx, oc, ra, Conditions(HeldCondition(held, ra.Name, ra.Generation), ra.Generation), ra.Status)
-		return reconcile.Result{RequeueAfter: RequeueAfter(false, ord.OnTargetCluster())}, err
+		return reconcile.Result{RequeueAfter: RequeueAfter(false, ord.OnTargetCluster(), 0)}, err
 	}
 	if cp != nil {
 		if err := r.revoke(ctx, oc, ra, cp, ord); err != nil {

@@ -252,15 +252,17 @@ func BackupPath(planeNamespace, childPrefix string) (string, error) {
 	return openbao.UserPasswordPath(planeNamespace, childPrefix)
 }
 
-// Requeue is when a pass asks to run again: NotReadyRequeue while not
-// ready (the caller also passes ready=false while a due scheduled rotation
-// is held, so an overdue nextPasswordRotation does not spin); else ReadyResync or earlier at next (status.nextPasswordRotation),
+// Requeue is when a pass asks to run again: while not ready
+// NotReadyRequeue, backing off to orders.NotReadyCap as notReadyFor grows
+// (orders.NotReadyBackoff; the caller also passes ready=false while a due
+// scheduled rotation is held, so an overdue nextPasswordRotation does not
+// spin); else ReadyResync or earlier at next (status.nextPasswordRotation),
 // never less than a second; an order on a target cluster at most
 // orders.RequeueTarget.
-func Requeue(ready bool, next *metav1.Time, now time.Time, target bool) time.Duration {
+func Requeue(ready bool, next *metav1.Time, now time.Time, target bool, notReadyFor time.Duration) time.Duration {
 	d := ReadyResync
 	if !ready {
-		d = NotReadyRequeue
+		d = orders.NotReadyBackoff(NotReadyRequeue, notReadyFor)
 	} else if next != nil {
 		d = min(d, max(next.Sub(now), time.Second))
 	}

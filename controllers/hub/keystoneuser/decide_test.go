@@ -286,24 +286,27 @@ func TestRequeue(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	at := func(d time.Duration) *metav1.Time { t := metav1.NewTime(now.Add(d)); return &t }
 	tests := []struct {
-		name   string
-		ready  bool
-		next   *metav1.Time
-		target bool
-		want   time.Duration
+		name        string
+		ready       bool
+		next        *metav1.Time
+		target      bool
+		notReadyFor time.Duration
+		want        time.Duration
 	}{
-		{"not ready", false, nil, false, NotReadyRequeue},
-		{"not ready ignores the schedule", false, at(time.Hour), false, NotReadyRequeue},
-		{"ready", true, nil, false, ReadyResync},
-		{"ready, rotation due soon", true, at(time.Minute), false, time.Minute},
-		{"ready, rotation overdue", true, at(-time.Minute), false, time.Second},
-		{"ready, rotation far away", true, at(48 * time.Hour), false, ReadyResync},
-		{"target cluster", true, nil, true, orders.RequeueTarget},
+		{"not ready", false, nil, false, 0, NotReadyRequeue},
+		{"not ready for a while backs off", false, nil, false, time.Minute, 30 * time.Second},
+		{"not ready for long waits the cap", false, nil, false, time.Hour, orders.NotReadyCap},
+		{"not ready ignores the schedule", false, at(time.Hour), false, 0, NotReadyRequeue},
+		{"ready", true, nil, false, time.Hour, ReadyResync},
+		{"ready, rotation due soon", true, at(time.Minute), false, 0, time.Minute},
+		{"ready, rotation overdue", true, at(-time.Minute), false, 0, time.Second},
+		{"ready, rotation far away", true, at(48 * time.Hour), false, 0, ReadyResync},
+		{"target cluster", true, nil, true, 0, orders.RequeueTarget},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if got := Requeue(tc.ready, tc.next, now, tc.target); got != tc.want {
+			if got := Requeue(tc.ready, tc.next, now, tc.target, tc.notReadyFor); got != tc.want {
 				t.Errorf("Requeue = %s, want %s", got, tc.want)
 			}
 		})

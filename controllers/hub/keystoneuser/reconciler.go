@@ -139,7 +139,9 @@ func (a *actuator) Status() orders.StatusUpdate[orderStatus] {
 // Requeue is Requeue, and for a Ready order at most the verifyInterval
 // (the next Keystone check of the delivered password, VerifyDue).
 func (a *actuator) Requeue() time.Duration {
-	d := Requeue(a.ready && !a.heldSchedule, a.p.st.NextPasswordRotation, a.p.now, a.p.o.OnTargetCluster())
+	ku := a.p.ku
+	d := Requeue(a.ready && !a.heldSchedule, a.p.st.NextPasswordRotation, a.p.now, a.p.o.OnTargetCluster(),
+		orders.NotReadyFor(ku.Status.Conditions, ku.CreationTimestamp.Time, a.p.now))
 	if a.ready {
 		d = min(d, max(a.p.r.verifyInterval, time.Second))
 	}
