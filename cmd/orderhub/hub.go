@@ -181,7 +181,7 @@ func runHubContext(ctx context.Context, args []string) error {
 		}
 		certsReady = make(chan struct{})
 	}
-	mgr, err := mf.newManager("hub", scheme, withManagedFieldsOfSecretsOnly, func(o *ctrl.Options) {
+	mgr, err := mf.newManager("hub", scheme, trimHubCache, func(o *ctrl.Options) {
 		if hf.webhooks {
 			o.WebhookServer = webhook.NewServer(whOpts)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"go.uber.org/zap/zapcore"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -18,6 +19,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/c5c3/orderhub/delivery/eso"
 )
 
 // managerFlags are the flags every subcommand shares: where its metrics and
@@ -119,23 +122,43 @@ func withoutManagedFields(o *ctrl.Options) {
 	o.Cache.DefaultTransform = cache.TransformStripManagedFields()
 }
 
-// withManagedFieldsOfSecretsOnly strips metadata.managedFields from every
-// cached type of the hub but Secrets: Secret delivery checks which field
-// manager applied a Secret (delivery/apply.Owned); nothing else of the hub
-// reads managed fields. An update sent from a stripped copy carries no
-// managedFields, which the API server reads as "keep them"
-// (https://kubernetes.io/docs/reference/using-api/server-side-apply/#clearing-managedfields).
-func withManagedFieldsOfSecretsOnly(o *ctrl.Options) {
+// trimHubCache keeps out of the hub's cache what the hub does not read:
+// metadata.managedFields of every type but Secrets; of a Secret's entries
+// the fields each manager owns (managersOnly), since Secret delivery reads
+// only which field manager applied a Secret (delivery/apply.Owned); and of a
+// PushSecret's record of its pushes everything but its keys
+// (eso.CompactPushSecret). The hub sends no update from a cached copy (it
+// writes with server-side apply and with merge patches computed between two
+// copies), so a trimmed object never reaches the API server.
+func trimHubCache(o *ctrl.Options) {
 	withoutManagedFields(o)
 	if o.Cache.ByObject == nil {
 		o.Cache.ByObject = map[client.Object]cache.ByObject{}
 	}
-	o.Cache.ByObject[&corev1.Secret{}] = cache.ByObject{Transform: keepObject}
+	o.Cache.ByObject[&corev1.Secret{}] = cache.ByObject{Transform: managersOnly}
+	strip := cache.TransformStripManagedFields()
+	o.Cache.ByObject[eso.New(eso.PushSecretGVK)] = cache.ByObject{Transform: func(obj any) (any, error) {
+		obj, err := strip(obj)
+		if err != nil {
+			return nil, err
+		}
+		return eso.CompactPushSecret(obj)
+	}}
 }
 
-// keepObject is the identity cache transform: a ByObject entry with a nil
-// Transform would take the DefaultTransform.
-func keepObject(obj any) (any, error) { return obj, nil }
+// managersOnly drops the set of fields each managedFields entry owns
+// (fieldsV1), keeping its manager, operation, API version, subresource and
+// time. The fields sets were a fifth of the hub's live heap at 500
+// application credentials (docs/performance.md, "Hub").
+func managersOnly(obj any) (any, error) {
+	if o, ok := obj.(metav1.Object); ok {
+		mf := o.GetManagedFields()
+		for i := range mf {
+			mf[i].FieldsV1 = nil
+		}
+	}
+	return obj, nil
+}
 
 // metricsOptions serves metrics over HTTPS behind controller-runtime's
 // authentication and authorization filter when --metrics-secure is set.

@@ -5,24 +5,31 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/delivery/apply"
+	"github.com/c5c3/orderhub/delivery/eso"
 )
 
 // The hub's cache drops managed fields from every type but Secrets, whose
-// field managers delivery reads.
-func TestHubCacheKeepsManagedFieldsOfSecretsOnly(t *testing.T) {
+// field managers delivery reads; of those it keeps the managers and drops
+// the fields they own.
+func TestHubCacheKeepsWhatTheHubReads(t *testing.T) {
 	var o ctrl.Options
 	o.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{"tenant": {}}}
-	withManagedFieldsOfSecretsOnly(&o)
+	trimHubCache(&o)
 	if _, ok := o.Cache.DefaultNamespaces["tenant"]; !ok {
 		t.Fatalf("the namespace restriction was lost: %v", o.Cache.DefaultNamespaces)
 	}
-	fields := []metav1.ManagedFieldsEntry{{Manager: "orderhub", Operation: metav1.ManagedFieldsOperationApply}}
+	fields := func() []metav1.ManagedFieldsEntry {
+		return []metav1.ManagedFieldsEntry{{Manager: "orderhub", Operation: metav1.ManagedFieldsOperationApply,
+			FieldsV1: &metav1.FieldsV1{Raw: []byte(`{"f:data":{"f:password":{}}}`)}}}
+	}
 
-	order := &c5c3v1alpha1.KeystoneProject{ObjectMeta: metav1.ObjectMeta{Name: "p", ManagedFields: fields}}
+	order := &c5c3v1alpha1.KeystoneProject{ObjectMeta: metav1.ObjectMeta{Name: "p", ManagedFields: fields()}}
 	got, err := o.Cache.DefaultTransform(order)
 	if err != nil {
 		t.Fatal(err)
@@ -40,12 +47,43 @@ func TestHubCacheKeepsManagedFieldsOfSecretsOnly(t *testing.T) {
 	if secretTransform == nil {
 		t.Fatal("Secrets have no transform of their own, so they take the stripping default")
 	}
-	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", ManagedFields: fields}}
+	sec := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "s", ManagedFields: fields()}}
 	got, err = secretTransform(sec)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mf := got.(*corev1.Secret).ManagedFields; len(mf) != 1 || mf[0].Manager != "orderhub" {
-		t.Errorf("a Secret lost its managed fields in the cache: %v", mf)
+	mf := got.(*corev1.Secret).ManagedFields
+	if len(mf) != 1 || mf[0].Manager != "orderhub" || mf[0].Operation != metav1.ManagedFieldsOperationApply {
+		t.Fatalf("a Secret lost who applied it in the cache: %v", mf)
+	}
+	if !apply.Owned(got.(*corev1.Secret), nil, "orderhub") {
+		t.Error("delivery no longer recognises the Secret it applied")
+	}
+	if mf[0].FieldsV1 != nil {
+		t.Errorf("a cached Secret keeps the fields its managers own: %s", mf[0].FieldsV1.Raw)
+	}
+
+	var pushTransform func(any) (any, error)
+	for obj, by := range o.Cache.ByObject {
+		if u, ok := obj.(*unstructured.Unstructured); ok && u.GroupVersionKind() == eso.PushSecretGVK {
+			pushTransform = by.Transform
+		}
+	}
+	if pushTransform == nil {
+		t.Fatal("PushSecrets have no transform of their own")
+	}
+	push := eso.New(eso.PushSecretGVK)
+	push.SetManagedFields(fields())
+	push.Object["status"] = map[string]any{"syncedPushSecrets": map[string]any{
+		"SecretStore/s": map[string]any{"a/b/password": map[string]any{"conversionStrategy": "None"}}}}
+	got, err = pushTransform(push)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mf := got.(*unstructured.Unstructured).GetManagedFields(); mf != nil {
+		t.Errorf("a PushSecret keeps its managed fields in the cache: %v", mf)
+	}
+	if !eso.IsPushed(got.(*unstructured.Unstructured), "", "s", "a/b", "password") {
+		t.Error("the cached PushSecret lost the record of its push")
 	}
 }

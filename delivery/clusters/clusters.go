@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
@@ -105,6 +106,40 @@ type Hub struct {
 	// Options are the effective options (defaults filled in); zero without
 	// target clusters.
 	Options Options
+
+	mu sync.Mutex
+	// indexed holds the field indexes IndexField added, by type and field.
+	indexed map[string]bool
+}
+
+// IndexField adds the field index field on obj's type, valued by extract,
+// on every cluster the hub serves orders on: the management cluster and
+// each target cluster the provider engages, now or later (the provider's
+// IndexField). mcmanager.Manager.GetFieldIndexer indexes only the
+// provider's clusters once a provider is set
+// (sigs.k8s.io/multicluster-runtime/pkg/manager). An index already added is
+// not added again, so every reconciler may ask for the indexes it reads.
+// Call it before the manager starts. Errors: a cache refusing the index.
+func (h *Hub) IndexField(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
+	key := fmt.Sprintf("%T/%s", obj, field)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.indexed[key] {
+		return nil
+	}
+	if err := h.Manager.GetLocalManager().GetFieldIndexer().IndexField(ctx, obj, field, extract); err != nil {
+		return fmt.Errorf("index %s on the management cluster: %w", key, err)
+	}
+	if h.Provider != nil {
+		if err := h.Provider.IndexField(ctx, obj, field, extract); err != nil {
+			return fmt.Errorf("index %s on the target clusters: %w", key, err)
+		}
+	}
+	if h.indexed == nil {
+		h.indexed = map[string]bool{}
+	}
+	h.indexed[key] = true
+	return nil
 }
 
 // New builds a controller-runtime manager on cfg with mgrOpts and wraps it as

@@ -84,9 +84,10 @@ func (p *pass) references(ctx context.Context) (refsRead, error) {
 		out.ProjectID = id
 	}
 	var assignments c5c3v1alpha1.KeystoneRoleAssignmentList
-	// A read-only scan (orders.HeldBy says why the cache's objects are not
-	// copied); nothing here writes to them.
-	if err := p.oc.List(ctx, &assignments, client.InNamespace(ac.Namespace), client.UnsafeDisableDeepCopy); err != nil {
+	// A read-only lookup of the assignments of the credential's user and
+	// project (orders.ReferenceIndexes); nothing here writes to them.
+	if err := p.oc.List(ctx, &assignments, client.InNamespace(ac.Namespace), client.UnsafeDisableDeepCopy,
+		orders.ReferenceFields(ac.Spec.UserRef.Name, ac.Spec.ProjectRef.Name)); err != nil {
 		return out, fmt.Errorf("list KeystoneRoleAssignments in %s: %w", ac.Namespace, err)
 	}
 	for i := range assignments.Items {

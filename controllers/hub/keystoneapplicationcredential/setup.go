@@ -63,6 +63,10 @@ type Options struct {
 // hold client-go's, c5c3.io's and K-ORC's types, and ESO's CRDs must be
 // installed.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
+	// The reference lookups read the cache through these indexes.
+	if err := orders.IndexReferences(context.Background(), hub); err != nil {
+		return err
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}

@@ -96,7 +96,8 @@ func TestSameProjectNameAcrossNamespaces(t *testing.T) {
 // the project in spec.defaultProjectRef holds the project order's deletion
 // with ProjectReady=False naming the user and the remedy (K-ORC keeps the
 // project for the user anyway); the project and its K-ORC child stay until
-// the user order goes. (No user reconciler runs here: the KeystoneUser is a
+// the user order goes, whose deletion event releases it (the suite's held
+// deletions look again only after an hour). (No user reconciler runs here: the KeystoneUser is a
 // bare object, which is all the hold reads.)
 func TestDeletionHeldByDefaultProjectUser(t *testing.T) {
 	ctx := context.Background()

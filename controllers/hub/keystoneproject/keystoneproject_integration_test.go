@@ -250,7 +250,8 @@ func TestAdminProjectRefused(t *testing.T) {
 // TestDeletionHeldByCredential: deleting a project a
 // KeystoneApplicationCredential references holds at
 // ReferencedByApplicationCredentials, keeping the Keystone project; the
-// hold is released when the credential order goes. (No credential
+// hold is released when the credential order goes, by its deletion event
+// (the suite's held deletions look again only after an hour). (No credential
 // reconciler runs here: the KeystoneApplicationCredential is a bare object
 // without a finalizer, which is all the hold reads.)
 func TestDeletionHeldByCredential(t *testing.T) {

@@ -29,6 +29,8 @@ type Reconciler struct {
 	// claims is the client of the name claims (orders.Acquire/Release):
 	// reads bypass the cache.
 	claims client.Client
+	// heldRequeue is Options.HeldRequeue.
+	heldRequeue time.Duration
 }
 
 type (

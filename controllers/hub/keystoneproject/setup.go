@@ -2,6 +2,7 @@ package keystoneproject
 
 import (
 	"context"
+	"time"
 
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -29,8 +30,15 @@ import (
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=projects;domains,verbs=get;list;watch;create;update;patch;delete
 
-// Options configure the reconciler; there are none yet (the zero value).
-type Options struct{}
+// Options configure the reconciler; the zero value is the default.
+type Options struct {
+	// HeldRequeue is how soon a deletion held by a credential order or a
+	// KeystoneUser looks again without an event; zero means
+	// NotReadyRequeue. The referencing orders' events release it
+	// (deletingProjectOf); the requeue is a safety net. An order on a
+	// target cluster waits at most orders.RequeueTarget.
+	HeldRequeue time.Duration
+}
 
 // SetupWithManager registers the KeystoneProject reconciler on the hub's
 // multicluster manager. It watches KeystoneProjects on the management
@@ -42,10 +50,17 @@ type Options struct{}
 // when the last one goes), and the KeystoneUsers, which wake the project
 // their spec.defaultProjectRef names (likewise; deletingProjectOf).
 // The manager's scheme must hold client-go's, c5c3.io's and K-ORC's types.
-func SetupWithManager(hub *clusters.Hub, _ Options) error {
+func SetupWithManager(hub *clusters.Hub, opts Options) error {
+	// The reference lookups read the cache through these indexes.
+	if err := orders.IndexReferences(context.Background(), hub); err != nil {
+		return err
+	}
+	if opts.HeldRequeue <= 0 {
+		opts.HeldRequeue = NotReadyRequeue
+	}
 	local := hub.Manager.GetLocalManager()
 	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName), now: metav1.Now,
-		claims: orders.ClaimClient{Client: local.GetClient(), Reader: local.GetAPIReader()}}
+		claims: orders.ClaimClient{Client: local.GetClient(), Reader: local.GetAPIReader()}, heldRequeue: opts.HeldRequeue}
 	kind := orders.KindKeystoneProject
 	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
 	return mcbuilder.ControllerManagedBy(hub.Manager).

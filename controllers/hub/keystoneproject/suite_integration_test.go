@@ -59,7 +59,10 @@ func setup(ctx context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := SetupWithManager(h, Options{}); err != nil {
+	// A held deletion looks again only after an hour here: the
+	// hold-release tests then pass only when the referencing order's event
+	// wakes the project (deletingProjectOf), within their timeout.
+	if err := SetupWithManager(h, Options{HeldRequeue: time.Hour}); err != nil {
 		return nil, err
 	}
 	return h.Manager, nil

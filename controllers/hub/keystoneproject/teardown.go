@@ -49,16 +49,17 @@ func (r *Reconciler) teardown(ctx context.Context, oc client.Client, kp *c5c3v1a
 		// KeystoneApplicationCredential events bring the order back
 		// (deletingProjectOf).
 		err := r.writeStatus(ctx, oc, kp, Conditions(HeldCondition(held, kp.Name, kp.Generation), kp.Generation), kp.Status)
-		return reconcile.Result{RequeueAfter: RequeueAfter(false, ord.OnTargetCluster(), 0)}, err
+		return reconcile.Result{RequeueAfter: orders.CapTarget(r.heldRequeue, ord.OnTargetCluster())}, err
 	}
 	var users c5c3v1alpha1.KeystoneUserList
-	if err := oc.List(ctx, &users, client.InNamespace(kp.Namespace)); err != nil {
+	if err := oc.List(ctx, &users, client.InNamespace(kp.Namespace),
+		client.MatchingFields{orders.IndexDefaultProjectRef: kp.Name}); err != nil {
 		return reconcile.Result{}, fmt.Errorf("list KeystoneUsers in %s: %w", kp.Namespace, err)
 	}
 	if byUsers := UsersReferencing(kp.Name, users.Items); len(byUsers) > 0 && cp != nil {
 		// KeystoneUser events bring the order back (deletingProjectOf).
 		err := r.writeStatus(ctx, oc, kp, Conditions(HeldByUsersCondition(byUsers, kp.Name, kp.Generation), kp.Generation), kp.Status)
-		return reconcile.Result{RequeueAfter: RequeueAfter(false, ord.OnTargetCluster(), 0)}, err
+		return reconcile.Result{RequeueAfter: orders.CapTarget(r.heldRequeue, ord.OnTargetCluster())}, err
 	}
 	planeNS, _ := orders.PlaneKey(kp.Spec.ControlPlaneRef, kp.Namespace)
 	left, sweepErr := r.sweep(ctx, planeNS, ord)

@@ -50,6 +50,10 @@ type Options struct {
 // last one goes). The manager's scheme must hold client-go's, c5c3.io's
 // and K-ORC's types.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
+	// The reference lookups read the cache through these indexes.
+	if err := orders.IndexReferences(context.Background(), hub); err != nil {
+		return err
+	}
 	if opts.Granter == nil {
 		opts.Granter = grants.Keystone{}
 	}
@@ -99,9 +103,10 @@ func assignmentsReferencing(refsOf func(client.Object) (user, project string)) m
 					return nil
 				}
 				var list c5c3v1alpha1.KeystoneRoleAssignmentList
-				// A read-only scan per reference event (orders.HeldBy says why
-				// the cache's objects are not copied).
-				if err := cl.GetClient().List(ctx, &list, client.InNamespace(obj.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
+				// A read-only lookup per reference event
+				// (orders.ReferenceIndexes); nothing here writes to them.
+				if err := cl.GetClient().List(ctx, &list, client.InNamespace(obj.GetNamespace()), client.UnsafeDisableDeepCopy,
+					orders.ReferenceFields(user, project)); err != nil {
 					logf.FromContext(ctx).V(1).Info("cannot list KeystoneRoleAssignments for a reference event", "cluster", name, "error", err.Error())
 					return nil
 				}

@@ -84,7 +84,8 @@ func (r *Reconciler) teardown(ctx context.Context, oc client.Client, ra *c5c3v1a
 func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alpha1.KeystoneRoleAssignment,
 	cp *c5c3v1alpha1.ControlPlane, ord orders.Order) error {
 	var list c5c3v1alpha1.KeystoneRoleAssignmentList
-	if err := oc.List(ctx, &list, client.InNamespace(ra.Namespace)); err != nil {
+	if err := oc.List(ctx, &list, client.InNamespace(ra.Namespace),
+		orders.ReferenceFields(ra.Spec.UserRef.Name, ra.Spec.ProjectRef.Name)); err != nil {
 		return fmt.Errorf("list KeystoneRoleAssignments in %s: %w", ra.Namespace, err)
 	}
 	shared := SharedBy(ra, list.Items)

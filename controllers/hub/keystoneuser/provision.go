@@ -296,7 +296,8 @@ func (p *pass) plan(ctx context.Context, secrets map[int64]*corev1.Secret, appli
 	if next := NextRotation(p.st.LastPasswordRotation, Interval(p.ku)); next != nil && !p.now.Before(next.Time) {
 		in.Due = true
 		var acs c5c3v1alpha1.KeystoneApplicationCredentialList
-		if err := p.oc.List(ctx, &acs, client.InNamespace(p.ku.Namespace)); err != nil {
+		if err := p.oc.List(ctx, &acs, client.InNamespace(p.ku.Namespace),
+			client.MatchingFields{orders.IndexUserRef: p.ku.Name}); err != nil {
 			return RotationPlan{}, fmt.Errorf("list KeystoneApplicationCredentials in %s: %w", p.ku.Namespace, err)
 		}
 		held = ScheduleHeldBy(p.ku.Name, acs.Items)

@@ -60,6 +60,10 @@ type Options struct {
 // orders.HoldChanged) and the KeystoneProjects a user names as its default
 // project.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
+	// The reference lookups read the cache through these indexes.
+	if err := orders.IndexReferences(context.Background(), hub); err != nil {
+		return err
+	}
 	if opts.Verifier == nil {
 		opts.Verifier = controlplane.KeystoneVerifier{}
 	}
@@ -113,9 +117,10 @@ func userOfCredential(_ context.Context, o client.Object) []mcreconcile.Request 
 func usersOfProject(name multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 	return handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []mcreconcile.Request {
 		var list c5c3v1alpha1.KeystoneUserList
-		// A read-only scan per KeystoneProject event (orders.HeldBy says why
-		// the cache's objects are not copied).
-		if err := cl.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy); err != nil {
+		// A read-only lookup per KeystoneProject event
+		// (orders.IndexDefaultProjectRef); nothing here writes to them.
+		if err := cl.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy,
+			client.MatchingFields{orders.IndexDefaultProjectRef: o.GetName()}); err != nil {
 			return nil
 		}
 		var reqs []mcreconcile.Request

@@ -48,14 +48,15 @@ func (r CredentialRefs) matches(ac *c5c3v1alpha1.KeystoneApplicationCredential) 
 // by name. Every credential order counts, also one being deleted: its
 // teardown still needs the user, project and role
 // (docs/reference/keystoneapplicationcredential.md, "Deletion Semantics").
-// Errors: the list failing.
+// c must be a cache holding ReferenceIndexes (IndexReferences). Errors: the
+// list failing.
 func HeldBy(ctx context.Context, c client.Reader, namespace string, refs CredentialRefs) (Held, error) {
 	var list c5c3v1alpha1.KeystoneApplicationCredentialList
-	// A read-only scan, in every pass and teardown of an order it may hold
-	// and per credential-order event (the referencing map): the cache's
-	// objects are not copied (O(namespace) copies per pass made the hub's CPU
-	// grow with the square of its orders); nothing here writes to them.
-	if err := c.List(ctx, &list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy); err != nil {
+	// A read-only lookup, in teardowns and per reference event (the
+	// referencing map): the cache's objects are not copied; nothing here
+	// writes to them.
+	if err := c.List(ctx, &list, client.InNamespace(namespace), client.UnsafeDisableDeepCopy,
+		ReferenceFields(refs.User, refs.Project)); err != nil {
 		return nil, fmt.Errorf("list KeystoneApplicationCredentials in %s: %w", namespace, err)
 	}
 	var h Held

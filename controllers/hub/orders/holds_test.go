@@ -24,7 +24,11 @@ func TestHeldBy(t *testing.T) {
 			Spec: c5c3v1alpha1.KeystoneApplicationCredentialSpec{UserRef: c5c3v1alpha1.OrderRef{Name: user},
 				ProjectRef: c5c3v1alpha1.OrderRef{Name: project}}}
 	}
-	c := fake.NewClientBuilder().WithScheme(scheme).WithObjects(
+	b := fake.NewClientBuilder().WithScheme(scheme)
+	for _, ix := range ReferenceIndexes() {
+		b = b.WithIndex(ix.Object, ix.Field, ix.Extract)
+	}
+	c := b.WithObjects(
 		ac("tenant-a", "z-cred", "workflow", "p1"),
 		ac("tenant-a", "a-cred", "workflow", "p2"),
 		ac("tenant-a", "other", "someone", "p1"),

@@ -1,0 +1,108 @@
+package orders
+
+import (
+	"context"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
+
+// Field indexes of the orders' references (ReferenceIndexes), read with
+// client.MatchingFields together with client.InNamespace: the orders that
+// reference a user or project are looked up instead of scanned. Scanning
+// the namespace per pass and per reference event was 65% of all the hub
+// allocated at 500 application credentials (docs/performance.md, "Hub").
+const (
+	// IndexUserRef is spec.userRef.name of KeystoneApplicationCredentials
+	// and KeystoneRoleAssignments.
+	IndexUserRef = "spec.userRef.name"
+	// IndexProjectRef is spec.projectRef.name of the same kinds.
+	IndexProjectRef = "spec.projectRef.name"
+	// IndexDefaultProjectRef is spec.defaultProjectRef.name of
+	// KeystoneUsers (absent when the user names no default project).
+	IndexDefaultProjectRef = "spec.defaultProjectRef.name"
+)
+
+// Index is one field index: Field on the objects of Object's type, valued
+// by Extract.
+type Index struct {
+	Object  client.Object
+	Field   string
+	Extract client.IndexerFunc
+}
+
+// ReferenceIndexes are the indexes the order reconcilers read:
+// IndexUserRef and IndexProjectRef on KeystoneApplicationCredentials and
+// KeystoneRoleAssignments, IndexDefaultProjectRef on KeystoneUsers. An
+// empty reference is not indexed.
+func ReferenceIndexes() []Index {
+	return []Index{
+		{&c5c3v1alpha1.KeystoneApplicationCredential{}, IndexUserRef, func(o client.Object) []string {
+			return nonEmpty(o.(*c5c3v1alpha1.KeystoneApplicationCredential).Spec.UserRef.Name)
+		}},
+		{&c5c3v1alpha1.KeystoneApplicationCredential{}, IndexProjectRef, func(o client.Object) []string {
+			return nonEmpty(o.(*c5c3v1alpha1.KeystoneApplicationCredential).Spec.ProjectRef.Name)
+		}},
+		{&c5c3v1alpha1.KeystoneRoleAssignment{}, IndexUserRef, func(o client.Object) []string {
+			return nonEmpty(o.(*c5c3v1alpha1.KeystoneRoleAssignment).Spec.UserRef.Name)
+		}},
+		{&c5c3v1alpha1.KeystoneRoleAssignment{}, IndexProjectRef, func(o client.Object) []string {
+			return nonEmpty(o.(*c5c3v1alpha1.KeystoneRoleAssignment).Spec.ProjectRef.Name)
+		}},
+		{&c5c3v1alpha1.KeystoneUser{}, IndexDefaultProjectRef, func(o client.Object) []string {
+			if ref := o.(*c5c3v1alpha1.KeystoneUser).Spec.DefaultProjectRef; ref != nil {
+				return nonEmpty(ref.Name)
+			}
+			return nil
+		}},
+	}
+}
+
+func nonEmpty(v string) []string {
+	if v == "" {
+		return nil
+	}
+	return []string{v}
+}
+
+// FieldIndexer adds a field index on every cluster the hub serves
+// (clusters.Hub.IndexField, which adds each index once).
+type FieldIndexer interface {
+	IndexField(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error
+}
+
+// IndexReferences adds ReferenceIndexes through idx; each order reconciler
+// calls it before the manager starts. Errors: an index refused.
+func IndexReferences(ctx context.Context, idx FieldIndexer) error {
+	for _, ix := range ReferenceIndexes() {
+		if err := idx.IndexField(ctx, ix.Object, ix.Field, ix.Extract); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReferenceFields selects, in a List of KeystoneApplicationCredentials or
+// KeystoneRoleAssignments from a cache holding ReferenceIndexes, the orders
+// referencing user and project; an empty one is not selected on, and with
+// both empty nothing is (a field selector without requirements is refused by
+// the cache).
+func ReferenceFields(user, project string) client.ListOption {
+	f := referenceFields{}
+	if user != "" {
+		f[IndexUserRef] = user
+	}
+	if project != "" {
+		f[IndexProjectRef] = project
+	}
+	return f
+}
+
+type referenceFields client.MatchingFields
+
+func (f referenceFields) ApplyToList(o *client.ListOptions) {
+	if len(f) > 0 {
+		client.MatchingFields(f).ApplyToList(o)
+	}
+}
