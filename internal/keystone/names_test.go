@@ -1,8 +1,12 @@
 package keystone
 
 import (
+	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
+
+	"golang.org/x/text/transform"
 )
 
 func TestSameIdentityName(t *testing.T) {
@@ -104,5 +108,23 @@ func TestFoldName_ConcurrentCallers(t *testing.T) {
 	close(errs)
 	for got := range errs {
 		t.Errorf("FoldName under concurrency = %q, want %q", got, "admin strase")
+	}
+}
+
+// TestFoldName_ASCIIMatchesTheChain: the ASCII shortcut gives every ASCII
+// character, alone and inside a name with trailing and inner spaces, the key
+// the full general_ci chain gives it.
+func TestFoldName_ASCIIMatchesTheChain(t *testing.T) {
+	t.Parallel()
+	for b := 0; b < utf8.RuneSelf; b++ {
+		for _, in := range []string{string(rune(b)), "Svc " + string(rune(b)) + "x  "} {
+			chain, _, err := transform.String(nameFolder(), strings.TrimRight(in, " "))
+			if err != nil {
+				t.Fatalf("chain on %q: %v", in, err)
+			}
+			if got := FoldName(in); got != chain {
+				t.Errorf("FoldName(%q) = %q, the chain gives %q", in, got, chain)
+			}
+		}
 	}
 }
