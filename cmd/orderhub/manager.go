@@ -14,7 +14,6 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
@@ -130,20 +129,23 @@ func withoutManagedFields(o *ctrl.Options) {
 // (eso.CompactPushSecret). The hub sends no update from a cached copy (it
 // writes with server-side apply and with merge patches computed between two
 // copies), so a trimmed object never reaches the API server.
+//
+// It is one default transform that tells the types apart, not a per-type
+// cache.ByObject entry: a ByObject entry needs its kind's REST mapping when
+// the manager starts, and the hub starts, and serves its webhooks, without
+// External Secrets' CRDs installed.
 func trimHubCache(o *ctrl.Options) {
-	withoutManagedFields(o)
-	if o.Cache.ByObject == nil {
-		o.Cache.ByObject = map[client.Object]cache.ByObject{}
-	}
-	o.Cache.ByObject[&corev1.Secret{}] = cache.ByObject{Transform: managersOnly}
 	strip := cache.TransformStripManagedFields()
-	o.Cache.ByObject[eso.New(eso.PushSecretGVK)] = cache.ByObject{Transform: func(obj any) (any, error) {
+	o.Cache.DefaultTransform = func(obj any) (any, error) {
+		if _, ok := obj.(*corev1.Secret); ok {
+			return managersOnly(obj)
+		}
 		obj, err := strip(obj)
 		if err != nil {
 			return nil, err
 		}
 		return eso.CompactPushSecret(obj)
-	}}
+	}
 }
 
 // managersOnly drops the set of fields each managedFields entry owns
