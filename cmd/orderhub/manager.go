@@ -18,8 +18,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
-
-	"github.com/c5c3/orderhub/delivery/eso"
 )
 
 // managerFlags are the flags every subcommand shares: where its metrics and
@@ -122,12 +120,12 @@ func withoutManagedFields(o *ctrl.Options) {
 }
 
 // trimHubCache keeps out of the hub's cache what the hub does not read:
-// metadata.managedFields of every type but Secrets; of a Secret's entries
-// the fields each manager owns (managersOnly), since Secret delivery reads
-// only which field manager applied a Secret (delivery/apply.Owned); and of a
-// PushSecret's record of its pushes everything but its keys
-// (eso.CompactPushSecret). The hub sends no update from a cached copy (it
-// writes with server-side apply and with merge patches computed between two
+// metadata.managedFields of every type but Secrets, and of a Secret's
+// entries the fields each manager owns (managersOnly), since Secret
+// delivery reads only which field manager applied a Secret
+// (delivery/apply.Owned, Current). PushSecrets are cached as metadata only
+// (eso.NewMetadata). The hub sends no update from a cached copy (it writes
+// with server-side apply and with merge patches computed between two
 // copies), so a trimmed object never reaches the API server.
 //
 // It is one default transform that tells the types apart, not a per-type
@@ -140,11 +138,7 @@ func trimHubCache(o *ctrl.Options) {
 		if _, ok := obj.(*corev1.Secret); ok {
 			return managersOnly(obj)
 		}
-		obj, err := strip(obj)
-		if err != nil {
-			return nil, err
-		}
-		return eso.CompactPushSecret(obj)
+		return strip(obj)
 	}
 }
 

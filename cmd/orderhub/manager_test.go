@@ -5,7 +5,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
@@ -16,7 +15,9 @@ import (
 
 // The hub's cache drops managed fields from every type but Secrets, whose
 // field managers delivery reads; of those it keeps the managers and drops
-// the fields they own.
+// the fields they own. The trims are one default transform: a
+// cache.ByObject entry would need its kind's REST mapping at start-up, so
+// the test fails on any.
 func TestHubCacheKeepsWhatTheHubReads(t *testing.T) {
 	var o ctrl.Options
 	o.Cache = cache.Options{DefaultNamespaces: map[string]cache.Config{"tenant": {}}}
@@ -57,18 +58,13 @@ func TestHubCacheKeepsWhatTheHubReads(t *testing.T) {
 		t.Errorf("a cached Secret keeps the fields its managers own: %s", mf[0].FieldsV1.Raw)
 	}
 
-	push := eso.New(eso.PushSecretGVK)
-	push.SetManagedFields(fields())
-	push.Object["status"] = map[string]any{"syncedPushSecrets": map[string]any{
-		"SecretStore/s": map[string]any{"a/b/password": map[string]any{"conversionStrategy": "None"}}}}
+	push := eso.NewMetadata(eso.PushSecretGVK)
+	push.ManagedFields = fields()
 	got, err = o.Cache.DefaultTransform(push)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if mf := got.(*unstructured.Unstructured).GetManagedFields(); mf != nil {
-		t.Errorf("a PushSecret keeps its managed fields in the cache: %v", mf)
-	}
-	if !eso.IsPushed(got.(*unstructured.Unstructured), "", "s", "a/b", "password") {
-		t.Error("the cached PushSecret lost the record of its push")
+	if mf := got.(*metav1.PartialObjectMetadata).ManagedFields; mf != nil {
+		t.Errorf("a PushSecret's metadata keeps its managed fields in the cache: %v", mf)
 	}
 }

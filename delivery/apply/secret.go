@@ -1,9 +1,12 @@
 package apply
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"reflect"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -72,6 +75,9 @@ const (
 	// Applied: our Secret existed; the apply brought it to the desired keys
 	// (a no-op when nothing differed).
 	Applied Result = "Applied"
+	// Unchanged: our Secret already held exactly what the delivery writes
+	// (Current); nothing was sent.
+	Unchanged Result = "Unchanged"
 )
 
 // Deliver writes s with server-side apply under fieldOwner (DefaultFieldOwner
@@ -83,7 +89,9 @@ const (
 //
 // The write is guarded: an absent Secret is created with Create (so a Secret
 // appearing concurrently is not taken over), and an existing one is applied
-// with its observed UID and resourceVersion as preconditions.
+// with its observed UID and resourceVersion as preconditions. An existing
+// Secret that already holds exactly s (Current) is not written at all
+// (Unchanged).
 func Deliver(ctx context.Context, c client.Client, fieldOwner string, s Secret) (Result, error) {
 	if fieldOwner == "" {
 		fieldOwner = DefaultFieldOwner
@@ -104,6 +112,9 @@ func Deliver(ctx context.Context, c client.Client, fieldOwner string, s Secret) 
 	}
 	if why := notOurs(&cur, s.Owner, fieldOwner); why != "" {
 		return "", &NotOwnedError{Namespace: s.Namespace, Name: s.Name, Reason: why}
+	}
+	if Current(&cur, s, fieldOwner) {
+		return Unchanged, nil
 	}
 	ac := applyConfig(s).WithUID(cur.UID).WithResourceVersion(cur.ResourceVersion)
 	if err := c.Apply(ctx, ac, client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
@@ -201,4 +212,39 @@ func notOurs(sec *corev1.Secret, owner *metav1.OwnerReference, fieldOwner string
 		}
 	}
 	return fmt.Sprintf("field manager %s has not applied it", fieldOwner)
+}
+
+// Current reports whether applying s to cur under fieldOwner would change
+// nothing, so the apply can be left out: fieldOwner has an Apply entry in
+// cur's managedFields (the field sets are not read; the hub's cache drops
+// them), and cur's data, labels, annotations and owner references are
+// exactly s's (an owner reference as Deliver writes it). Exact, not
+// inclusive: a key, label or annotation s no longer carries may be one a
+// previous apply set, which only an apply removes, so any extra one, even
+// another writer's, sends the apply
+// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+// contract"). The type is not compared; an existing Secret's type is
+// immutable and not applied.
+func Current(cur *corev1.Secret, s Secret, fieldOwner string) bool {
+	applied := false
+	for _, m := range cur.ManagedFields {
+		if m.Manager == fieldOwner && m.Operation == metav1.ManagedFieldsOperationApply && m.Subresource == "" {
+			applied = true
+		}
+	}
+	if !applied || len(cur.Data) != len(s.Data) || len(cur.StringData) > 0 ||
+		!maps.Equal(cur.Labels, s.Labels) || !maps.Equal(cur.Annotations, s.Annotations) {
+		return false
+	}
+	for k, v := range s.Data {
+		got, ok := cur.Data[k]
+		if !ok || !bytes.Equal(got, v) {
+			return false
+		}
+	}
+	if s.Owner == nil {
+		return len(cur.OwnerReferences) == 0
+	}
+	want := controllerRef(*s.Owner)
+	return len(cur.OwnerReferences) == 1 && reflect.DeepEqual(cur.OwnerReferences[0], want)
 }

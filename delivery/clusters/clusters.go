@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/util/validation"
 	"k8s.io/client-go/rest"
@@ -121,7 +122,21 @@ type Hub struct {
 // not added again, so every reconciler may ask for the indexes it reads.
 // Call it before the manager starts. Errors: a cache refusing the index.
 func (h *Hub) IndexField(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
-	key := fmt.Sprintf("%T/%s", obj, field)
+	return h.index(ctx, obj, field, extract, true)
+}
+
+// IndexLocalField adds the field index field on obj's type, valued by
+// extract, on the management cluster only: for the children the hub
+// projects into a ControlPlane's namespace, whose kinds (K-ORC's,
+// External Secrets') a target cluster need not have. Like IndexField it
+// adds an index once and must be called before the manager starts.
+// Errors: the cache refusing the index, or obj's kind not installed.
+func (h *Hub) IndexLocalField(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error {
+	return h.index(ctx, obj, field, extract, false)
+}
+
+func (h *Hub) index(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc, targets bool) error {
+	key := indexKey(obj, field)
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.indexed[key] {
@@ -130,7 +145,7 @@ func (h *Hub) IndexField(ctx context.Context, obj client.Object, field string, e
 	if err := h.Manager.GetLocalManager().GetFieldIndexer().IndexField(ctx, obj, field, extract); err != nil {
 		return fmt.Errorf("index %s on the management cluster: %w", key, err)
 	}
-	if h.Provider != nil {
+	if targets && h.Provider != nil {
 		if err := h.Provider.IndexField(ctx, obj, field, extract); err != nil {
 			return fmt.Errorf("index %s on the target clusters: %w", key, err)
 		}
@@ -140,6 +155,17 @@ func (h *Hub) IndexField(ctx context.Context, obj client.Object, field string, e
 	}
 	h.indexed[key] = true
 	return nil
+}
+
+// indexKey names an index by its object's type and field; an unstructured
+// or metadata-only object also by its kind, since every such kind shares
+// one Go type (and a kind's metadata informer is not its unstructured one).
+func indexKey(obj client.Object, field string) string {
+	switch obj.(type) {
+	case runtime.Unstructured, *metav1.PartialObjectMetadata:
+		return fmt.Sprintf("%T/%s/%s", obj, obj.GetObjectKind().GroupVersionKind(), field)
+	}
+	return fmt.Sprintf("%T/%s", obj, field)
 }
 
 // New builds a controller-runtime manager on cfg with mgrOpts and wraps it as

@@ -1,6 +1,7 @@
 package eso
 
 import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 )
@@ -33,14 +34,37 @@ var (
 
 // New returns an empty object of gvk, ready for a client Get or List item.
 func New(gvk schema.GroupVersionKind) *unstructured.Unstructured {
-	u := &unstructured.Unstructured{}
-	u.SetGroupVersionKind(gvk)
-	return u
+	return withKind(&unstructured.Unstructured{}, gvk)
 }
 
 // NewList returns an empty list of gvk's kind, ready for a client List.
 func NewList(gvk schema.GroupVersionKind) *unstructured.UnstructuredList {
-	l := &unstructured.UnstructuredList{}
-	l.SetGroupVersionKind(gvk.GroupVersion().WithKind(gvk.Kind + "List"))
-	return l
+	return withKind(&unstructured.UnstructuredList{}, listOf(gvk))
+}
+
+// NewMetadata returns an empty metadata-only object of gvk, ready for a
+// client Get, a Delete or a controller-runtime watch. A watch of it keeps
+// only the objects' metadata in the cache (controller-runtime's metadata
+// informers): the hub's watches of PushSecrets read their labels and its
+// teardowns their names, never their spec or status, which the hub reads
+// from its own apply's response.
+func NewMetadata(gvk schema.GroupVersionKind) *metav1.PartialObjectMetadata {
+	return withKind(&metav1.PartialObjectMetadata{}, gvk)
+}
+
+// NewMetadataList returns an empty metadata-only list of gvk's kind, read
+// from the metadata informer a watch of NewMetadata(gvk) started.
+func NewMetadataList(gvk schema.GroupVersionKind) *metav1.PartialObjectMetadataList {
+	return withKind(&metav1.PartialObjectMetadataList{}, listOf(gvk))
+}
+
+// listOf is the kind of a list of gvk's objects.
+func listOf(gvk schema.GroupVersionKind) schema.GroupVersionKind {
+	return gvk.GroupVersion().WithKind(gvk.Kind + "List")
+}
+
+// withKind sets o's apiVersion and kind to gvk and returns o.
+func withKind[T interface{ GetObjectKind() schema.ObjectKind }](o T, gvk schema.GroupVersionKind) T {
+	o.GetObjectKind().SetGroupVersionKind(gvk)
+	return o
 }

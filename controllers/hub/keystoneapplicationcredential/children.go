@@ -57,11 +57,8 @@ func (p *pass) writeMintCloud(ctx context.Context, r refsRead) error {
 // teardown would never release the finalizer.
 func (p *pass) listCredentials(ctx context.Context) error {
 	p.creds, p.credObjs = nil, map[int64]*orcv1alpha1.ApplicationCredential{}
-	if len(orders.UnlabelableValues(p.lbl)) > 0 {
-		return nil
-	}
 	var list orcv1alpha1.ApplicationCredentialList
-	if err := p.r.local.List(ctx, &list, client.InNamespace(p.ns), client.MatchingLabels(p.lbl)); err != nil {
+	if _, err := orders.ListChildren(ctx, p.r.children, &list, p.ns, p.lbl); err != nil {
 		return fmt.Errorf("list the order's K-ORC ApplicationCredentials: %w", err)
 	}
 	for i := range list.Items {

@@ -62,8 +62,11 @@ const NotReadyRequeue = 30 * time.Second
 // local; the order and its delivered Secret through the order's cluster's
 // client.
 type Reconciler struct {
-	hub      *clusters.Hub
-	local    client.Client
+	hub   *clusters.Hub
+	local client.Client
+	// children is the management cluster's cache, indexed by owner
+	// (orders.IndexOwner): the order's children are listed from it.
+	children client.Reader
 	recorder recorder.EventRecorder
 	now      func() time.Time
 	// resync is Options.ReadyResync, prober Options.Prober; probes the

@@ -67,6 +67,10 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if err := orders.IndexReferences(context.Background(), hub); err != nil {
 		return err
 	}
+	local := hub.Manager.GetLocalManager()
+	if err := orders.IndexChildren(context.Background(), hub, local.GetScheme(), childLists()...); err != nil {
+		return err
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -79,8 +83,7 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Revoker == nil {
 		opts.Revoker = KeystoneRevoke
 	}
-	local := hub.Manager.GetLocalManager()
-	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName), now: opts.Now,
+	r := &Reconciler{hub: hub, local: local.GetClient(), children: local.GetCache(), recorder: local.GetEventRecorder(ControllerName), now: opts.Now,
 		resync: opts.ReadyResync, prober: opts.Prober, revoker: opts.Revoker}
 	kind := orders.KindKeystoneApplicationCredential
 	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
@@ -90,7 +93,7 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		For(&c5c3v1alpha1.KeystoneApplicationCredential{}, mcbuilder.WithEngageWithLocalCluster(true)).
 		Watches(&orcv1alpha1.ApplicationCredential{}, orders.EnqueueOrderOfChild(kind), localOnly...).
 		Watches(&corev1.Secret{}, orders.EnqueueOrderOfChild(kind), localOnly...).
-		Watches(eso.New(eso.PushSecretGVK), orders.EnqueueOrderOfChild(kind), localOnly...).
+		Watches(eso.NewMetadata(eso.PushSecretGVK), orders.EnqueueOrderOfChild(kind), localOnly...).
 		Watches(&c5c3v1alpha1.ControlPlane{}, orders.EnqueueOrdersOfPlane(hub, kind,
 			func() client.ObjectList { return &c5c3v1alpha1.KeystoneApplicationCredentialList{} },
 			func(o client.Object) c5c3v1alpha1.ControlPlaneRefSpec {

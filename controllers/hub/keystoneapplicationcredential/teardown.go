@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -51,7 +52,7 @@ func (p *pass) teardown(ctx context.Context) (ctrl.Result, error) {
 	if err != nil {
 		return ctrl.Result{}, err
 	}
-	pushes, err := p.listed(ctx, eso.NewList(eso.PushSecretGVK))
+	pushes, err := p.listed(ctx, eso.NewMetadataList(eso.PushSecretGVK))
 	if err != nil {
 		return ctrl.Result{}, err
 	}
@@ -113,11 +114,19 @@ func (p *pass) teardown(ctx context.Context) (ctrl.Result, error) {
 	return ctrl.Result{}, p.release(ctx)
 }
 
+// childLists are the kinds of the order's children in the plane's
+// namespace, indexed by owner (orders.IndexChildren): the credential
+// generations, the Secrets (source, mint-cloud, secret-v<N>) and the
+// PushSecret (its metadata, which the watch caches).
+func childLists() []client.ObjectList {
+	return []client.ObjectList{&orcv1alpha1.ApplicationCredentialList{}, &corev1.SecretList{}, eso.NewMetadataList(eso.PushSecretGVK)}
+}
+
 // listed lists the order's children of list's kind in the plane's
-// namespace (orders.ListChildren by ChildLabels). A kind whose CRD is not
-// installed lists nothing.
+// namespace from the cache (orders.ListChildren by ChildLabels). A kind
+// whose CRD is not installed lists nothing.
 func (p *pass) listed(ctx context.Context, list client.ObjectList) ([]client.Object, error) {
-	return orders.ListChildren(ctx, p.r.local, list, p.ns, p.lbl)
+	return orders.ListChildren(ctx, p.r.children, list, p.ns, p.lbl)
 }
 
 // deleteObj deletes o on the management cluster unless it is already being

@@ -97,8 +97,8 @@ func TestSameProjectNameAcrossNamespaces(t *testing.T) {
 // with ProjectReady=False naming the user and the remedy (K-ORC keeps the
 // project for the user anyway); the project and its K-ORC child stay until
 // the user order goes, whose deletion event releases it (the suite's held
-// deletions look again only after an hour). (No user reconciler runs here: the KeystoneUser is a
-// bare object, which is all the hold reads.)
+// deletions look again only after an hour). No user reconciler runs here:
+// the KeystoneUser is a bare object, which is all the hold reads.
 func TestDeletionHeldByDefaultProjectUser(t *testing.T) {
 	ctx := context.Background()
 	kp := order(tenantNS, "dp-proj", "", "")

@@ -23,7 +23,10 @@ const ControllerName = "orderhub-keystoneproject"
 type Reconciler struct {
 	hub *clusters.Hub
 	// local is the management cluster's client: planes and children.
-	local    client.Client
+	local client.Client
+	// children is the management cluster's cache, indexed by owner
+	// (orders.IndexOwner): the teardown lists the children from it.
+	children client.Reader
 	recorder recorder.EventRecorder
 	now      func() metav1.Time
 	// claims is the client of the name claims (orders.Acquire/Release):

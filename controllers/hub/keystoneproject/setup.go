@@ -59,7 +59,10 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		opts.HeldRequeue = NotReadyRequeue
 	}
 	local := hub.Manager.GetLocalManager()
-	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName), now: metav1.Now,
+	if err := orders.IndexChildren(context.Background(), hub, local.GetScheme(), childLists()...); err != nil {
+		return err
+	}
+	r := &Reconciler{hub: hub, local: local.GetClient(), children: local.GetCache(), recorder: local.GetEventRecorder(ControllerName), now: metav1.Now,
 		claims: orders.ClaimClient{Client: local.GetClient(), Reader: local.GetAPIReader()}, heldRequeue: opts.HeldRequeue}
 	kind := orders.KindKeystoneProject
 	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}

@@ -20,9 +20,8 @@ import (
 // namespace: the managed Project (K-ORC deletes the Keystone project with
 // it) and its probe, and the Domain import (released; K-ORC never deletes an
 // imported domain).
-var childLists = []func() client.ObjectList{
-	func() client.ObjectList { return &orcv1alpha1.ProjectList{} },
-	func() client.ObjectList { return &orcv1alpha1.DomainList{} },
+func childLists() []client.ObjectList {
+	return []client.ObjectList{&orcv1alpha1.ProjectList{}, &orcv1alpha1.DomainList{}}
 }
 
 // teardown runs the finalizer (docs/reference/keystoneproject.md "Deletion
@@ -91,11 +90,7 @@ func (r *Reconciler) teardown(ctx context.Context, oc client.Client, kp *c5c3v1a
 // that is not being deleted yet and returns how many were listed
 // (orders.SweepChildren).
 func (r *Reconciler) sweep(ctx context.Context, planeNS string, ord orders.Order) (int, error) {
-	lists := make([]client.ObjectList, 0, len(childLists))
-	for _, newList := range childLists {
-		lists = append(lists, newList())
-	}
-	return orders.SweepChildren(ctx, r.local, planeNS, orders.ChildLabels(ord), lists...)
+	return orders.SweepChildren(ctx, r.children, r.local, planeNS, orders.ChildLabels(ord), childLists()...)
 }
 
 // claimDomain is the domain of the order's claim: EffectiveDomain, or with

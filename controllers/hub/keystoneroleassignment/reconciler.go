@@ -26,7 +26,10 @@ type Reconciler struct {
 	hub *clusters.Hub
 	// local is the management cluster's client: planes, the Role import and
 	// the admin credentials.
-	local    client.Client
+	local client.Client
+	// children is the management cluster's cache, indexed by owner
+	// (orders.IndexOwner): the teardown lists the Role imports from it.
+	children client.Reader
 	recorder recorder.EventRecorder
 	now      func() metav1.Time
 	granter  grants.Granter

@@ -58,7 +58,10 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		opts.Granter = grants.Keystone{}
 	}
 	local := hub.Manager.GetLocalManager()
-	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName), now: metav1.Now,
+	if err := orders.IndexChildren(context.Background(), hub, local.GetScheme(), childLists()...); err != nil {
+		return err
+	}
+	r := &Reconciler{hub: hub, local: local.GetClient(), children: local.GetCache(), recorder: local.GetEventRecorder(ControllerName), now: metav1.Now,
 		granter: opts.Granter}
 	kind := orders.KindKeystoneRoleAssignment
 	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}

@@ -144,5 +144,11 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 // orders.ChildLabels) and returns how many were listed
 // (orders.SweepChildren).
 func (r *Reconciler) sweep(ctx context.Context, planeNS string, ord orders.Order) (int, error) {
-	return orders.SweepChildren(ctx, r.local, planeNS, orders.ChildLabels(ord), &orcv1alpha1.RoleList{})
+	return orders.SweepChildren(ctx, r.children, r.local, planeNS, orders.ChildLabels(ord), childLists()...)
+}
+
+// childLists are the kinds of the order's children in the plane's
+// namespace: the Role import.
+func childLists() []client.ObjectList {
+	return []client.ObjectList{&orcv1alpha1.RoleList{}}
 }

@@ -68,7 +68,7 @@ func SetupWithManager(mgr ctrl.Manager, opts ...Options) error {
 		Watches(&orcv1alpha1.Role{}, byLabel).
 		Watches(&orcv1alpha1.Domain{}, byLabel).
 		Watches(&corev1.Secret{}, byLabel).
-		Watches(eso.New(eso.PushSecretGVK), byLabel).
+		Watches(eso.NewMetadata(eso.PushSecretGVK), byLabel).
 		Watches(eso.New(eso.ExternalSecretGVK), byLabel).
 		Watches(eso.New(eso.SecretStoreGVK), handler.EnqueueRequestsFromMapFunc(registrationsInNamespace(c))).
 		Complete(r)

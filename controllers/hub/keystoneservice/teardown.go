@@ -39,7 +39,7 @@ var catalogKinds = []childKind{
 // source Secrets.
 var accountKinds = []childKind{
 	{func() client.ObjectList { return eso.NewList(eso.ExternalSecretGVK) }, false},
-	{func() client.ObjectList { return eso.NewList(eso.PushSecretGVK) }, false},
+	{func() client.ObjectList { return eso.NewMetadataList(eso.PushSecretGVK) }, false},
 	{func() client.ObjectList { return &corev1.SecretList{} }, false},
 	{func() client.ObjectList { return &orcv1alpha1.UserList{} }, true},
 	{func() client.ObjectList { return &orcv1alpha1.ProjectList{} }, true},

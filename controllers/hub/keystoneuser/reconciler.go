@@ -41,7 +41,10 @@ const (
 type Reconciler struct {
 	hub *clusters.Hub
 	// local is the management cluster's client: children, planes.
-	local    client.Client
+	local client.Client
+	// children is the management cluster's cache, indexed by owner
+	// (orders.IndexOwner): the teardown lists the children from it.
+	children client.Reader
 	recorder recorder.EventRecorder
 	verifier controlplane.Verifier
 	now      func() time.Time

@@ -74,7 +74,10 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		opts.VerifyInterval = ReadyResync
 	}
 	local := hub.Manager.GetLocalManager()
-	r := &Reconciler{hub: hub, local: local.GetClient(), recorder: local.GetEventRecorder(ControllerName),
+	if err := orders.IndexChildren(context.Background(), hub, local.GetScheme(), childLists()...); err != nil {
+		return err
+	}
+	r := &Reconciler{hub: hub, local: local.GetClient(), children: local.GetCache(), recorder: local.GetEventRecorder(ControllerName),
 		verifier: opts.Verifier, now: opts.Now, verifyInterval: opts.VerifyInterval,
 		claims: orders.ClaimClient{Client: local.GetClient(), Reader: local.GetAPIReader()}}
 	child := orders.EnqueueOrderOfChild(orders.KindKeystoneUser)
@@ -91,7 +94,7 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		Watches(&orcv1alpha1.User{}, child, localOnly...).
 		Watches(&orcv1alpha1.Domain{}, child, localOnly...).
 		Watches(&corev1.Secret{}, child, localOnly...).
-		Watches(eso.New(eso.PushSecretGVK), child, localOnly...).
+		Watches(eso.NewMetadata(eso.PushSecretGVK), child, localOnly...).
 		Watches(&c5c3v1alpha1.ControlPlane{}, planes, localOnly...).
 		Watches(&c5c3v1alpha1.KeystoneApplicationCredential{},
 			mchandler.TypedEnqueueRequestsFromMapFunc[client.Object, mcreconcile.Request](userOfCredential),

@@ -22,7 +22,7 @@ import (
 // deletes the Keystone user), the Secrets (password generations, source),
 // the probe (a User too) and the Domain import.
 func childLists() []client.ObjectList {
-	return []client.ObjectList{eso.NewList(eso.PushSecretGVK), &orcv1alpha1.UserList{}, &corev1.SecretList{}, &orcv1alpha1.DomainList{}}
+	return []client.ObjectList{eso.NewMetadataList(eso.PushSecretGVK), &orcv1alpha1.UserList{}, &corev1.SecretList{}, &orcv1alpha1.DomainList{}}
 }
 
 // claimDomain is the domain of the order's claim: EffectiveDomain, or with
@@ -92,5 +92,5 @@ func (r *Reconciler) teardown(ctx context.Context, o orders.Order, oc client.Cli
 // still listed (orders.SweepChildren; a kind whose CRD is not installed
 // lists nothing). Errors: a list or delete failure (joined).
 func (r *Reconciler) sweep(ctx context.Context, ns string, lbl map[string]string) (int, error) {
-	return orders.SweepChildren(ctx, r.local, ns, lbl, childLists()...)
+	return orders.SweepChildren(ctx, r.children, r.local, ns, lbl, childLists()...)
 }

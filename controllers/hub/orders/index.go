@@ -2,8 +2,14 @@ package orders
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
@@ -22,7 +28,28 @@ const (
 	// IndexDefaultProjectRef is spec.defaultProjectRef.name of
 	// KeystoneUsers (absent when the user names no default project).
 	IndexDefaultProjectRef = "spec.defaultProjectRef.name"
+	// IndexOwner is the order a child in a ControlPlane's namespace belongs
+	// to, OwnerKey of its ownership labels (OrderOfLabels); a child without
+	// them is not indexed. It is added on the management cluster only
+	// (IndexChildren), where the children are.
+	IndexOwner = "metadata.labels.owner"
 )
+
+// OwnerKey is o's value in IndexOwner: kind, cluster, namespace and name
+// joined by "/" (none of them can hold one).
+func OwnerKey(o Order) string {
+	return o.Kind + "/" + o.Cluster + "/" + o.Namespace + "/" + o.Name
+}
+
+// ownerOf is IndexOwner's extract function.
+func ownerOf(obj client.Object) []string {
+	l := obj.GetLabels()
+	o, ok := OrderOfLabels(l[LabelOwnerKind], l)
+	if !ok {
+		return nil
+	}
+	return []string{OwnerKey(o)}
+}
 
 // Index is one field index: Field on the objects of Object's type, valued
 // by Extract.
@@ -81,6 +108,61 @@ func IndexReferences(ctx context.Context, idx FieldIndexer) error {
 		}
 	}
 	return nil
+}
+
+// LocalFieldIndexer adds a field index on the management cluster only
+// (clusters.Hub.IndexLocalField, which adds each index once).
+type LocalFieldIndexer interface {
+	IndexLocalField(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error
+}
+
+// IndexChildren adds IndexOwner, through idx, on the item type of each of
+// lists (its kind with "List" trimmed, from scheme; an unstructured or a
+// metadata-only list stays so): a reconciler passes the lists it gives ListChildren
+// and SweepChildren, before the manager starts. They then read the order's
+// own children instead of matching labels across the ControlPlane's
+// namespace, which holds every order's children (docs/performance.md,
+// "Hub"). Errors: a kind not in scheme, an index refused, or a kind not
+// installed.
+func IndexChildren(ctx context.Context, idx LocalFieldIndexer, scheme *runtime.Scheme, lists ...client.ObjectList) error {
+	for _, l := range lists {
+		o, err := itemOf(l, scheme)
+		if err != nil {
+			return err
+		}
+		if err := idx.IndexLocalField(ctx, o, IndexOwner, ownerOf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// itemOf returns an empty object of the kind list holds.
+func itemOf(list client.ObjectList, scheme *runtime.Scheme) (client.Object, error) {
+	gvk, err := apiutil.GVKForObject(list, scheme)
+	if err != nil {
+		return nil, err
+	}
+	gvk.Kind = strings.TrimSuffix(gvk.Kind, "List")
+	switch list.(type) {
+	case runtime.Unstructured:
+		u := &unstructured.Unstructured{}
+		u.SetGroupVersionKind(gvk)
+		return u, nil
+	case *metav1.PartialObjectMetadataList:
+		m := &metav1.PartialObjectMetadata{}
+		m.SetGroupVersionKind(gvk)
+		return m, nil
+	}
+	o, err := scheme.New(gvk)
+	if err != nil {
+		return nil, err
+	}
+	obj, ok := o.(client.Object)
+	if !ok {
+		return nil, fmt.Errorf("%s is no object", gvk)
+	}
+	return obj, nil
 }
 
 // ReferenceFields selects, in a List of KeystoneApplicationCredentials or

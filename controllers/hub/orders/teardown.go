@@ -88,16 +88,23 @@ func UnlabelableValues(lbl map[string]string) []string {
 }
 
 // ListChildren lists the objects of list's kind in ns labelled lbl (an
-// order's ChildLabels) through c, the management cluster's client. A kind
-// whose CRD is not installed (meta.IsNoMatchError) lists nothing, and so
-// does a selector holding a value no label can carry (UnlabelableValues):
-// no child can have been written with it, and the API server would refuse
-// the list, wedging the finalizer. Errors: the list failed (wrapped).
-func ListChildren(ctx context.Context, c client.Client, list client.ObjectList, ns string, lbl map[string]string) ([]client.Object, error) {
+// order's ChildLabels) through r, the management cluster's cache, which
+// must hold IndexOwner for the kind (IndexChildren). A kind whose CRD is not
+// installed (meta.IsNoMatchError) lists nothing, and so does a selector
+// holding a value no label can carry (UnlabelableValues): no child can have
+// been written with it, and the API server would refuse the list, wedging
+// the finalizer. Errors: lbl names no order (OrderOfLabels), or the list
+// failed (wrapped).
+func ListChildren(ctx context.Context, r client.Reader, list client.ObjectList, ns string, lbl map[string]string) ([]client.Object, error) {
 	if len(UnlabelableValues(lbl)) > 0 {
 		return nil, nil
 	}
-	if err := c.List(ctx, list, client.InNamespace(ns), client.MatchingLabels(lbl)); err != nil {
+	o, ok := OrderOfLabels(lbl[LabelOwnerKind], lbl)
+	if !ok {
+		return nil, fmt.Errorf("list the order's children: the labels %v name no order", lbl)
+	}
+	if err := r.List(ctx, list, client.InNamespace(ns), client.MatchingFields{IndexOwner: OwnerKey(o)},
+		client.MatchingLabels(lbl)); err != nil {
 		if meta.IsNoMatchError(err) {
 			return nil, nil
 		}
@@ -116,15 +123,15 @@ func ListChildren(ctx context.Context, c client.Client, list client.ObjectList, 
 	return out, nil
 }
 
-// SweepChildren deletes (DeleteIfExists) every child listed by
-// ListChildren for each of lists that is not being deleted yet, and
+// SweepChildren deletes through c (DeleteIfExists) every child listed by
+// ListChildren from r for each of lists that is not being deleted yet, and
 // returns how many children were listed. A failed list or delete does not
 // stop the sweep; the errors are joined.
-func SweepChildren(ctx context.Context, c client.Client, ns string, lbl map[string]string, lists ...client.ObjectList) (int, error) {
+func SweepChildren(ctx context.Context, r client.Reader, c client.Client, ns string, lbl map[string]string, lists ...client.ObjectList) (int, error) {
 	left := 0
 	var errs []error
 	for _, l := range lists {
-		items, err := ListChildren(ctx, c, l, ns, lbl)
+		items, err := ListChildren(ctx, r, l, ns, lbl)
 		if err != nil {
 			errs = append(errs, err)
 			continue

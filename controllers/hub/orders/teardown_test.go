@@ -2,6 +2,7 @@ package orders
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -9,7 +10,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/labels"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
@@ -90,7 +95,8 @@ func TestListChildren_UnlabelableSelector(t *testing.T) {
 	t.Parallel()
 	long := strings.Repeat("n", 64)
 	lists := 0
-	c := fake.NewClientBuilder().WithInterceptorFuncs(interceptor.Funcs{
+	c := fake.NewClientBuilder().WithIndex(&corev1.Secret{}, IndexOwner, ownerOf).
+		WithIndex(&corev1.ConfigMap{}, IndexOwner, ownerOf).WithInterceptorFuncs(interceptor.Funcs{
 		List: func(ctx context.Context, c client.WithWatch, l client.ObjectList, opts ...client.ListOption) error {
 			lists++
 			var lo client.ListOptions
@@ -110,7 +116,7 @@ func TestListChildren_UnlabelableSelector(t *testing.T) {
 	if err != nil || len(items) != 0 {
 		t.Fatalf("ListChildren with an over-long name: %v, %d items; want no error and nothing", err, len(items))
 	}
-	left, err := SweepChildren(context.Background(), c, "plane", bad, &corev1.SecretList{}, &corev1.ConfigMapList{})
+	left, err := SweepChildren(context.Background(), c, c, "plane", bad, &corev1.SecretList{}, &corev1.ConfigMapList{})
 	if err != nil || left != 0 {
 		t.Fatalf("SweepChildren with an over-long name: left %d, %v; want 0, nil", left, err)
 	}
@@ -132,5 +138,112 @@ func TestListChildren_UnlabelableSelector(t *testing.T) {
 	}
 	if err := c.List(context.Background(), &corev1.SecretList{}, client.MatchingLabels(bad)); !apierrors.IsBadRequest(err) {
 		t.Fatalf("the interceptor admits an unlabelable selector: %v", err)
+	}
+}
+
+// TestListChildren_OwnOrderOnly: the children are read through IndexOwner,
+// and only the order's own are listed and swept: not another order's of
+// the same name in another namespace or cluster, nor an unlabelled object.
+func TestListChildren_OwnOrderOnly(t *testing.T) {
+	t.Parallel()
+	own := Order{Kind: KindKeystoneUser, Namespace: "tenant", Name: "nova"}
+	others := []Order{
+		{Kind: KindKeystoneUser, Namespace: "other", Name: "nova"},
+		{Kind: KindKeystoneUser, Cluster: "east", Namespace: "tenant", Name: "nova"},
+		{Kind: KindKeystoneProject, Namespace: "tenant", Name: "nova"},
+	}
+	secret := func(name string, lbl map[string]string) client.Object {
+		return &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "plane", Name: name, Labels: lbl}}
+	}
+	objs := []client.Object{secret("own", ChildLabels(own)), secret("unlabelled", nil),
+		&corev1.Secret{ObjectMeta: metav1.ObjectMeta{Namespace: "elsewhere", Name: "own", Labels: ChildLabels(own)}}}
+	for i, o := range others {
+		objs = append(objs, secret(fmt.Sprintf("other-%d", i), ChildLabels(o)))
+	}
+	fields := 0
+	c := fake.NewClientBuilder().WithIndex(&corev1.Secret{}, IndexOwner, ownerOf).WithObjects(objs...).
+		WithInterceptorFuncs(interceptor.Funcs{
+			List: func(ctx context.Context, c client.WithWatch, l client.ObjectList, opts ...client.ListOption) error {
+				var lo client.ListOptions
+				lo.ApplyOptions(opts)
+				if lo.FieldSelector == nil {
+					return c.List(ctx, l, opts...)
+				}
+				if v, ok := lo.FieldSelector.RequiresExactMatch(IndexOwner); ok && v == OwnerKey(own) {
+					fields++
+				}
+				return c.List(ctx, l, opts...)
+			},
+		}).Build()
+	items, err := ListChildren(context.Background(), c, &corev1.SecretList{}, "plane", ChildLabels(own))
+	if err != nil || len(items) != 1 || items[0].GetName() != "own" {
+		t.Fatalf("ListChildren = %v, %v; want the order's one Secret", items, err)
+	}
+	left, err := SweepChildren(context.Background(), c, c, "plane", ChildLabels(own), &corev1.SecretList{})
+	if err != nil || left != 1 {
+		t.Fatalf("SweepChildren = %d, %v; want 1 listed", left, err)
+	}
+	var rest corev1.SecretList
+	if err := c.List(context.Background(), &rest); err != nil || len(rest.Items) != len(objs)-1 {
+		t.Fatalf("after the sweep %d Secrets are left (%v), want %d", len(rest.Items), err, len(objs)-1)
+	}
+	for _, s := range rest.Items {
+		if s.Namespace == "plane" && s.Name == "own" {
+			t.Errorf("the order's child was not deleted")
+		}
+	}
+	if fields != 2 {
+		t.Errorf("%d lists selected IndexOwner=%s, want 2", fields, OwnerKey(own))
+	}
+	if _, err := ListChildren(context.Background(), c, &corev1.SecretList{}, "plane", map[string]string{"app": "x"}); err == nil {
+		t.Errorf("ListChildren with labels naming no order: no error")
+	}
+}
+
+// recordingIndexer records the objects IndexChildren indexes.
+type recordingIndexer struct{ objs []client.Object }
+
+func (r *recordingIndexer) IndexLocalField(_ context.Context, obj client.Object, field string, _ client.IndexerFunc) error {
+	if field != IndexOwner {
+		return fmt.Errorf("field %q", field)
+	}
+	r.objs = append(r.objs, obj)
+	return nil
+}
+
+// TestIndexChildren_ItemKinds: each list's item kind is indexed, a typed
+// list by its Go type and an unstructured one by its kind, and a list whose
+// kind the scheme lacks is refused; a metadata-only list is indexed on
+// the kind's metadata informer.
+func TestIndexChildren_ItemKinds(t *testing.T) {
+	t.Parallel()
+	scheme := runtime.NewScheme()
+	if err := corev1.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	pushes := &unstructured.UnstructuredList{}
+	pushes.SetGroupVersionKind(schema.GroupVersionKind{Group: "external-secrets.io", Version: "v1alpha1", Kind: "PushSecretList"})
+	metas := &metav1.PartialObjectMetadataList{}
+	metas.SetGroupVersionKind(schema.GroupVersionKind{Group: "external-secrets.io", Version: "v1alpha1", Kind: "PushSecretList"})
+	var idx recordingIndexer
+	if err := IndexChildren(context.Background(), &idx, scheme, &corev1.SecretList{}, pushes, metas); err != nil {
+		t.Fatal(err)
+	}
+	if len(idx.objs) != 3 {
+		t.Fatalf("indexed %d kinds, want 3", len(idx.objs))
+	}
+	if m, ok := idx.objs[2].(*metav1.PartialObjectMetadata); !ok || m.GroupVersionKind().Kind != "PushSecret" {
+		t.Errorf("a metadata-only PushSecretList indexed %#v, want metadata-only PushSecrets", idx.objs[2])
+	}
+	if _, ok := idx.objs[0].(*corev1.Secret); !ok {
+		t.Errorf("SecretList indexed %T, want *v1.Secret", idx.objs[0])
+	}
+	u, ok := idx.objs[1].(*unstructured.Unstructured)
+	if want := (schema.GroupVersionKind{Group: "external-secrets.io", Version: "v1alpha1", Kind: "PushSecret"}); !ok ||
+		u.GroupVersionKind() != want {
+		t.Errorf("PushSecretList indexed %#v, want an unstructured %s", idx.objs[1], want)
+	}
+	if err := IndexChildren(context.Background(), &idx, runtime.NewScheme(), &corev1.SecretList{}); err == nil {
+		t.Errorf("a list of a kind outside the scheme was indexed")
 	}
 }
