@@ -351,11 +351,12 @@ func (p *pass) createPassword(ctx context.Context, secrets map[int64]*corev1.Sec
 	return nil
 }
 
-// passwordSecrets lists the order's password Secrets by generation.
+// passwordSecrets lists the order's password Secrets by generation: its
+// Secrets in the plane's namespace (orders.ListChildren, through the owner
+// index) that carry a password generation and are named for it.
 func (p *pass) passwordSecrets(ctx context.Context) (map[int64]*corev1.Secret, error) {
 	var list corev1.SecretList
-	if err := p.r.local.List(ctx, &list, client.InNamespace(p.cp.Namespace), client.MatchingLabels(p.lbl),
-		client.HasLabels{korc.LabelPasswordGeneration}); err != nil {
+	if _, err := orders.ListChildren(ctx, p.r.children, &list, p.cp.Namespace, p.lbl); err != nil {
 		return nil, err
 	}
 	out := map[int64]*corev1.Secret{}
