@@ -530,13 +530,36 @@ func TestIntegration_SSADelivery(t *testing.T) {
 	}
 
 	// Without an owner, ownership is the field manager's apply entry: a Secret
-	// delivered that way is recognised as ours on the next delivery.
+	// delivered that way is recognised as ours on the next delivery, which
+	// leaves it alone while it holds what is delivered and applies a change.
 	free := apply.Secret{Namespace: ns, Name: "free-credentials", Data: want}
 	if res, err := apply.Deliver(ctx, c, fieldOwner, free); err != nil || res != apply.Created {
 		t.Fatalf("ownerless create: %v %v", res, err)
 	}
-	if res, err := apply.Deliver(ctx, c, fieldOwner, free); err != nil || res != apply.Applied {
-		t.Fatalf("ownerless re-apply: %v %v", res, err)
+	if res, err := apply.Deliver(ctx, c, fieldOwner, free); err != nil || res != apply.Unchanged {
+		t.Fatalf("ownerless re-delivery: %v %v", res, err)
+	}
+	changed := free
+	changed.Data = map[string][]byte{}
+	for k, v := range want {
+		changed.Data[k] = append([]byte("new-"), v...)
+	}
+	if res, err := apply.Deliver(ctx, c, fieldOwner, changed); err != nil || res != apply.Applied {
+		t.Fatalf("ownerless re-apply of new values: %v %v", res, err)
+	}
+	// A key the delivery no longer carries is removed by the apply: the
+	// Secret holds more than is delivered, so the apply is sent.
+	fewer := changed
+	fewer.Data = map[string][]byte{cloudsyaml.Key: changed.Data[cloudsyaml.Key]}
+	if res, err := apply.Deliver(ctx, c, fieldOwner, fewer); err != nil || res != apply.Applied {
+		t.Fatalf("ownerless delivery of fewer keys: %v %v", res, err)
+	}
+	var pruned corev1.Secret
+	if err := c.Get(ctx, types.NamespacedName{Namespace: ns, Name: free.Name}, &pruned); err != nil {
+		t.Fatal(err)
+	}
+	if len(pruned.Data) != 1 || string(pruned.Data[cloudsyaml.Key]) != string(changed.Data[cloudsyaml.Key]) {
+		t.Fatalf("after delivering one key the Secret holds %v", keys(pruned.Data))
 	}
 	if _, err := apply.Deliver(ctx, c, "another-owner", free); !apply.IsNotOwned(err) {
 		t.Fatalf("another field owner: want NotOwnedError, got %v", err)
