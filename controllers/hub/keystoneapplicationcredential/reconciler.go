@@ -47,9 +47,6 @@ const (
 	// EventTransportErrorCleared (Warning): a latched transport error was
 	// cleared from a credential so K-ORC retries.
 	EventTransportErrorCleared = "TransportErrorCleared"
-	// EventTeardownFailOpen (Warning): the ControlPlane is gone; the
-	// finalizer was released after one pass of deletes.
-	EventTeardownFailOpen = "TeardownFailOpen"
 )
 
 // NotReadyRequeue is the longest an order that is not converged (and not
@@ -133,7 +130,8 @@ type (
 // one that changes nothing writes nothing (orders.PatchStatus).
 func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
 	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown,
-		Clusters: r.hub, Planes: r.local, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneApplicationCredential,
+		Clusters: r.hub, Planes: r.local, Children: r.children, Local: r.local,
+		Now: func() metav1.Time { return metav1.NewTime(r.now()) }, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneApplicationCredential,
 			Recorder: r.recorder, ManagementEventsOnly: true, OptimisticLock: true, Fields: func(ac orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
 				return &ac.Status, &ac.Status.Conditions, &ac.Status.ObservedGeneration
 			}}}
@@ -156,8 +154,8 @@ type kind struct{ *Reconciler }
 func (kind) New() orderObj                                         { return &c5c3v1alpha1.KeystoneApplicationCredential{} }
 func (kind) PlaneRef(ac orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return ac.Spec.ControlPlaneRef }
 
-func (k kind) Teardown(ctx context.Context, p *orders.Pass[orderObj]) (ctrl.Result, error) {
-	return k.newPass(p).teardown(ctx)
+func (k kind) Teardown(p *orders.Pass[orderObj]) orders.Teardown[orderObj] {
+	return k.newPass(p).teardown()
 }
 
 func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {

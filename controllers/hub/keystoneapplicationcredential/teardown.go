@@ -2,15 +2,12 @@ package keystoneapplicationcredential
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
@@ -23,130 +20,63 @@ import (
 // again when no watched event arrives.
 const TeardownRequeue = 10 * time.Second
 
-// teardown runs the c5c3.io/keystoneapplicationcredential-teardown
-// finalizer in two phases (docs/reference/keystoneapplicationcredential.md,
-// "Deletion Semantics"):
-//
-//   - while any K-ORC ApplicationCredential of the order is listed: delete
-//     the PushSecret (which removes the OpenBao path), every
-//     credential-v<N> (K-ORC deletes it in Keystone through mint-cloud),
-//     every secret-v<N> and the source Secret;
-//   - once none is listed: delete mint-cloud and the delivered Secret, and
-//     release the finalizer when nothing the order owns is listed any more.
-//
-// With the ControlPlane gone, one pass issues every delete and releases the
-// finalizer (fail-open). The mint-cloud document is not rebuilt here: a
-// user password rotated during the teardown strands the finalizer until
-// the credentials are removed by hand
-// (docs/reference/keystoneapplicationcredential.md, "Deletion Semantics").
-func (p *pass) teardown(ctx context.Context) (ctrl.Result, error) {
-	p.r.probes.forget(p.prefix)
-	p.r.logins.forget(p.prefix)
-	if !controllerutil.ContainsFinalizer(p.ac, c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown) {
-		return ctrl.Result{}, nil
-	}
-	if err := p.listCredentials(ctx); err != nil {
-		return ctrl.Result{}, err
-	}
-	secrets, err := p.listed(ctx, &corev1.SecretList{})
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	pushes, err := p.listed(ctx, eso.NewMetadataList(eso.PushSecretGVK))
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	var errs []error
-	phase1 := func() {
-		for _, o := range pushes {
-			errs = append(errs, p.deleteObj(ctx, o))
-		}
-		for _, o := range p.credObjs {
-			errs = append(errs, p.deleteObj(ctx, o))
-		}
-		for _, o := range secrets {
-			if _, ok := applicationcredential.GenerationOfChild(p.prefix, o.GetName()); ok || o.GetName() == p.child(korc.DiscSource) {
-				errs = append(errs, p.deleteObj(ctx, o))
-			}
-		}
-	}
-	phase2 := func() {
-		for _, o := range secrets {
-			errs = append(errs, p.deleteObj(ctx, o)) // mint-cloud and any leftover
-		}
-		delivered, foreign, err := p.readDelivered(ctx)
-		switch {
-		case err != nil:
-			errs = append(errs, err)
-		case delivered != nil && !foreign && delivered.DeletionTimestamp.IsZero():
-			if err := p.oc.Delete(ctx, delivered); client.IgnoreNotFound(err) != nil {
-				errs = append(errs, fmt.Errorf("delete the delivered Secret: %w", err))
-			}
-		}
-	}
-	if p.cp == nil {
-		phase1()
-		phase2()
-		if err := errors.Join(errs...); err != nil {
-			return ctrl.Result{}, err
-		}
-		left := len(p.credObjs) + len(secrets) + len(pushes)
-		if err := p.release(ctx); err != nil {
-			return ctrl.Result{}, err
-		}
-		if left > 0 {
-			p.event(corev1.EventTypeWarning, EventTeardownFailOpen, "Delete",
-				"ControlPlane is gone: released with %d children still listed; K-ORC has nothing left to reach Keystone with", left)
-		}
-		return ctrl.Result{}, nil
-	}
-	if len(p.credObjs) > 0 {
-		phase1()
-		return ctrl.Result{RequeueAfter: TeardownRequeue}, errors.Join(errs...)
-	}
-	phase2()
-	if err := errors.Join(errs...); err != nil {
-		return ctrl.Result{}, err
-	}
-	if len(secrets)+len(pushes) > 0 {
-		return ctrl.Result{RequeueAfter: TeardownRequeue}, nil // held until nothing is listed
-	}
-	return ctrl.Result{}, p.release(ctx)
-}
+// Child lists of the order's children in the plane's namespace, indexed by
+// owner (orders.IndexChildren): the credential generations, the Secrets
+// (source, mint-cloud, secret-v<N>) and the PushSecret (its metadata, which
+// the watch caches).
+var (
+	credentialList = func() client.ObjectList { return &orcv1alpha1.ApplicationCredentialList{} }
+	secretList     = func() client.ObjectList { return &corev1.SecretList{} }
+	pushList       = func() client.ObjectList { return eso.NewMetadataList(eso.PushSecretGVK) }
+)
 
-// childLists are the kinds of the order's children in the plane's
-// namespace, indexed by owner (orders.IndexChildren): the credential
-// generations, the Secrets (source, mint-cloud, secret-v<N>) and the
-// PushSecret (its metadata, which the watch caches).
+// childLists are the kinds IndexChildren indexes for the order.
 func childLists() []client.ObjectList {
-	return []client.ObjectList{&orcv1alpha1.ApplicationCredentialList{}, &corev1.SecretList{}, eso.NewMetadataList(eso.PushSecretGVK)}
+	return []client.ObjectList{credentialList(), secretList(), pushList()}
 }
 
-// listed lists the order's children of list's kind in the plane's
-// namespace from the cache (orders.ListChildren by ChildLabels). A kind
-// whose CRD is not installed lists nothing.
-func (p *pass) listed(ctx context.Context, list client.ObjectList) ([]client.Object, error) {
-	return orders.ListChildren(ctx, p.r.children, list, p.ns, p.lbl)
-}
-
-// deleteObj deletes o on the management cluster unless it is already being
-// deleted; NotFound is success.
-func (p *pass) deleteObj(ctx context.Context, o client.Object) error {
-	if !o.GetDeletionTimestamp().IsZero() {
-		return nil
+// teardown is the c5c3.io/keystoneapplicationcredential-teardown deletion
+// path of q's order in two phases
+// (docs/reference/keystoneapplicationcredential.md, "Deletion Semantics"):
+// first the PushSecret (the OpenBao path), every credential-v<N> (K-ORC
+// deletes it in Keystone through mint-cloud), every secret-v<N> and the
+// source Secret; once none is listed, mint-cloud and the delivered Secret.
+// The mint-cloud document is not rebuilt here (a user password rotated
+// during the teardown strands the finalizer, as that page says).
+func (q *pass) teardown() orders.Teardown[orderObj] {
+	ownChild := func(o client.Object) bool {
+		gen, ok := applicationcredential.GenerationOfChild(q.prefix, o.GetName())
+		return ok && o.GetName() == q.child(korc.CredentialDiscriminator(gen))
 	}
-	if err := p.r.local.Delete(ctx, o); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("delete %s/%s: %w", o.GetNamespace(), o.GetName(), err)
+	generational := func(o client.Object) bool {
+		_, ok := applicationcredential.GenerationOfChild(q.prefix, o.GetName())
+		return ok || o.GetName() == q.child(korc.DiscSource)
 	}
-	return nil
+	return orders.Teardown[orderObj]{
+		Finalizer: c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown,
+		Forget: func(*orders.Pass[orderObj]) {
+			q.r.probes.forget(q.prefix)
+			q.r.logins.forget(q.prefix)
+		},
+		Phases: []orders.Phase[orderObj]{
+			{Sets: []orders.ChildSet{{List: pushList}, {List: credentialList, Select: ownChild},
+				{List: secretList, Select: generational}}},
+			{Sets: []orders.ChildSet{{List: secretList}}, After: q.deleteDelivered},
+		},
+		WaitRequeue: TeardownRequeue,
+	}
 }
 
-// release removes the teardown finalizer.
-func (p *pass) release(ctx context.Context) error {
-	base := p.ac.DeepCopy()
-	controllerutil.RemoveFinalizer(p.ac, c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown)
-	if err := p.oc.Patch(ctx, p.ac, client.MergeFrom(base)); client.IgnoreNotFound(err) != nil {
-		return fmt.Errorf("release the teardown finalizer: %w", err)
+// deleteDelivered deletes the delivered Secret on the order's cluster
+// unless it is foreign (no controller reference to the order) or already
+// being deleted. NotFound is success.
+func (q *pass) deleteDelivered(ctx context.Context, _ *orders.Pass[orderObj]) error {
+	delivered, foreign, err := q.readDelivered(ctx)
+	if err != nil || delivered == nil || foreign || !delivered.DeletionTimestamp.IsZero() {
+		return err
+	}
+	if err := q.oc.Delete(ctx, delivered); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete the delivered Secret: %w", err)
 	}
 	return nil
 }

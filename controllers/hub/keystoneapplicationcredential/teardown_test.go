@@ -23,7 +23,7 @@ import (
 // TestTeardown_UnlabelableSelector: an order whose labels no label value can
 // carry (a name over 63 bytes, stored past the CRD rule) has no child, since
 // the API server refuses writing such a label. Its teardown, run through the
-// order loop's Kind.Teardown with the plane present, sends no list the API
+// order loop's Teardown with the plane present, sends no list the API
 // server would refuse (400 for the selector) and releases the finalizer, so
 // the order is deleted.
 func TestTeardown_UnlabelableSelector(t *testing.T) {
@@ -63,7 +63,7 @@ func TestTeardown_UnlabelableSelector(t *testing.T) {
 		t.Fatal("the test's premise: a 64-byte name is no label value")
 	}
 	plane := &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Namespace: "plane", Name: "cp"}}
-	res, err := kind{r}.Teardown(context.Background(), &orders.Pass[orderObj]{Order: ord, Client: c, Obj: &obj, Plane: plane})
+	res, err := r.loop().Teardown(context.Background(), &orders.Pass[orderObj]{Order: ord, Client: c, Obj: &obj, Plane: plane})
 	if err != nil {
 		t.Fatalf("Teardown: %v", err)
 	}

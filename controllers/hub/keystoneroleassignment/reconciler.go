@@ -43,7 +43,7 @@ type (
 // loop is the order loop of KeystoneRoleAssignments (orders.Loop).
 func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
 	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown,
-		Clusters: r.hub, Planes: r.local, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneRoleAssignment,
+		Clusters: r.hub, Planes: r.local, Children: r.children, Local: r.local, Now: r.now, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneRoleAssignment,
 			Recorder: r.recorder, ManagementEventsOnly: true, Fields: func(ra orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
 				return &ra.Status, &ra.Status.Conditions, &ra.Status.ObservedGeneration
 			}}}
@@ -57,24 +57,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (re
 	return r.loop().Reconcile(ctx, req)
 }
 
-// writeStatus sets the conditions, observedGeneration and the status fields
-// on the order's cluster and emits an event per condition whose status or
-// reason changed (orders.StatusWriter).
-func (r *Reconciler) writeStatus(ctx context.Context, oc client.Client, ra orderObj, conds []metav1.Condition, st orderStatus) error {
-	// Events are recorded for orders on every cluster, so the order's
-	// cluster is not needed.
-	return r.loop().Status.Write(ctx, oc, orders.Order{}, ra, orders.StatusUpdate[orderStatus]{Fields: st, Conditions: conds, Now: r.now()})
-}
-
 // kind is the KeystoneRoleAssignment part of the order loop (orders.Kind).
 type kind struct{ *Reconciler }
 
 func (kind) New() orderObj                                         { return &c5c3v1alpha1.KeystoneRoleAssignment{} }
 func (kind) PlaneRef(ra orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return ra.Spec.ControlPlaneRef }
 
-func (k kind) Teardown(ctx context.Context, p *orders.Pass[orderObj]) (reconcile.Result, error) {
-	return k.teardown(ctx, p.Client, p.Obj, p.Plane, p.Order)
-}
+func (k kind) Teardown(*orders.Pass[orderObj]) orders.Teardown[orderObj] { return k.teardown() }
 
 func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
 	return &actuator{r: k.Reconciler, p: p, o: Observation{Gate: p.Gate, Role: string(p.Obj.Spec.Role), Namespace: p.Obj.Namespace}}

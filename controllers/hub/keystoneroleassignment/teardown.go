@@ -2,7 +2,6 @@ package keystoneroleassignment
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -12,8 +11,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
@@ -22,59 +19,46 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// teardown runs the finalizer (docs/reference/keystoneroleassignment.md
-// "Deletion Semantics"): held while a KeystoneApplicationCredential of the
-// same user and project exists; then the assignment is revoked in Keystone
-// (PlanRevoke: not while another live order grants the same), the Role
-// import is released (deleted as an object; K-ORC never deletes an
-// imported role), and the finalizer removed once nothing is listed. With
-// the plane gone one pass deletes the import and releases. Teardown runs
-// whatever the consent: deleting the order is the one way to tear it down.
-func (r *Reconciler) teardown(ctx context.Context, oc client.Client, ra *c5c3v1alpha1.KeystoneRoleAssignment,
-	cp *c5c3v1alpha1.ControlPlane, ord orders.Order) (reconcile.Result, error) {
-	has := controllerutil.ContainsFinalizer(ra, c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown)
-	if !has {
-		return reconcile.Result{}, nil
+// teardown is the KeystoneRoleAssignment deletion path
+// (docs/reference/keystoneroleassignment.md, "Deletion Semantics"): held
+// while a credential of the same user and project exists, then the
+// assignment revoked in Keystone (with the plane) and the Role import
+// released (K-ORC never deletes an imported role).
+func (r *Reconciler) teardown() orders.Teardown[orderObj] {
+	return orders.Teardown[orderObj]{
+		Finalizer:   c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown,
+		Hold:        hold,
+		Before:      r.revokeStep,
+		Phases:      []orders.Phase[orderObj]{{Sets: childSets}},
+		WaitRequeue: NotReadyRequeue,
 	}
-	// Only an assignment that granted its role holds: one that never did
-	// (RoleNotAllowed, RoleNotFound, a reference still waiting; no
-	// status.roleID) gives a credential nothing to lose, and holding it
-	// would leave a mistaken order undeletable until the credential goes.
-	var held orders.Held
-	if ra.Status.RoleID != "" {
-		var err error
-		held, err = orders.HeldBy(ctx, oc, ra.Namespace, orders.CredentialRefs{User: ra.Spec.UserRef.Name, Project: ra.Spec.ProjectRef.Name})
-		if err != nil {
-			return reconcile.Result{}, err
-		}
+}
+
+// hold holds an assignment that granted its role (status.roleID) while a
+// KeystoneApplicationCredential of the same user and project exists. One
+// that never granted (RoleNotAllowed, RoleNotFound, a reference still
+// waiting) gives a credential nothing to lose.
+func hold(ctx context.Context, p *orders.Pass[orderObj]) (orders.Hold, error) {
+	ra := p.Obj
+	if ra.Status.RoleID == "" {
+		return orders.Hold{}, nil
 	}
-	if held.Holding() {
-		// KeystoneApplicationCredential events bring the order back.
-		err := r.writeStatus(ctx, oc, ra, Conditions(HeldCondition(held, ra.Name, ra.Generation), ra.Generation), ra.Status)
-		return reconcile.Result{RequeueAfter: RequeueAfter(false, ord.OnTargetCluster(), 0)}, err
+	held, err := orders.HeldBy(ctx, p.Client, ra.Namespace, orders.CredentialRefs{User: ra.Spec.UserRef.Name, Project: ra.Spec.ProjectRef.Name})
+	return orders.Hold{Holding: held.Holding(), Requeue: NotReadyRequeue,
+		Conditions: Conditions(HeldCondition(held, ra.Name, ra.Generation), ra.Generation)}, err
+}
+
+// revokeStep is revoke as a teardown step: a refusal is reported on
+// AssignmentReady and nothing is deleted.
+func (r *Reconciler) revokeStep(ctx context.Context, p *orders.Pass[orderObj]) ([]metav1.Condition, error) {
+	ra := p.Obj
+	err := r.revoke(ctx, p.Client, ra, p.Plane, p.Order)
+	if err == nil {
+		return nil, nil
 	}
-	if cp != nil {
-		if err := r.revoke(ctx, oc, ra, cp, ord); err != nil {
-			c := metav1.Condition{Type: c5c3v1alpha1.ConditionAssignmentReady, Status: metav1.ConditionFalse, ObservedGeneration: ra.Generation,
-				Reason: GrantReason(err, controlplane.IsExternal(cp)), Message: "revoking the assignment in Keystone: " + err.Error()}
-			return reconcile.Result{}, errors.Join(err, r.writeStatus(ctx, oc, ra, Conditions(c, ra.Generation), ra.Status))
-		}
-	}
-	planeNS, _ := orders.PlaneKey(ra.Spec.ControlPlaneRef, ra.Namespace)
-	left, sweepErr := r.sweep(ctx, planeNS, ord)
-	switch orders.DecideTeardown(has, held, cp != nil, left, sweepErr != nil) {
-	case orders.TeardownWait:
-		// The import's deletion event brings the order back.
-		return reconcile.Result{RequeueAfter: NotReadyRequeue}, sweepErr
-	case orders.TeardownRelease:
-		base := ra.DeepCopy()
-		controllerutil.RemoveFinalizer(ra, c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown)
-		// NotFound: an earlier pass released it already (a stale cache).
-		if err := client.IgnoreNotFound(oc.Patch(ctx, ra, client.MergeFrom(base))); err != nil {
-			return reconcile.Result{}, fmt.Errorf("release the finalizer: %w", err)
-		}
-	}
-	return reconcile.Result{}, nil
+	c := metav1.Condition{Type: c5c3v1alpha1.ConditionAssignmentReady, Status: metav1.ConditionFalse, ObservedGeneration: ra.Generation,
+		Reason: GrantReason(err, controlplane.IsExternal(p.Plane)), Message: "revoking the assignment in Keystone: " + err.Error()}
+	return Conditions(c, ra.Generation), err
 }
 
 // revoke revokes ra's assignment in Keystone unless PlanRevoke says
@@ -140,15 +124,6 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	return nil
 }
 
-// sweep deletes the Role imports of ord in planeNS (found by
-// orders.ChildLabels) and returns how many were listed
-// (orders.SweepChildren).
-func (r *Reconciler) sweep(ctx context.Context, planeNS string, ord orders.Order) (int, error) {
-	return orders.SweepChildren(ctx, r.children, r.local, planeNS, orders.ChildLabels(ord), childLists()...)
-}
-
-// childLists are the kinds of the order's children in the plane's
-// namespace: the Role import.
-func childLists() []client.ObjectList {
-	return []client.ObjectList{&orcv1alpha1.RoleList{}}
-}
+// childSets are the order's children in the plane's namespace: the Role
+// import.
+var childSets = []orders.ChildSet{{List: func() client.ObjectList { return &orcv1alpha1.RoleList{} }}}

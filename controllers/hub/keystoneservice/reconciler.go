@@ -103,7 +103,7 @@ func (r *Reconciler) catalogBlock(ctx context.Context, ks *c5c3v1alpha1.Keystone
 		c := NotDeclaredCatalog(ks.Generation)
 		if gate.Passed() {
 			// A removed block is swept; its condition waits for the sweep.
-			left, err := r.sweep(ctx, ks, cp.Namespace, catalogKinds)
+			left, err := r.sweep(ctx, ks, cp.Namespace, catalogSets)
 			if err != nil {
 				*errs = append(*errs, err)
 			}
@@ -129,7 +129,7 @@ func (r *Reconciler) accountBlock(ctx context.Context, ks *c5c3v1alpha1.Keystone
 	case ks.Spec.Account == nil:
 		c := NotDeclaredAccount(ks.Generation)
 		if gate.Passed() {
-			left, err := r.sweep(ctx, ks, cp.Namespace, accountKinds)
+			left, err := r.sweep(ctx, ks, cp.Namespace, accountSets(ks))
 			if err != nil {
 				*errs = append(*errs, err)
 			}

@@ -66,7 +66,8 @@ type (
 // loop is the order loop of KeystoneUsers (orders.Loop).
 func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
 	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneUserTeardown,
-		Clusters: r.hub, Planes: r.local, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneUser,
+		Clusters: r.hub, Planes: r.local, Children: r.children, Local: r.local,
+		Now: func() metav1.Time { return metav1.NewTime(r.now()) }, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneUser,
 			Recorder: r.recorder, ManagementEventsOnly: true, Fields: func(ku orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
 				return &ku.Status, &ku.Status.Conditions, &ku.Status.ObservedGeneration
 			}}}
@@ -78,23 +79,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (re
 	return r.loop().Reconcile(ctx, req)
 }
 
-// writeStatus patches the order's status (conditions, observedGeneration
-// and st's fields) through oc and emits an event per condition whose status
-// or reason changed (orders.StatusWriter; none for an order on a target
-// cluster, see event).
-func (r *Reconciler) writeStatus(ctx context.Context, o orders.Order, oc client.Client, ku orderObj, st *orderStatus, conds []metav1.Condition) error {
-	return r.loop().Status.Write(ctx, oc, o, ku, orders.StatusUpdate[orderStatus]{Fields: *st, Conditions: conds, Now: metav1.NewTime(r.now())})
-}
-
 // kind is the KeystoneUser part of the order loop (orders.Kind).
 type kind struct{ *Reconciler }
 
 func (kind) New() orderObj                                         { return &c5c3v1alpha1.KeystoneUser{} }
 func (kind) PlaneRef(ku orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return ku.Spec.ControlPlaneRef }
 
-func (k kind) Teardown(ctx context.Context, p *orders.Pass[orderObj]) (reconcile.Result, error) {
-	return k.teardown(ctx, p.Order, p.Client, p.Obj, p.Plane)
-}
+func (k kind) Teardown(*orders.Pass[orderObj]) orders.Teardown[orderObj] { return k.teardown() }
 
 func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
 	return &actuator{gate: p.Gate, obs: Observation{Gate: p.Gate}, p: &pass{r: k.Reconciler, o: p.Order, oc: p.Client, ku: p.Obj,

@@ -74,7 +74,7 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		opts.VerifyInterval = ReadyResync
 	}
 	local := hub.Manager.GetLocalManager()
-	if err := orders.IndexChildren(context.Background(), hub, local.GetScheme(), childLists()...); err != nil {
+	if err := orders.IndexChildren(context.Background(), hub, local.GetScheme(), orders.Lists(childSets...)...); err != nil {
 		return err
 	}
 	r := &Reconciler{hub: hub, local: local.GetClient(), children: local.GetCache(), recorder: local.GetEventRecorder(ControllerName),

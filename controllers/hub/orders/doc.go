@@ -8,5 +8,7 @@
 // reconcilers read the cluster and pass what they read in. The I/O steps the
 // kinds share are here too: the generic order loop and its status writer
 // (loop.go, statuswriter.go), the name claims (claim.go), the backup
-// (backup.go), the finalizer (finalizer.go) and the teardown (teardown.go).
+// (backup.go), the finalizer (finalizer.go), the children an order lists and sweeps
+// (children.go) and the generic teardown every hub kind declares
+// (teardown.go).
 package orders

@@ -119,7 +119,7 @@ type LocalFieldIndexer interface {
 // IndexChildren adds IndexOwner, through idx, on the item type of each of
 // lists (its kind with "List" trimmed, from scheme; an unstructured or a
 // metadata-only list stays so): a reconciler passes the lists it gives ListChildren
-// and SweepChildren, before the manager starts. They then read the order's
+// and Sweep, before the manager starts. They then read the order's
 // own children instead of matching labels across the ControlPlane's
 // namespace, which holds every order's children (docs/performance.md,
 // "Hub"). Errors: a kind not in scheme, an index refused, or a kind not

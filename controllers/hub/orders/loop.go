@@ -6,6 +6,7 @@ import (
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
@@ -38,7 +39,10 @@ type Pass[T client.Object] struct {
 	// Plane is the ControlPlane spec.controlPlaneRef resolves to, nil when
 	// it does not exist (Plane).
 	Plane *c5c3v1alpha1.ControlPlane
-	// Gate is the shared gate (GateOf); unset in Kind.Teardown.
+	// PlaneNamespace is the ControlPlane's namespace (PlaneKey), where the
+	// order's K-ORC children live, whether or not the plane exists.
+	PlaneNamespace string
+	// Gate is the shared gate (GateOf); unset in a teardown.
 	Gate Gate
 }
 
@@ -51,10 +55,9 @@ type Kind[T client.Object, S any] interface {
 	New() T
 	// PlaneRef is obj's spec.controlPlaneRef.
 	PlaneRef(obj T) c5c3v1alpha1.ControlPlaneRefSpec
-	// Teardown runs the teardown finalizer of p.Obj, which is being
-	// deleted, and ends the pass with its result. It writes status, if at
-	// all, through the loop's StatusWriter.
-	Teardown(ctx context.Context, p *Pass[T]) (reconcile.Result, error)
+	// Teardown is the kind's deletion path, which Loop runs (RunTeardown)
+	// for an order being deleted.
+	Teardown(p *Pass[T]) Teardown[T]
 	// Start begins the normal pass of p (the gate is decided, the
 	// finalizer installed where NeedsFinalizer says so) and returns its
 	// Actuator.
@@ -87,7 +90,8 @@ type Actuator[S any] interface {
 //  1. the order's cluster client (Clusters), the order (NotFound ends the
 //     pass), its Order (OrderOf) and its ControlPlane (Plane, from
 //     Planes);
-//  2. an order being deleted: Kind.Teardown, whose result ends the pass;
+//  2. an order being deleted: the kind's Teardown (Loop.Teardown), whose
+//     result ends the pass;
 //  3. the shared gate (GateOf) and the teardown finalizer
 //     (EnsureFinalizer);
 //  4. Kind.Start, then Actuator.Act behind an open gate or Actuator.Gated;
@@ -108,6 +112,12 @@ type Loop[T client.Object, S any] struct {
 	Planes   client.Reader
 	// Status writes the status; Status.Kind names the order's kind.
 	Status StatusWriter[T, S]
+	// Children is the management cluster's cache holding IndexOwner for
+	// the kind's children (IndexChildren); Local deletes them.
+	Children client.Reader
+	Local    client.Client
+	// Now stamps the teardown's conditions; nil is metav1.Now.
+	Now func() metav1.Time
 }
 
 // Reconcile runs one pass for the order req names on its cluster.
@@ -125,8 +135,9 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 	if p.Plane, err = Plane(ctx, l.Planes, ref, obj.GetNamespace()); err != nil {
 		return reconcile.Result{}, err
 	}
+	p.PlaneNamespace, _ = PlaneKey(ref, obj.GetNamespace())
 	if !obj.GetDeletionTimestamp().IsZero() {
-		return l.Kind.Teardown(ctx, p)
+		return l.Teardown(ctx, p)
 	}
 	p.Gate = GateOf(p.Order, ref, p.Plane)
 	if err := EnsureFinalizer(ctx, oc, obj, l.Finalizer, p.Plane, p.Order); err != nil {
@@ -152,4 +163,20 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 		return reconcile.Result{}, err
 	}
 	return reconcile.Result{RequeueAfter: a.Requeue()}, nil
+}
+
+// Teardown runs the kind's Teardown for p (RunTeardown): children listed
+// from l.Children by p.Order's ChildLabels, deleted through l.Local, status
+// conditions written through l.Status with p.Order, the status fields kept.
+func (l Loop[T, S]) Teardown(ctx context.Context, p *Pass[T]) (reconcile.Result, error) {
+	io := TeardownIO[T]{Local: l.Local, Recorder: l.Status.Recorder, List: OwnerLister(l.Children, ChildLabels(p.Order)),
+		Write: func(ctx context.Context, p *Pass[T], conds []metav1.Condition) error {
+			now := metav1.Now()
+			if l.Now != nil {
+				now = l.Now()
+			}
+			st, _, _ := l.Status.Fields(p.Obj)
+			return l.Status.Write(ctx, p.Client, p.Order, p.Obj, StatusUpdate[S]{Fields: *st, Conditions: conds, Now: now})
+		}}
+	return RunTeardown(ctx, l.Kind.Teardown(p), io, p)
 }

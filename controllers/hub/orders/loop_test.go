@@ -41,7 +41,7 @@ type fakeKind struct {
 	calls []string
 	// pass is the Pass the loop handed to Teardown or Start.
 	pass *Pass[testObj]
-	// teardown is Teardown's result; actErr and gatedErr what Act and Gated
+	// teardown is the result of Teardown's hold; actErr and gatedErr what Act and Gated
 	// return; cond the condition Status reports (status True or False) and
 	// projectID status.projectID.
 	teardown  reconcile.Result
@@ -56,9 +56,11 @@ func (*fakeKind) New() testObj { return &c5c3v1alpha1.KeystoneProject{} }
 func (*fakeKind) PlaneRef(o testObj) c5c3v1alpha1.ControlPlaneRefSpec {
 	return o.Spec.ControlPlaneRef
 }
-func (k *fakeKind) Teardown(_ context.Context, p *Pass[testObj]) (reconcile.Result, error) {
-	k.calls, k.pass = append(k.calls, "Teardown"), p
-	return k.teardown, nil
+func (k *fakeKind) Teardown(*Pass[testObj]) Teardown[testObj] {
+	return Teardown[testObj]{Finalizer: testFinalizer, Hold: func(_ context.Context, p *Pass[testObj]) (Hold, error) {
+		k.calls, k.pass = append(k.calls, "Teardown"), p
+		return Hold{Holding: true, Requeue: k.teardown.RequeueAfter}, nil
+	}}
 }
 func (k *fakeKind) Start(p *Pass[testObj]) Actuator[testStatus] {
 	k.calls, k.pass = append(k.calls, "Start"), p

@@ -20,6 +20,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 )
 
+var secrets = ChildSet{List: func() client.ObjectList { return &corev1.SecretList{} }}
+
 func TestDecideTeardown(t *testing.T) {
 	t.Parallel()
 	held := Held{"cred"}
@@ -89,7 +91,7 @@ func TestRequeueAfterAndCapTarget(t *testing.T) {
 // TestListChildren_UnlabelableSelector: an owner whose name is too long for
 // a label value has no child (the API server refuses writing the label) and
 // a list by its labels would be refused with 400, so ListChildren and
-// SweepChildren answer "nothing left" without sending it, and the finalizer
+// Sweep answer "nothing left" without sending it, and the finalizer
 // can be released.
 func TestListChildren_UnlabelableSelector(t *testing.T) {
 	t.Parallel()
@@ -116,9 +118,9 @@ func TestListChildren_UnlabelableSelector(t *testing.T) {
 	if err != nil || len(items) != 0 {
 		t.Fatalf("ListChildren with an over-long name: %v, %d items; want no error and nothing", err, len(items))
 	}
-	left, err := SweepChildren(context.Background(), c, c, "plane", bad, &corev1.SecretList{}, &corev1.ConfigMapList{})
+	left, err := Sweep(context.Background(), OwnerLister(c, bad), c, "plane", "tenant", secrets, ChildSet{List: func() client.ObjectList { return &corev1.ConfigMapList{} }})
 	if err != nil || left != 0 {
-		t.Fatalf("SweepChildren with an over-long name: left %d, %v; want 0, nil", left, err)
+		t.Fatalf("Sweep with an over-long name: left %d, %v; want 0, nil", left, err)
 	}
 	if lists != 0 {
 		t.Errorf("%d lists sent with an unlabelable selector", lists)
@@ -179,9 +181,9 @@ func TestListChildren_OwnOrderOnly(t *testing.T) {
 	if err != nil || len(items) != 1 || items[0].GetName() != "own" {
 		t.Fatalf("ListChildren = %v, %v; want the order's one Secret", items, err)
 	}
-	left, err := SweepChildren(context.Background(), c, c, "plane", ChildLabels(own), &corev1.SecretList{})
+	left, err := Sweep(context.Background(), OwnerLister(c, ChildLabels(own)), c, "plane", "tenant", secrets)
 	if err != nil || left != 1 {
-		t.Fatalf("SweepChildren = %d, %v; want 1 listed", left, err)
+		t.Fatalf("Sweep = %d, %v; want 1 listed", left, err)
 	}
 	var rest corev1.SecretList
 	if err := c.List(context.Background(), &rest); err != nil || len(rest.Items) != len(objs)-1 {
