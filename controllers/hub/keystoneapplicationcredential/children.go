@@ -39,7 +39,7 @@ func (p *pass) writeMintCloud(ctx context.Context, r refsRead) error {
 	// writes with the read resourceVersion as a precondition: a Conflict is
 	// retried at once rather than reported as CredentialError.
 	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		_, err := apply.Deliver(ctx, p.r.local, orders.FieldOwner, apply.Secret{Namespace: p.ns,
+		_, err := apply.Deliver(ctx, p.r.Local, orders.FieldOwner, apply.Secret{Namespace: p.ns,
 			Name: p.child(korc.DiscMintCloud), Data: data, Labels: p.lbl})
 		return err
 	})
@@ -58,7 +58,7 @@ func (p *pass) writeMintCloud(ctx context.Context, r refsRead) error {
 func (p *pass) listCredentials(ctx context.Context) error {
 	p.creds, p.credObjs = nil, map[int64]*orcv1alpha1.ApplicationCredential{}
 	var list orcv1alpha1.ApplicationCredentialList
-	if _, err := orders.ListChildren(ctx, p.r.children, &list, p.ns, p.lbl); err != nil {
+	if _, err := orders.ListChildren(ctx, p.r.Children, &list, p.ns, p.lbl); err != nil {
 		return fmt.Errorf("list the order's K-ORC ApplicationCredentials: %w", err)
 	}
 	for i := range list.Items {
@@ -79,7 +79,7 @@ func (p *pass) listCredentials(ctx context.Context) error {
 // deleted, or has no value).
 func (p *pass) secretValue(ctx context.Context, gen int64) (value []byte, ok bool, err error) {
 	var s corev1.Secret
-	err = p.r.local.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: p.child(korc.SecretDiscriminator(gen))}, &s)
+	err = p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: p.child(korc.SecretDiscriminator(gen))}, &s)
 	if apierrors.IsNotFound(err) {
 		return nil, false, nil
 	}
@@ -115,7 +115,7 @@ func (p *pass) createGeneration(ctx context.Context, gen int64) error {
 		v := password.New()
 		s := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: secretName, Namespace: p.ns, Labels: p.lbl},
 			Type: corev1.SecretTypeOpaque, Data: map[string][]byte{applicationcredential.SecretValueKey: v}}
-		if err := p.r.local.Create(ctx, s, client.FieldOwner(orders.FieldOwner)); apierrors.IsAlreadyExists(err) {
+		if err := p.r.Local.Create(ctx, s, client.FieldOwner(orders.FieldOwner)); apierrors.IsAlreadyExists(err) {
 			if err := p.adoptable(ctx, &corev1.Secret{}, secretName); err != nil {
 				return err
 			}
@@ -150,7 +150,7 @@ func (p *pass) createGeneration(ctx context.Context, gen int64) error {
 			},
 		},
 	}
-	if err := p.r.local.Create(ctx, cred, client.FieldOwner(orders.FieldOwner)); err != nil {
+	if err := p.r.Local.Create(ctx, cred, client.FieldOwner(orders.FieldOwner)); err != nil {
 		if apierrors.IsAlreadyExists(err) {
 			return p.adoptable(ctx, &orcv1alpha1.ApplicationCredential{}, cred.Name)
 		}
@@ -166,7 +166,7 @@ func (p *pass) createGeneration(ctx context.Context, gen int64) error {
 // yet was created by an earlier pass of this order (every other writer's
 // object would be cached as well): it is kept.
 func (p *pass) adoptable(ctx context.Context, obj client.Object, name string) error {
-	err := p.r.local.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: name}, obj)
+	err := p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: name}, obj)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}
@@ -191,7 +191,7 @@ func (p *pass) deleteGeneration(ctx context.Context, gen int64) error {
 func (p *pass) deleteLocal(ctx context.Context, obj client.Object, name string) error {
 	obj.SetNamespace(p.ns)
 	obj.SetName(name)
-	if err := p.r.local.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+	if err := p.r.Local.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete %T %s/%s: %w", obj, p.ns, name, err)
 	}
 	return nil
@@ -210,7 +210,7 @@ func (p *pass) clearLatchedTransportErrors(ctx context.Context) error {
 		}
 		base := o.DeepCopy()
 		meta.RemoveStatusCondition(&o.Status.Conditions, orcv1alpha1.ConditionProgressing)
-		if err := p.r.local.Status().Patch(ctx, o, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		if err := p.r.Local.Status().Patch(ctx, o, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 			return fmt.Errorf("generation %d: %w", gen, err)
 		}
 		p.event(corev1.EventTypeWarning, EventTransportErrorCleared, "Retry",

@@ -121,7 +121,7 @@ func (p *pass) deliver(ctx context.Context, cur *corev1.Secret) {
 		return
 	}
 	state, err := orders.Backup{Plane: p.cp, SourceName: p.child(korc.DiscSource), BackupName: p.child(korc.DiscBackup),
-		Labels: p.lbl, Path: path, Data: data}.Ensure(ctx, p.r.local)
+		Labels: p.lbl, Path: path, Data: data}.Ensure(ctx, p.r.Local)
 	if err != nil {
 		p.obs.DeliveryError = fmt.Errorf("back up the credential: %w", err)
 		return

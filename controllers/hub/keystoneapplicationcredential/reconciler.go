@@ -12,7 +12,6 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -20,7 +19,6 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/apply"
-	"github.com/c5c3/orderhub/delivery/clusters"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -59,13 +57,8 @@ const NotReadyRequeue = 30 * time.Second
 // local; the order and its delivered Secret through the order's cluster's
 // client.
 type Reconciler struct {
-	hub   *clusters.Hub
-	local client.Client
-	// children is the management cluster's cache, indexed by owner
-	// (orders.IndexOwner): the order's children are listed from it.
-	children client.Reader
-	recorder recorder.EventRecorder
-	now      func() time.Time
+	orders.Base
+	now func() time.Time
 	// resync is Options.ReadyResync, prober Options.Prober; probes the
 	// last verification of each order's delivered credential (a restarted
 	// hub verifies each converged order once a resync after it first sees
@@ -115,7 +108,7 @@ type pass struct {
 // conditions carry the same information (orders.StatusWriter,
 // ManagementEventsOnly).
 func (p *pass) event(typ, reason, action, format string, args ...any) {
-	orders.Event(p.r.recorder, p.ord, p.ac, typ, reason, action, format, args...)
+	orders.Event(p.r.Recorder, p.ord, p.ac, typ, reason, action, format, args...)
 }
 
 type (
@@ -129,12 +122,13 @@ type (
 // with a Conflict and runs again on the current one (orders.StaleRequeue);
 // one that changes nothing writes nothing (orders.PatchStatus).
 func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
-	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown,
-		Clusters: r.hub, Planes: r.local, Children: r.children, Local: r.local,
-		Now: func() metav1.Time { return metav1.NewTime(r.now()) }, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneApplicationCredential,
-			Recorder: r.recorder, ManagementEventsOnly: true, OptimisticLock: true, Fields: func(ac orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
-				return &ac.Status, &ac.Status.Conditions, &ac.Status.ObservedGeneration
-			}}}
+	l := orders.NewLoop[orderObj, orderStatus](r.Base, kind{r}, orders.KindKeystoneApplicationCredential,
+		c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown,
+		func(ac orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
+			return &ac.Status, &ac.Status.Conditions, &ac.Status.ObservedGeneration
+		}, func() metav1.Time { return metav1.NewTime(r.now()) })
+	l.Status.OptimisticLock = true
+	return l
 }
 
 // Reconcile runs one pass for a KeystoneApplicationCredential on

@@ -61,7 +61,7 @@ func (p *pass) references(ctx context.Context) (refsRead, error) {
 	if out.User != nil && user.Status.PasswordGeneration > 0 {
 		name := PasswordSecretName(p.ord.Cluster, ac.Namespace, user.Name, user.Status.PasswordGeneration)
 		var s corev1.Secret
-		switch err := p.r.local.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: name}, &s); {
+		switch err := p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: name}, &s); {
 		case err == nil:
 			out.password = s.Data[korc.PasswordKey]
 			out.PasswordReady = len(out.password) > 0 && s.DeletionTimestamp.IsZero()
@@ -70,14 +70,14 @@ func (p *pass) references(ctx context.Context) (refsRead, error) {
 		}
 	}
 	if out.User != nil {
-		id, err := orders.UserKeystoneID(ctx, p.r.local, p.ns, p.ord.Cluster, ac.Namespace, user.Name)
+		id, err := orders.UserKeystoneID(ctx, p.r.Local, p.ns, p.ord.Cluster, ac.Namespace, user.Name)
 		if err != nil {
 			return out, err
 		}
 		out.UserID = id
 	}
 	if out.Project != nil {
-		id, err := orders.ProjectKeystoneID(ctx, p.r.local, p.ns, p.ord.Cluster, ac.Namespace, project.Name)
+		id, err := orders.ProjectKeystoneID(ctx, p.r.Local, p.ns, p.ord.Cluster, ac.Namespace, project.Name)
 		if err != nil {
 			return out, err
 		}
@@ -102,7 +102,7 @@ func (p *pass) references(ctx context.Context) (refsRead, error) {
 	}
 	if name, key, ok := controlplane.CABundleRef(p.cp); ok {
 		var s corev1.Secret
-		switch err := p.r.local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: name}, &s); {
+		switch err := p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: name}, &s); {
 		case err == nil:
 			out.ca = s.Data[key]
 			out.CABundleMissing = len(out.ca) == 0

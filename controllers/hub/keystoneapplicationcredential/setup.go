@@ -63,12 +63,8 @@ type Options struct {
 // hold client-go's, c5c3.io's and K-ORC's types, and ESO's CRDs must be
 // installed.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
-	// The reference lookups read the cache through these indexes.
-	if err := orders.IndexReferences(context.Background(), hub); err != nil {
-		return err
-	}
-	local := hub.Manager.GetLocalManager()
-	if err := orders.IndexChildren(context.Background(), hub, local.GetScheme(), childLists()...); err != nil {
+	base, err := orders.NewBase(hub, ControllerName, childSets...)
+	if err != nil {
 		return err
 	}
 	if opts.Now == nil {
@@ -83,10 +79,10 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Revoker == nil {
 		opts.Revoker = KeystoneRevoke
 	}
-	r := &Reconciler{hub: hub, local: local.GetClient(), children: local.GetCache(), recorder: local.GetEventRecorder(ControllerName), now: opts.Now,
+	r := &Reconciler{Base: base, now: opts.Now,
 		resync: opts.ReadyResync, prober: opts.Prober, revoker: opts.Revoker}
 	kind := orders.KindKeystoneApplicationCredential
-	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
+	localOnly := orders.LocalOnly()
 	everywhere := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(true)}
 	return mcbuilder.ControllerManagedBy(hub.Manager).
 		Named("keystoneapplicationcredential").

@@ -30,10 +30,8 @@ var (
 	pushList       = func() client.ObjectList { return eso.NewMetadataList(eso.PushSecretGVK) }
 )
 
-// childLists are the kinds IndexChildren indexes for the order.
-func childLists() []client.ObjectList {
-	return []client.ObjectList{credentialList(), secretList(), pushList()}
-}
+// childSets are the kinds IndexChildren indexes for the order.
+var childSets = []orders.ChildSet{{List: credentialList}, {List: secretList}, {List: pushList}}
 
 // teardown is the c5c3.io/keystoneapplicationcredential-teardown deletion
 // path of q's order in two phases

@@ -53,7 +53,7 @@ func TestTeardown_UnlabelableSelector(t *testing.T) {
 			return c.List(ctx, l, opts...)
 		},
 	}).Build()
-	r := &Reconciler{local: c, now: time.Now}
+	r := &Reconciler{Base: orders.Base{Local: c}, now: time.Now}
 	var obj c5c3v1alpha1.KeystoneApplicationCredential
 	if err := c.Get(context.Background(), client.ObjectKeyFromObject(ac), &obj); err != nil {
 		t.Fatal(err)

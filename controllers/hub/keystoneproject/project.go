@@ -63,7 +63,7 @@ func (r *Reconciler) project(ctx context.Context, kp *c5c3v1alpha1.KeystoneProje
 }
 
 func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
-	c := p.r.local
+	c := p.r.Local
 	var proj orcv1alpha1.Project
 	err := c.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: p.childName(korc.DiscProject)}, &proj)
 	switch {
@@ -82,7 +82,7 @@ func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
 	// create: of two orders of one name in different namespaces only the
 	// holder goes on (breaker H3). An order created before claims existed
 	// takes its claim here on its next pass.
-	holder, err := orders.Acquire(ctx, p.r.claims, p.cp.Namespace, projectClaim(EffectiveProjectName(p.kp), o.DomainName), p.ord)
+	holder, err := orders.Acquire(ctx, p.r.Claims, p.cp.Namespace, projectClaim(EffectiveProjectName(p.kp), o.DomainName), p.ord)
 	if err != nil {
 		return "", err
 	}
@@ -125,7 +125,7 @@ func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
 		if keystoneservice.DecideProbe(o.Probe, false) != keystoneservice.ProbeCreate {
 			return "", nil
 		}
-		orders.Event(p.r.recorder, p.ord, p.kp, corev1.EventTypeNormal, "ProjectCreate", "Create",
+		orders.Event(p.r.Recorder, p.ord, p.kp, corev1.EventTypeNormal, "ProjectCreate", "Create",
 			"no project %s in domain %s: creating the managed K-ORC Project %s/%s", name, o.DomainName, p.cp.Namespace, p.childName(korc.DiscProject))
 	}
 	kn := orcv1alpha1.KeystoneName(name)

@@ -5,14 +5,11 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
-	"github.com/c5c3/orderhub/delivery/clusters"
 )
 
 // ControllerName names the controller, its field owner and its event source.
@@ -21,17 +18,8 @@ const ControllerName = "orderhub-keystoneproject"
 // Reconciler reconciles KeystoneProject orders on every engaged cluster.
 // Its loop's StatusWriter is its only status writer.
 type Reconciler struct {
-	hub *clusters.Hub
-	// local is the management cluster's client: planes and children.
-	local client.Client
-	// children is the management cluster's cache, indexed by owner
-	// (orders.IndexOwner): the teardown lists the children from it.
-	children client.Reader
-	recorder recorder.EventRecorder
-	now      func() metav1.Time
-	// claims is the client of the name claims (orders.Acquire/Release):
-	// reads bypass the cache.
-	claims client.Client
+	orders.Base
+	now func() metav1.Time
 	// heldRequeue is Options.HeldRequeue.
 	heldRequeue time.Duration
 }
@@ -43,11 +31,10 @@ type (
 
 // loop is the order loop of KeystoneProjects (orders.Loop).
 func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
-	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneProjectTeardown,
-		Clusters: r.hub, Planes: r.local, Children: r.children, Local: r.local, Now: r.now, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneProject,
-			Recorder: r.recorder, ManagementEventsOnly: true, Fields: func(kp orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
-				return &kp.Status, &kp.Status.Conditions, &kp.Status.ObservedGeneration
-			}}}
+	return orders.NewLoop[orderObj, orderStatus](r.Base, kind{r}, orders.KindKeystoneProject, c5c3v1alpha1.FinalizerKeystoneProjectTeardown,
+		func(kp orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
+			return &kp.Status, &kp.Status.Conditions, &kp.Status.ObservedGeneration
+		}, r.now)
 }
 
 // Reconcile runs one pass for the KeystoneProject req names on its cluster

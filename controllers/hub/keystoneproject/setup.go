@@ -51,21 +51,16 @@ type Options struct {
 // their spec.defaultProjectRef names (likewise; deletingProjectOf).
 // The manager's scheme must hold client-go's, c5c3.io's and K-ORC's types.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
-	// The reference lookups read the cache through these indexes.
-	if err := orders.IndexReferences(context.Background(), hub); err != nil {
-		return err
-	}
 	if opts.HeldRequeue <= 0 {
 		opts.HeldRequeue = NotReadyRequeue
 	}
-	local := hub.Manager.GetLocalManager()
-	if err := orders.IndexChildren(context.Background(), hub, local.GetScheme(), orders.Lists(childSets...)...); err != nil {
+	base, err := orders.NewBase(hub, ControllerName, childSets...)
+	if err != nil {
 		return err
 	}
-	r := &Reconciler{hub: hub, local: local.GetClient(), children: local.GetCache(), recorder: local.GetEventRecorder(ControllerName), now: metav1.Now,
-		claims: orders.ClaimClient{Client: local.GetClient(), Reader: local.GetAPIReader()}, heldRequeue: opts.HeldRequeue}
+	r := &Reconciler{Base: base, now: metav1.Now, heldRequeue: opts.HeldRequeue}
 	kind := orders.KindKeystoneProject
-	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
+	localOnly := orders.LocalOnly()
 	return mcbuilder.ControllerManagedBy(hub.Manager).
 		Named("keystoneproject").
 		For(&c5c3v1alpha1.KeystoneProject{}, mcbuilder.WithEngageWithLocalCluster(true)).

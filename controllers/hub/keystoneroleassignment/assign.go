@@ -89,7 +89,7 @@ func refs(ctx context.Context, oc, local client.Reader, ra *c5c3v1alpha1.Keyston
 // o and returns the user's and project's Keystone ids.
 func (r *Reconciler) assign(ctx context.Context, oc client.Client, ra *c5c3v1alpha1.KeystoneRoleAssignment,
 	cp *c5c3v1alpha1.ControlPlane, ord orders.Order, o *Observation) (userID, projectID string) {
-	g, userID, projectID, err := refs(ctx, oc, r.local, ra, cp, ord.Cluster)
+	g, userID, projectID, err := refs(ctx, oc, r.Local, ra, cp, ord.Cluster)
 	if err != nil {
 		o.Error = err
 		return "", ""
@@ -103,7 +103,7 @@ func (r *Reconciler) assign(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	// The teardown revokes what the import records, never what the order's
 	// status says (docs/hub.md "Trust").
 	imp.Annotations = grantAnnotations(userID, projectID)
-	if err := korc.Apply(ctx, r.local, ControllerName, imp); err != nil {
+	if err := korc.Apply(ctx, r.Local, ControllerName, imp); err != nil {
 		o.Error = err
 		return userID, projectID
 	}
@@ -111,7 +111,7 @@ func (r *Reconciler) assign(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	if o.RoleImport.Outcome != korc.ProbeFound {
 		return userID, projectID
 	}
-	creds, err := grants.AdminCredentials(ctx, r.local, cp)
+	creds, err := grants.AdminCredentials(ctx, r.Local, cp)
 	if err != nil {
 		o.Error = err
 		return userID, projectID
@@ -134,7 +134,7 @@ func (r *Reconciler) assign(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	if ra.Status.RoleID != "" {
 		what = "re-assigned (it was missing in Keystone)"
 	}
-	orders.Event(r.recorder, ord, ra, corev1.EventTypeNormal, "RoleAssigned", "Assign",
+	orders.Event(r.Recorder, ord, ra, corev1.EventTypeNormal, "RoleAssigned", "Assign",
 		"%s role %s to KeystoneUser %s on KeystoneProject %s", what, role, ra.Spec.UserRef.Name, ra.Spec.ProjectRef.Name)
 	return userID, projectID
 }

@@ -5,34 +5,24 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
-	"github.com/c5c3/orderhub/delivery/clusters"
 )
 
 // ControllerName names the controller, its field owner and its event source.
 const ControllerName = "orderhub-keystoneroleassignment"
 
 // Reconciler reconciles KeystoneRoleAssignment orders on every engaged
-// cluster. writeStatus is its only status writer.
+// cluster. Its loop's StatusWriter is its only status writer.
 type Reconciler struct {
-	hub *clusters.Hub
-	// local is the management cluster's client: planes, the Role import and
-	// the admin credentials.
-	local client.Client
-	// children is the management cluster's cache, indexed by owner
-	// (orders.IndexOwner): the teardown lists the Role imports from it.
-	children client.Reader
-	recorder recorder.EventRecorder
-	now      func() metav1.Time
-	granter  grants.Granter
+	orders.Base
+	now     func() metav1.Time
+	granter grants.Granter
 }
 
 type (
@@ -42,11 +32,10 @@ type (
 
 // loop is the order loop of KeystoneRoleAssignments (orders.Loop).
 func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
-	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown,
-		Clusters: r.hub, Planes: r.local, Children: r.children, Local: r.local, Now: r.now, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneRoleAssignment,
-			Recorder: r.recorder, ManagementEventsOnly: true, Fields: func(ra orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
-				return &ra.Status, &ra.Status.Conditions, &ra.Status.ObservedGeneration
-			}}}
+	return orders.NewLoop[orderObj, orderStatus](r.Base, kind{r}, orders.KindKeystoneRoleAssignment, c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown,
+		func(ra orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
+			return &ra.Status, &ra.Status.Conditions, &ra.Status.ObservedGeneration
+		}, r.now)
 }
 
 // Reconcile runs one pass for the KeystoneRoleAssignment req names on its

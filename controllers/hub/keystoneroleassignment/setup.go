@@ -50,21 +50,16 @@ type Options struct {
 // last one goes). The manager's scheme must hold client-go's, c5c3.io's
 // and K-ORC's types.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
-	// The reference lookups read the cache through these indexes.
-	if err := orders.IndexReferences(context.Background(), hub); err != nil {
-		return err
-	}
 	if opts.Granter == nil {
 		opts.Granter = grants.Keystone{}
 	}
-	local := hub.Manager.GetLocalManager()
-	if err := orders.IndexChildren(context.Background(), hub, local.GetScheme(), orders.Lists(childSets...)...); err != nil {
+	base, err := orders.NewBase(hub, ControllerName, childSets...)
+	if err != nil {
 		return err
 	}
-	r := &Reconciler{hub: hub, local: local.GetClient(), children: local.GetCache(), recorder: local.GetEventRecorder(ControllerName), now: metav1.Now,
-		granter: opts.Granter}
+	r := &Reconciler{Base: base, now: metav1.Now, granter: opts.Granter}
 	kind := orders.KindKeystoneRoleAssignment
-	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
+	localOnly := orders.LocalOnly()
 	everywhere := mcbuilder.WithEngageWithLocalCluster(true)
 	return mcbuilder.ControllerManagedBy(hub.Manager).
 		Named("keystoneroleassignment").

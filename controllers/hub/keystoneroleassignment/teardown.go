@@ -76,7 +76,7 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	importID := ""
 	var recorded map[string]string
 	var imp orcv1alpha1.Role
-	err := r.local.Get(ctx, types.NamespacedName{Namespace: cp.Namespace, Name: roleImportName(ord, string(ra.Spec.Role))}, &imp)
+	err := r.Local.Get(ctx, types.NamespacedName{Namespace: cp.Namespace, Name: roleImportName(ord, string(ra.Spec.Role))}, &imp)
 	switch {
 	case err == nil:
 		recorded = imp.Annotations
@@ -91,10 +91,10 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	// not from the order's status, which its cluster's users may write.
 	var childUser, childProject string
 	if !recordsGrant(recorded) {
-		if childUser, err = orders.UserKeystoneID(ctx, r.local, cp.Namespace, ord.Cluster, ra.Namespace, ra.Spec.UserRef.Name); err != nil {
+		if childUser, err = orders.UserKeystoneID(ctx, r.Local, cp.Namespace, ord.Cluster, ra.Namespace, ra.Spec.UserRef.Name); err != nil {
 			return err
 		}
-		if childProject, err = orders.ProjectKeystoneID(ctx, r.local, cp.Namespace, ord.Cluster, ra.Namespace, ra.Spec.ProjectRef.Name); err != nil {
+		if childProject, err = orders.ProjectKeystoneID(ctx, r.Local, cp.Namespace, ord.Cluster, ra.Namespace, ra.Spec.ProjectRef.Name); err != nil {
 			return err
 		}
 	}
@@ -102,24 +102,24 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	if !ok {
 		switch {
 		case len(shared) > 0:
-			orders.Event(r.recorder, ord, ra, corev1.EventTypeNormal, "RevokeSkipped", "Delete",
+			orders.Event(r.Recorder, ord, ra, corev1.EventTypeNormal, "RevokeSkipped", "Delete",
 				"role %s stays assigned in Keystone: KeystoneRoleAssignment %s grants it too", ra.Spec.Role, strings.Join(shared, ", "))
 		case ra.Status.RoleID != "":
 			// Granted once, but neither the import nor the orders'
 			// children name the user and project any more.
-			orders.Event(r.recorder, ord, ra, corev1.EventTypeWarning, "RevokeSkipped", "Delete",
+			orders.Event(r.Recorder, ord, ra, corev1.EventTypeWarning, "RevokeSkipped", "Delete",
 				"role %s was not revoked in Keystone: the user and project it was granted to are no longer known (their K-ORC children are gone); revoke it by hand if the user and project still exist", ra.Spec.Role)
 		}
 		return nil
 	}
-	creds, err := grants.AdminCredentials(ctx, r.local, cp)
+	creds, err := grants.AdminCredentials(ctx, r.Local, cp)
 	if err != nil {
 		return err
 	}
 	if err := r.granter.Revoke(ctx, creds, rev.UserID, rev.ProjectID, rev.RoleID); err != nil {
 		return err
 	}
-	orders.Event(r.recorder, ord, ra, corev1.EventTypeNormal, "RoleRevoked", "Delete",
+	orders.Event(r.Recorder, ord, ra, corev1.EventTypeNormal, "RoleRevoked", "Delete",
 		"revoked role %s (id %s) from KeystoneUser %s on KeystoneProject %s", ra.Spec.Role, rev.RoleID, ra.Spec.UserRef.Name, ra.Spec.ProjectRef.Name)
 	return nil
 }

@@ -42,7 +42,7 @@ func (p *pass) deliver(ctx context.Context, pw []byte, domain string, scope Proj
 		return err
 	}
 	bs, err := orders.Backup{Plane: p.cp, SourceName: p.name(korc.DiscSource), BackupName: p.name(korc.DiscBackup),
-		Labels: p.lbl, Path: path, Data: data}.Ensure(ctx, p.r.local)
+		Labels: p.lbl, Path: path, Data: data}.Ensure(ctx, p.r.Local)
 	if err != nil {
 		return err
 	}

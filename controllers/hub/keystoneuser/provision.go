@@ -56,7 +56,7 @@ func (p *pass) managedChild(disc string) korc.Child {
 // get reads the child name of the plane's namespace into obj; false when
 // it does not exist.
 func (p *pass) get(ctx context.Context, name string, obj client.Object) (bool, error) {
-	err := p.r.local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: name}, obj)
+	err := p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: name}, obj)
 	if apierrors.IsNotFound(err) {
 		return false, nil
 	}
@@ -101,7 +101,7 @@ func (p *pass) provision(ctx context.Context) error {
 	// create: of two orders of one name in different namespaces only the
 	// holder goes on (breaker H2). An order created before claims existed
 	// takes its claim here on its next pass.
-	holder, err := orders.Acquire(ctx, p.r.claims, p.cp.Namespace, userClaim(userName, domain), p.o)
+	holder, err := orders.Acquire(ctx, p.r.Claims, p.cp.Namespace, userClaim(userName, domain), p.o)
 	if err != nil {
 		return err
 	}
@@ -150,7 +150,7 @@ func (p *pass) provision(ctx context.Context) error {
 		}
 	} else {
 		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), domain)
-		if err := korc.Apply(ctx, p.r.local, ControllerName, d); err != nil {
+		if err := korc.Apply(ctx, p.r.Local, ControllerName, d); err != nil {
 			return err
 		}
 		domainRef = d.Name
@@ -164,7 +164,7 @@ func (p *pass) provision(ctx context.Context) error {
 	// The collision probe, before the managed create (never adopts).
 	if !exists {
 		probe := korc.UserProbe(p.importChild(korc.DiscUserProbe), userName, domainRef)
-		if err := korc.Apply(ctx, p.r.local, ControllerName, probe); err != nil {
+		if err := korc.Apply(ctx, p.r.Local, ControllerName, probe); err != nil {
 			return err
 		}
 		p.obs.Probe = korc.Probe(probe)
@@ -204,13 +204,13 @@ func (p *pass) provision(ctx context.Context) error {
 		spec.DefaultProjectRef = ptr.To(orcv1alpha1.KubernetesNameRef(projectChild))
 	}
 	u := korc.ManagedUser(p.managedChild(korc.DiscUser), spec)
-	if err := korc.Apply(ctx, p.r.local, ControllerName, u); err != nil {
+	if err := korc.Apply(ctx, p.r.Local, ControllerName, u); err != nil {
 		return err
 	}
 	p.obs.UserExists = true
 	p.obs.User = korc.StateOf(u)
 	// The probe has served once the managed User exists.
-	if err := orders.DeleteIfPresent(ctx, p.r.local, &orcv1alpha1.User{ObjectMeta: metav1.ObjectMeta{
+	if err := orders.DeleteIfPresent(ctx, p.r.Local, &orcv1alpha1.User{ObjectMeta: metav1.ObjectMeta{
 		Namespace: p.cp.Namespace, Name: p.name(korc.DiscUserProbe)}}); err != nil {
 		return err
 	}
@@ -278,7 +278,7 @@ func (p *pass) deliverApplied(ctx context.Context, s *corev1.Secret, cur Rotatio
 	p.st.SecretKeys = []string{deliveredKeyCloudsYAML, deliveredKeyPassword}
 	// Superseded generations go once a newer one is applied and delivered.
 	for _, g := range cur.Delete {
-		if err := orders.DeleteIfExists(ctx, p.r.local, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
+		if err := orders.DeleteIfExists(ctx, p.r.Local, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{
 			Namespace: p.cp.Namespace, Name: p.name(korc.PasswordDiscriminator(g))}}); err != nil {
 			return err
 		}
@@ -305,7 +305,7 @@ func (p *pass) plan(ctx context.Context, secrets map[int64]*corev1.Secret, appli
 	}
 	plan := PlanRotation(in)
 	if plan.Create > 0 || plan.Desired != applied {
-		if ready, msg := orders.StoreReady(ctx, p.r.local, p.cp); !ready {
+		if ready, msg := orders.StoreReady(ctx, p.r.Local, p.cp); !ready {
 			in.StoreBlocked = true
 			p.obs.StoreMessage = msg
 			plan = PlanRotation(in)
@@ -325,7 +325,7 @@ func (p *pass) createPassword(ctx context.Context, secrets map[int64]*corev1.Sec
 	pw := password.New()
 	s := korc.PasswordSecret(korc.Child{Name: p.name(korc.PasswordDiscriminator(plan.Create)), Namespace: p.cp.Namespace, Labels: p.lbl},
 		plan.Create, pw, nil)
-	if err := p.r.local.Create(ctx, s, client.FieldOwner(ControllerName)); err != nil && !apierrors.IsAlreadyExists(err) {
+	if err := p.r.Local.Create(ctx, s, client.FieldOwner(ControllerName)); err != nil && !apierrors.IsAlreadyExists(err) {
 		return fmt.Errorf("create password generation %d: %w", plan.Create, err)
 	}
 	switch {
@@ -341,7 +341,7 @@ func (p *pass) createPassword(ctx context.Context, secrets map[int64]*corev1.Sec
 	}
 	// Read it back: a concurrent pass may have created it first.
 	var got corev1.Secret
-	if err := p.r.local.Get(ctx, client.ObjectKeyFromObject(s), &got); err != nil {
+	if err := p.r.Local.Get(ctx, client.ObjectKeyFromObject(s), &got); err != nil {
 		if !apierrors.IsNotFound(err) {
 			return err
 		}
@@ -356,7 +356,7 @@ func (p *pass) createPassword(ctx context.Context, secrets map[int64]*corev1.Sec
 // index) that carry a password generation and are named for it.
 func (p *pass) passwordSecrets(ctx context.Context) (map[int64]*corev1.Secret, error) {
 	var list corev1.SecretList
-	if _, err := orders.ListChildren(ctx, p.r.children, &list, p.cp.Namespace, p.lbl); err != nil {
+	if _, err := orders.ListChildren(ctx, p.r.Children, &list, p.cp.Namespace, p.lbl); err != nil {
 		return nil, err
 	}
 	out := map[int64]*corev1.Secret{}
@@ -384,7 +384,7 @@ func (p *pass) caBundle(ctx context.Context) []byte {
 		return nil
 	}
 	var s corev1.Secret
-	if err := p.r.local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: name}, &s); err != nil {
+	if err := p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: name}, &s); err != nil {
 		return nil
 	}
 	return s.Data[key]

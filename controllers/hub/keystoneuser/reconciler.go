@@ -6,15 +6,12 @@ import (
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
-	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
-	"github.com/c5c3/orderhub/delivery/clusters"
 )
 
 // ControllerName names the controller, the field owner of the K-ORC
@@ -39,18 +36,9 @@ const (
 
 // Reconciler reconciles KeystoneUser orders on every engaged cluster.
 type Reconciler struct {
-	hub *clusters.Hub
-	// local is the management cluster's client: children, planes.
-	local client.Client
-	// children is the management cluster's cache, indexed by owner
-	// (orders.IndexOwner): the teardown lists the children from it.
-	children client.Reader
-	recorder recorder.EventRecorder
+	orders.Base
 	verifier controlplane.Verifier
 	now      func() time.Time
-	// claims is the client of the name claims (orders.Acquire/Release):
-	// reads bypass the cache.
-	claims client.Client
 	// verifyInterval bounds how long an unchanged delivery goes without a
 	// Keystone check (VerifyDue); verified records the last accepted check
 	// per order (verifiedKey -> time.Time).
@@ -65,12 +53,10 @@ type (
 
 // loop is the order loop of KeystoneUsers (orders.Loop).
 func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
-	return orders.Loop[orderObj, orderStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneUserTeardown,
-		Clusters: r.hub, Planes: r.local, Children: r.children, Local: r.local,
-		Now: func() metav1.Time { return metav1.NewTime(r.now()) }, Status: orders.StatusWriter[orderObj, orderStatus]{Kind: orders.KindKeystoneUser,
-			Recorder: r.recorder, ManagementEventsOnly: true, Fields: func(ku orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
-				return &ku.Status, &ku.Status.Conditions, &ku.Status.ObservedGeneration
-			}}}
+	return orders.NewLoop[orderObj, orderStatus](r.Base, kind{r}, orders.KindKeystoneUser, c5c3v1alpha1.FinalizerKeystoneUserTeardown,
+		func(ku orderObj) (*orderStatus, *[]metav1.Condition, *int64) {
+			return &ku.Status, &ku.Status.Conditions, &ku.Status.ObservedGeneration
+		}, func() metav1.Time { return metav1.NewTime(r.now()) })
 }
 
 // Reconcile runs one pass for the KeystoneUser req names on req's cluster
@@ -146,5 +132,5 @@ func (a *actuator) Requeue() time.Duration {
 // recorder writes to the management cluster only, so an order on a target
 // cluster gets none; its conditions carry the same information.
 func (r *Reconciler) event(o orders.Order, ku *c5c3v1alpha1.KeystoneUser, typ, reason, note string, args ...any) {
-	orders.Event(r.recorder, o, ku, typ, reason, "Reconcile", note, args...)
+	orders.Event(r.Recorder, o, ku, typ, reason, "Reconcile", note, args...)
 }

@@ -60,10 +60,6 @@ type Options struct {
 // orders.HoldChanged) and the KeystoneProjects a user names as its default
 // project.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
-	// The reference lookups read the cache through these indexes.
-	if err := orders.IndexReferences(context.Background(), hub); err != nil {
-		return err
-	}
 	if opts.Verifier == nil {
 		opts.Verifier = controlplane.KeystoneVerifier{}
 	}
@@ -73,15 +69,13 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.VerifyInterval <= 0 {
 		opts.VerifyInterval = ReadyResync
 	}
-	local := hub.Manager.GetLocalManager()
-	if err := orders.IndexChildren(context.Background(), hub, local.GetScheme(), orders.Lists(childSets...)...); err != nil {
+	base, err := orders.NewBase(hub, ControllerName, childSets...)
+	if err != nil {
 		return err
 	}
-	r := &Reconciler{hub: hub, local: local.GetClient(), children: local.GetCache(), recorder: local.GetEventRecorder(ControllerName),
-		verifier: opts.Verifier, now: opts.Now, verifyInterval: opts.VerifyInterval,
-		claims: orders.ClaimClient{Client: local.GetClient(), Reader: local.GetAPIReader()}}
+	r := &Reconciler{Base: base, verifier: opts.Verifier, now: opts.Now, verifyInterval: opts.VerifyInterval}
 	child := orders.EnqueueOrderOfChild(orders.KindKeystoneUser)
-	localOnly := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
+	localOnly := orders.LocalOnly()
 	planes := orders.EnqueueOrdersOfPlane(hub, orders.KindKeystoneUser,
 		func() client.ObjectList { return &c5c3v1alpha1.KeystoneUserList{} },
 		func(o client.Object) c5c3v1alpha1.ControlPlaneRefSpec {

@@ -38,7 +38,7 @@ func (r *Reconciler) teardown() orders.Teardown[orderObj] {
 		WaitRequeue: NotReadyRequeue,
 		Release: func(ctx context.Context, p *orders.Pass[orderObj]) error {
 			claim := userClaim(EffectiveUserName(p.Obj), claimDomain(p.Obj, p.Plane))
-			return orders.Release(ctx, r.claims, p.PlaneNamespace, claim, p.Order)
+			return orders.Release(ctx, r.Claims, p.PlaneNamespace, claim, p.Order)
 		},
 	}
 }

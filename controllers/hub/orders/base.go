@@ -1,0 +1,59 @@
+package orders
+
+import (
+	"context"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/recorder"
+	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
+
+	"github.com/c5c3/orderhub/delivery/clusters"
+)
+
+// Base is what every order reconciler holds of the hub.
+type Base struct {
+	Hub *clusters.Hub
+	// Local is the management cluster's client: planes, children, admin
+	// credentials.
+	Local client.Client
+	// Children is the management cluster's cache, indexed by owner
+	// (IndexOwner) for the kind's children.
+	Children client.Reader
+	// Recorder writes events on the management cluster (Event).
+	Recorder recorder.EventRecorder
+	// Claims reads the name claims past the cache (ClaimClient).
+	Claims client.Client
+}
+
+// NewBase adds the reference indexes (IndexReferences) and the owner index
+// of every kind of sets (IndexChildren) on hub, and returns the Base of the
+// controller named name. It runs before the manager starts. Errors: an
+// index refused.
+func NewBase(hub *clusters.Hub, name string, sets ...ChildSet) (Base, error) {
+	if err := IndexReferences(context.Background(), hub); err != nil {
+		return Base{}, err
+	}
+	local := hub.Manager.GetLocalManager()
+	if err := IndexChildren(context.Background(), hub, local.GetScheme(), Lists(sets...)...); err != nil {
+		return Base{}, err
+	}
+	return Base{Hub: hub, Local: local.GetClient(), Children: local.GetCache(), Recorder: local.GetEventRecorder(name),
+		Claims: ClaimClient{Client: local.GetClient(), Reader: local.GetAPIReader()}}, nil
+}
+
+// NewLoop is the order loop of k over b: the order kind kindName with its
+// teardown finalizer, status written through a StatusWriter whose events go
+// to the management cluster only, fields pointing into an order's status,
+// and now stamping the teardown's conditions.
+func NewLoop[T client.Object, S any](b Base, k Kind[T, S], kindName, finalizer string,
+	fields func(T) (*S, *[]metav1.Condition, *int64), now func() metav1.Time) Loop[T, S] {
+	return Loop[T, S]{Kind: k, Finalizer: finalizer, Clusters: b.Hub, Planes: b.Local, Children: b.Children, Local: b.Local, Now: now,
+		Status: StatusWriter[T, S]{Kind: kindName, Recorder: b.Recorder, ManagementEventsOnly: true, Fields: fields}}
+}
+
+// LocalOnly engages a watch with the management cluster only, where the
+// children and ControlPlanes are.
+func LocalOnly() []mcbuilder.WatchesOption {
+	return []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
+}
