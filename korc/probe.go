@@ -67,3 +67,37 @@ func Probe(obj orcv1alpha1.ObjectWithConditions) ProbeResult {
 	}
 	return ProbeResult{Outcome: ProbePending}
 }
+
+// ProbeAction is what to do with a collision probe's verdict.
+type ProbeAction string
+
+const (
+	// ProbeWait: no verdict yet (ProbingForCollision).
+	ProbeWait ProbeAction = "Wait"
+	// ProbeCollide: a row exists and adopt is not set (the kind's collision reason).
+	ProbeCollide ProbeAction = "Collide"
+	// ProbeCreate: nothing exists, or a row exists and adopt consents: create
+	// the managed Service (K-ORC adopts an exact match) and drop the probe.
+	ProbeCreate ProbeAction = "Create"
+	// ProbeFail: K-ORC reported a terminal error on the probe, e.g. more
+	// than one row matches (the kind's failure reason).
+	ProbeFail ProbeAction = "Fail"
+)
+
+// DecideProbe maps a probe verdict and whether the order consents to adopt
+// (a KeystoneService's catalog.adopt; orders never adopt) to an action
+// (docs/reference/keystoneservice.md, "Collision and adoption").
+func DecideProbe(r ProbeResult, adopt bool) ProbeAction {
+	switch r.Outcome {
+	case ProbeAbsent:
+		return ProbeCreate
+	case ProbeFound:
+		if adopt {
+			return ProbeCreate
+		}
+		return ProbeCollide
+	case ProbeError:
+		return ProbeFail
+	}
+	return ProbeWait
+}

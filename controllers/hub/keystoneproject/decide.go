@@ -9,8 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
-	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/internal/keystone"
 	"github.com/c5c3/orderhub/korc"
@@ -118,98 +118,106 @@ type Observation struct {
 	Project korc.State
 }
 
-// ProjectCondition derives ProjectReady (docs/reference/keystoneproject.md
-// "Conditions"), first match wins: the shared gate; the admin project
-// (ProjectCollision); a Kubernetes error (ProjectError); a terminal error on
-// the Domain import (ProjectFailed); before the managed Project exists, the
-// probe (ProbingForCollision, ProjectCollision, ProjectFailed); a terminal
-// K-ORC error on the Project (ProjectFailed); the Project not Available
-// (WaitingForKeystoneProject, or a classified External-mode cause), or
-// Available without an id (WaitingForKeystoneProject); else
-// ProjectProvisioned. A held deletion is HeldCondition.
+// projectReady is the ProjectReady chain
+// (docs/reference/keystoneproject.md "Conditions"), first match wins: the
+// shared gate; the admin project and a held name claim (ProjectCollision);
+// a Kubernetes error (ProjectError); a failed domain import; before the
+// managed Project exists, the probe; else the Project's own state. A held
+// deletion is HeldCondition.
+var projectReady = conditions.Chain[Observation]{
+	conditions.GateClosed(func(o Observation) orders.Gate { return o.Gate }),
+	adminProject,
+	conditions.Failed(c5c3v1alpha1.ReasonProjectError, func(o Observation) error { return o.Error }),
+	nameClaimed,
+	func(o Observation) (conditions.Verdict, bool) {
+		if d := o.Domain; d != nil && d.Phase == korc.PhaseFailed {
+			return conditions.False(c5c3v1alpha1.ReasonProjectFailed, fmt.Sprintf("the import of domain %s: %s: %s", o.DomainName, d.Reason, d.Message))
+		}
+		return conditions.Next()
+	},
+	projectProbe,
+	projectState,
+}
+
+// ProjectCondition derives ProjectReady from o (projectReady).
 func ProjectCondition(o Observation, gen int64) metav1.Condition {
-	c := metav1.Condition{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
-	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
-	if !o.Gate.Passed() {
-		return set(o.Gate.Reason, o.Gate.Message)
-	}
+	return projectReady.Condition(c5c3v1alpha1.ConditionProjectReady, o, gen)
+}
+
+// adminProject: the project resolves to the plane's admin project.
+func adminProject(o Observation) (conditions.Verdict, bool) {
 	switch o.Admin {
 	case AdminProjectNotOwned:
-		return set(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
+		return conditions.False(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
 			"the project resolves to ControlPlane %s's admin project, which is never orderable; nothing was touched: "+
 				"delete this KeystoneProject and re-create it with a projectName of its own", o.Plane))
 	case AdminProjectOwned:
-		return set(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
+		return conditions.False(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
 			"ControlPlane %s's admin project was edited onto the project this order owns: "+
 				"change spec.korc.adminCredential on the ControlPlane back; do NOT delete this KeystoneProject, "+
 				"its teardown would delete that project from Keystone", o.Plane))
 	}
-	if o.Error != nil {
-		return set(c5c3v1alpha1.ReasonProjectError, o.Error.Error())
-	}
-	if o.ClaimHolder != "" && o.ProjectExists {
-		return set(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
+	return conditions.Next()
+}
+
+// nameClaimed: another order holds the claim on the project's name.
+func nameClaimed(o Observation) (conditions.Verdict, bool) {
+	switch {
+	case o.ClaimHolder == "":
+		return conditions.Next()
+	case o.ProjectExists:
+		return conditions.False(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
 			"another order, %s, holds this project name in domain %s, and this order's K-ORC Project, created before name claims existed, "+
 				"shares that Keystone project: do NOT delete this KeystoneProject, its teardown would delete the holder's project", o.ClaimHolder, o.DomainName))
 	}
-	if o.ClaimHolder != "" {
-		return set(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
-			"another order, %s, holds this project name in domain %s; two orders never share a Keystone project and nothing was touched: "+
-				"delete this order and re-create it with spec.projectName set to a free name (the field is immutable), or delete the other order first", o.ClaimHolder, o.DomainName))
+	return conditions.False(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
+		"another order, %s, holds this project name in domain %s; two orders never share a Keystone project and nothing was touched: "+
+			"delete this order and re-create it with spec.projectName set to a free name (the field is immutable), or delete the other order first", o.ClaimHolder, o.DomainName))
+}
+
+// projectProbe: before the managed Project exists, the collision probe's
+// verdict.
+func projectProbe(o Observation) (conditions.Verdict, bool) {
+	if o.ProjectExists {
+		return conditions.Next()
 	}
-	if d := o.Domain; d != nil && d.Phase == korc.PhaseFailed {
-		return set(c5c3v1alpha1.ReasonProjectFailed, fmt.Sprintf("the import of domain %s: %s: %s", o.DomainName, d.Reason, d.Message))
-	}
-	if !o.ProjectExists {
-		switch keystoneservice.DecideProbe(o.Probe, false) {
-		case keystoneservice.ProbeCollide:
-			return set(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
-				"a project of this name already exists in domain %s (id %s) that this order does not own; nothing was touched: "+
-					"a KeystoneProject never adopts: delete this order and re-create it with spec.projectName set to a free name (the field is immutable)", o.DomainName, o.Probe.ID))
-		case keystoneservice.ProbeFail:
-			return set(c5c3v1alpha1.ReasonProjectFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
-		case keystoneservice.ProbeWait:
-			msg := "the collision probe has not resolved yet"
-			if d := o.Domain; d != nil && d.Phase != korc.PhaseAvailable {
-				msg += fmt.Sprintf(": waiting for the import of domain %s, which must exist in Keystone", o.DomainName)
-				if d.Message != "" {
-					msg += " (" + d.Message + ")"
-				}
-			} else if o.Probe.Message != "" {
-				msg += ": " + o.Probe.Message
-			}
-			if o.External {
-				if reason, ok := korc.ClassifyExternal(korc.State{Phase: korc.PhaseProgressing, Message: o.Probe.Message}); ok {
-					return set(reason, "collision probe: "+o.Probe.Message)
-				}
-			}
-			return set(c5c3v1alpha1.ReasonProbingForCollision, msg)
+	switch korc.DecideProbe(o.Probe, false) {
+	case korc.ProbeCollide:
+		return conditions.False(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
+			"a project of this name already exists in domain %s (id %s) that this order does not own; nothing was touched: "+
+				"a KeystoneProject never adopts: delete this order and re-create it with spec.projectName set to a free name (the field is immutable)", o.DomainName, o.Probe.ID))
+	case korc.ProbeFail:
+		return conditions.False(c5c3v1alpha1.ReasonProjectFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
+	case korc.ProbeWait:
+		if reason, ok := conditions.ExternalCause(o.External, korc.State{Phase: korc.PhaseProgressing, Message: o.Probe.Message}); ok {
+			return conditions.False(reason, "collision probe: "+o.Probe.Message)
 		}
+		return conditions.False(c5c3v1alpha1.ReasonProbingForCollision,
+			conditions.ProbeWaitMessage(o.Probe, o.Domain, "the import of domain "+o.DomainName))
 	}
+	return conditions.Next()
+}
+
+// projectState: the managed Project's state; Ready only with the id
+// StatusOf records (K-ORC writes its status in more than one request, and
+// one refused can leave Available without status.id for a while).
+func projectState(o Observation) (conditions.Verdict, bool) {
 	p := o.Project
-	switch p.Phase {
-	case korc.PhaseAvailable:
-		// Ready only with the id StatusOf records: K-ORC writes its status in
-		// more than one request, and one refused can leave Available without
-		// status.id for a while.
+	if p.Phase == korc.PhaseAvailable {
 		if p.ID == "" {
-			return set(c5c3v1alpha1.ReasonWaitingForKeystoneProject, "the K-ORC Project is Available but reports no project id yet")
+			return conditions.False(c5c3v1alpha1.ReasonWaitingForKeystoneProject, "the K-ORC Project is Available but reports no project id yet")
 		}
-		c.Status = metav1.ConditionTrue
-		return set(c5c3v1alpha1.ReasonProjectProvisioned, fmt.Sprintf("the project exists in Keystone (id %s)", p.ID))
-	case korc.PhaseFailed:
-		return set(c5c3v1alpha1.ReasonProjectFailed, fmt.Sprintf("the K-ORC Project: %s: %s", p.Reason, p.Message))
+		return conditions.True(c5c3v1alpha1.ReasonProjectProvisioned, fmt.Sprintf("the project exists in Keystone (id %s)", p.ID))
 	}
-	if o.External {
-		if reason, ok := korc.ClassifyExternal(p); ok {
-			return set(reason, "the K-ORC Project: "+p.Message)
-		}
+	if _, v, decided := conditions.Available([]conditions.Child{{What: "the K-ORC Project", State: p}}, o.External,
+		c5c3v1alpha1.ReasonProjectFailed); decided {
+		return v, true
 	}
 	msg := "the K-ORC Project is not Available yet"
 	if p.Message != "" {
 		msg += ": " + p.Message
 	}
-	return set(c5c3v1alpha1.ReasonWaitingForKeystoneProject, msg)
+	return conditions.False(c5c3v1alpha1.ReasonWaitingForKeystoneProject, msg)
 }
 
 // HeldCondition is ProjectReady while credential orders hold the deletion of

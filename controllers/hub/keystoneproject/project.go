@@ -12,7 +12,6 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
-	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
@@ -122,7 +121,7 @@ func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
 			return "", err
 		}
 		o.Probe = korc.Probe(probe)
-		if keystoneservice.DecideProbe(o.Probe, false) != keystoneservice.ProbeCreate {
+		if korc.DecideProbe(o.Probe, false) != korc.ProbeCreate {
 			return "", nil
 		}
 		orders.Event(p.r.Recorder, p.ord, p.kp, corev1.EventTypeNormal, "ProjectCreate", "Create",

@@ -166,8 +166,8 @@ func (p *accountPass) run(ctx context.Context) error {
 		}
 		p.o.UserProbe = korc.Probe(probe)
 	}
-	if (acc.Project.Create && !p.o.ProjectExists && DecideProbe(p.o.ProjectProbe, false) != ProbeCreate) ||
-		(!p.o.UserExists && DecideProbe(p.o.UserProbe, acc.Adopt) != ProbeCreate) {
+	if (acc.Project.Create && !p.o.ProjectExists && korc.DecideProbe(p.o.ProjectProbe, false) != korc.ProbeCreate) ||
+		(!p.o.UserExists && korc.DecideProbe(p.o.UserProbe, acc.Adopt) != korc.ProbeCreate) {
 		return nil
 	}
 	adopting := !p.o.UserExists && p.o.UserProbe.Outcome == korc.ProbeFound

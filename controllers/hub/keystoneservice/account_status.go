@@ -237,12 +237,12 @@ func AccountCondition(o AccountObservation, gen int64) metav1.Condition {
 // AccountReady; done is false when the probe lets the pass go on.
 func probeCondition(set func(string, string) metav1.Condition, what string, p korc.ProbeResult, consent bool,
 	collision string) (metav1.Condition, bool) {
-	switch DecideProbe(p, consent) {
-	case ProbeCollide:
+	switch korc.DecideProbe(p, consent) {
+	case korc.ProbeCollide:
 		return set(c5c3v1alpha1.ReasonServiceAccountCollision, collision+" (id "+p.ID+")"), true
-	case ProbeFail:
+	case korc.ProbeFail:
 		return set(c5c3v1alpha1.ReasonServiceAccountsFailed, what+" collision probe: "+p.Reason+": "+p.Message), true
-	case ProbeWait:
+	case korc.ProbeWait:
 		msg := "the " + what + " collision probe has not resolved yet"
 		if p.Message != "" {
 			msg += ": " + p.Message

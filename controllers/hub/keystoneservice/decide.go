@@ -46,39 +46,6 @@ func GateOf(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) Gat
 	return Gate{}
 }
 
-// ProbeAction is what to do with a collision probe's verdict.
-type ProbeAction string
-
-const (
-	// ProbeWait: no verdict yet (ProbingForCollision).
-	ProbeWait ProbeAction = "Wait"
-	// ProbeCollide: a row exists and adopt is not set (ServiceCollision).
-	ProbeCollide ProbeAction = "Collide"
-	// ProbeCreate: nothing exists, or a row exists and adopt consents: create
-	// the managed Service (K-ORC adopts an exact match) and drop the probe.
-	ProbeCreate ProbeAction = "Create"
-	// ProbeFail: K-ORC reported a terminal error on the probe, e.g. more
-	// than one row matches (CatalogFailed).
-	ProbeFail ProbeAction = "Fail"
-)
-
-// DecideProbe maps a probe verdict and catalog.adopt to an action
-// (docs/reference/keystoneservice.md, "Collision and adoption").
-func DecideProbe(r korc.ProbeResult, adopt bool) ProbeAction {
-	switch r.Outcome {
-	case korc.ProbeAbsent:
-		return ProbeCreate
-	case korc.ProbeFound:
-		if adopt {
-			return ProbeCreate
-		}
-		return ProbeCollide
-	case korc.ProbeError:
-		return ProbeFail
-	}
-	return ProbeWait
-}
-
 // CatalogObservation is what one pass learned about the catalog block.
 type CatalogObservation struct {
 	// Gate is the shared gate.
@@ -129,12 +96,12 @@ func CatalogCondition(o CatalogObservation, gen int64) metav1.Condition {
 				"remove this registration's catalog block or give it another service name", o.Probe.ID, o.OwnedBy))
 	}
 	if !o.ServiceExists {
-		switch DecideProbe(o.Probe, o.Adopt) {
-		case ProbeCollide:
+		switch korc.DecideProbe(o.Probe, o.Adopt) {
+		case korc.ProbeCollide:
 			return set(c5c3v1alpha1.ReasonServiceCollision, fmt.Sprintf(
 				"a catalog service of this type and name already exists (id %s); nothing was touched: set catalog.adopt: true to take it over",
 				o.Probe.ID))
-		case ProbeFail:
+		case korc.ProbeFail:
 			return set(c5c3v1alpha1.ReasonCatalogFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
 		default:
 			msg := "the collision probe has not resolved yet"

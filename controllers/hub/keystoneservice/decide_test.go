@@ -63,18 +63,18 @@ func TestDecideProbe(t *testing.T) {
 	tests := []struct {
 		outcome korc.ProbeOutcome
 		adopt   bool
-		want    ProbeAction
+		want    korc.ProbeAction
 	}{
-		{korc.ProbePending, false, ProbeWait},
-		{korc.ProbePending, true, ProbeWait},
-		{korc.ProbeAbsent, false, ProbeCreate},
-		{korc.ProbeFound, false, ProbeCollide},
-		{korc.ProbeFound, true, ProbeCreate},
-		{korc.ProbeError, true, ProbeFail},
+		{korc.ProbePending, false, korc.ProbeWait},
+		{korc.ProbePending, true, korc.ProbeWait},
+		{korc.ProbeAbsent, false, korc.ProbeCreate},
+		{korc.ProbeFound, false, korc.ProbeCollide},
+		{korc.ProbeFound, true, korc.ProbeCreate},
+		{korc.ProbeError, true, korc.ProbeFail},
 	}
 	for _, tc := range tests {
-		if got := DecideProbe(korc.ProbeResult{Outcome: tc.outcome}, tc.adopt); got != tc.want {
-			t.Errorf("DecideProbe(%s, adopt %t) = %s, want %s", tc.outcome, tc.adopt, got, tc.want)
+		if got := korc.DecideProbe(korc.ProbeResult{Outcome: tc.outcome}, tc.adopt); got != tc.want {
+			t.Errorf("korc.DecideProbe(%s, adopt %t) = %s, want %s", tc.outcome, tc.adopt, got, tc.want)
 		}
 	}
 }

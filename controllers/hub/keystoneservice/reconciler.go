@@ -192,7 +192,7 @@ func (r *Reconciler) catalog(ctx context.Context, ks *c5c3v1alpha1.KeystoneServi
 			return o
 		}
 		o.Probe = korc.Probe(probe)
-		if DecideProbe(o.Probe, cat.Adopt) != ProbeCreate {
+		if korc.DecideProbe(o.Probe, cat.Adopt) != korc.ProbeCreate {
 			return o
 		}
 		if o.Probe.Outcome == korc.ProbeFound {

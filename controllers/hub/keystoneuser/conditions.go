@@ -7,8 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
-	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
@@ -82,138 +82,159 @@ func (o Observation) passwordReady() bool {
 	return o.UserExists && o.User.Phase == korc.PhaseAvailable && o.Deliverable > 0 && o.Applied == o.Desired && o.Rejected == nil
 }
 
-// UserCondition derives UserReady ("Conditions"), first match wins: the
-// shared gate; the admin identity (UserCollision); a Kubernetes error
-// (UserError); the defaultProjectRef gate (ProjectNotFound,
-// ControlPlaneMismatch, WaitingForProject); before the user exists, the
-// probe (UserCollision, UserFailed, ProbingForCollision); a terminal K-ORC
-// error on the domain import or the user (UserFailed); a child not
-// Available (WaitingForKeystoneUser, or an External-mode cause); a password
-// K-ORC has not applied or Keystone refuses (WaitingForKeystoneUser); the
-// store (SecretStoreNotReady); else UserProvisioned.
+// userReady is the UserReady chain ("Conditions"), first match wins: the
+// shared gate; the admin identity and a held name claim (UserCollision); a
+// Kubernetes error (UserError); the defaultProjectRef gate; a failed domain
+// import; before the user exists, the probe; a withheld first generation
+// (SecretStoreNotReady); a child not Available; a password K-ORC has not
+// applied or Keystone refuses; the store; else UserProvisioned.
+var userReady = conditions.Chain[Observation]{
+	conditions.GateClosed(func(o Observation) orders.Gate { return o.Gate }),
+	adminIdentity,
+	conditions.Failed(c5c3v1alpha1.ReasonUserError, func(o Observation) error { return o.Error }),
+	nameClaimed,
+	conditions.GateClosed(func(o Observation) orders.Gate { return o.Project }),
+	domainFailed,
+	userProbe,
+	firstGenerationHeld,
+	childrenAvailable,
+	passwordAccepted,
+	storeReady,
+	func(o Observation) (conditions.Verdict, bool) {
+		return conditions.True(c5c3v1alpha1.ReasonUserProvisioned, fmt.Sprintf(
+			"the user exists in Keystone and K-ORC applied password generation %d", o.Deliverable))
+	},
+}
+
+// UserCondition derives UserReady from o (userReady).
 func UserCondition(o Observation, gen int64) metav1.Condition {
-	c := metav1.Condition{Type: c5c3v1alpha1.ConditionUserReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
-	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
-	wait := func(msg string) metav1.Condition { return set(c5c3v1alpha1.ReasonWaitingForKeystoneUser, msg) }
-	if !o.Gate.Passed() {
-		return set(o.Gate.Reason, o.Gate.Message)
+	return userReady.Condition(c5c3v1alpha1.ConditionUserReady, o, gen)
+}
+
+// adminIdentity: the order resolves to the plane's admin identity.
+func adminIdentity(o Observation) (conditions.Verdict, bool) {
+	switch {
+	case !o.Admin:
+		return conditions.Next()
+	case o.AdminOwned:
+		return conditions.False(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
+			"ControlPlane %s's admin identity was edited onto the user this order owns: change spec.korc.adminCredential on the ControlPlane back; "+
+				"do NOT delete this KeystoneUser, its teardown would delete that user from Keystone", o.Plane))
 	}
-	if o.Admin {
-		if o.AdminOwned {
-			return set(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
-				"ControlPlane %s's admin identity was edited onto the user this order owns: change spec.korc.adminCredential on the ControlPlane back; "+
-					"do NOT delete this KeystoneUser, its teardown would delete that user from Keystone", o.Plane))
-		}
-		return set(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
-			"the order resolves to ControlPlane %s's admin identity, which is never ordered; nothing was touched: "+
-				"delete this KeystoneUser and re-create it with a userName of its own", o.Plane))
-	}
-	if o.Error != nil {
-		return set(c5c3v1alpha1.ReasonUserError, o.Error.Error())
-	}
-	if o.ClaimHolder != "" && o.UserExists {
-		return set(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
+	return conditions.False(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
+		"the order resolves to ControlPlane %s's admin identity, which is never ordered; nothing was touched: "+
+			"delete this KeystoneUser and re-create it with a userName of its own", o.Plane))
+}
+
+// nameClaimed: another order holds the claim on the user's name.
+func nameClaimed(o Observation) (conditions.Verdict, bool) {
+	switch {
+	case o.ClaimHolder == "":
+		return conditions.Next()
+	case o.UserExists:
+		return conditions.False(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
 			"another order, %s, holds this user name in the domain, and this order's K-ORC User, created before name claims existed, "+
 				"shares that Keystone user: do NOT delete this KeystoneUser, its teardown would delete the user the holder delivers", o.ClaimHolder))
 	}
-	if o.ClaimHolder != "" {
-		return set(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
-			"another order, %s, holds this user name in the domain; two orders never share a Keystone user and nothing was touched: "+
-				"delete this order and re-create it with spec.userName set to a free name (the field is immutable), or delete the other order first", o.ClaimHolder))
-	}
-	if !o.Project.Passed() {
-		return set(o.Project.Reason, o.Project.Message)
-	}
+	return conditions.False(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
+		"another order, %s, holds this user name in the domain; two orders never share a Keystone user and nothing was touched: "+
+			"delete this order and re-create it with spec.userName set to a free name (the field is immutable), or delete the other order first", o.ClaimHolder))
+}
+
+// domainFailed: K-ORC reports a terminal error on the domain import.
+func domainFailed(o Observation) (conditions.Verdict, bool) {
 	if d := o.Domain; d != nil && d.Phase == korc.PhaseFailed {
-		return set(c5c3v1alpha1.ReasonUserFailed, fmt.Sprintf("the import of the user's domain: %s: %s", d.Reason, d.Message))
+		return conditions.False(c5c3v1alpha1.ReasonUserFailed, fmt.Sprintf("the import of the user's domain: %s: %s", d.Reason, d.Message))
 	}
-	if !o.UserExists {
-		switch keystoneservice.DecideProbe(o.Probe, false) {
-		case keystoneservice.ProbeCollide:
-			return set(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
-				"a user of this name already exists in the domain (id %s) and this order does not own it; nothing was touched: "+
-					"a KeystoneUser never adopts: delete this order and re-create it with spec.userName set to a free name (the field is immutable)", o.Probe.ID))
-		case keystoneservice.ProbeFail:
-			return set(c5c3v1alpha1.ReasonUserFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
-		case keystoneservice.ProbeWait:
-			msg := "the collision probe has not resolved yet"
-			if d := o.Domain; d != nil && d.Phase != korc.PhaseAvailable {
-				msg += ": waiting for the import of the user's domain, which must exist in Keystone"
-				if d.Message != "" {
-					msg += " (" + d.Message + ")"
-				}
-			} else if o.Probe.Message != "" {
-				msg += ": " + o.Probe.Message
-			}
-			if o.External {
-				if reason, ok := korc.ClassifyExternal(korc.State{Phase: korc.PhaseProgressing, Message: o.Probe.Message}); ok {
-					return set(reason, msg)
-				}
-			}
-			return set(c5c3v1alpha1.ReasonProbingForCollision, msg)
+	return conditions.Next()
+}
+
+// userProbe: before the managed User exists, the collision probe's verdict.
+func userProbe(o Observation) (conditions.Verdict, bool) {
+	if o.UserExists {
+		return conditions.Next()
+	}
+	switch korc.DecideProbe(o.Probe, false) {
+	case korc.ProbeCollide:
+		return conditions.False(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
+			"a user of this name already exists in the domain (id %s) and this order does not own it; nothing was touched: "+
+				"a KeystoneUser never adopts: delete this order and re-create it with spec.userName set to a free name (the field is immutable)", o.Probe.ID))
+	case korc.ProbeFail:
+		return conditions.False(c5c3v1alpha1.ReasonUserFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
+	case korc.ProbeWait:
+		msg := conditions.ProbeWaitMessage(o.Probe, o.Domain, "the import of the user's domain")
+		if reason, ok := conditions.ExternalCause(o.External, korc.State{Phase: korc.PhaseProgressing, Message: o.Probe.Message}); ok {
+			return conditions.False(reason, msg)
 		}
+		return conditions.False(c5c3v1alpha1.ReasonProbingForCollision, msg)
 	}
+	return conditions.Next()
+}
+
+// firstGenerationHeld: the store not being Ready withheld the first
+// password generation.
+func firstGenerationHeld(o Observation) (conditions.Verdict, bool) {
 	if o.StoreHeld && o.Desired == 0 {
-		return set(c5c3v1alpha1.ReasonSecretStoreNotReady,
+		return conditions.False(c5c3v1alpha1.ReasonSecretStoreNotReady,
 			"no password generation is created or handed to K-ORC until the secret store is Ready: "+o.StoreMessage)
 	}
-	var waiting []string
-	check := func(what string, s korc.State) *metav1.Condition {
-		switch s.Phase {
-		case korc.PhaseAvailable:
-			return nil
-		case korc.PhaseFailed:
-			r := set(c5c3v1alpha1.ReasonUserFailed, fmt.Sprintf("%s: %s: %s", what, s.Reason, s.Message))
-			return &r
-		}
-		if o.External {
-			if reason, ok := korc.ClassifyExternal(s); ok {
-				r := set(reason, what+": "+s.Message)
-				return &r
-			}
-		}
-		w := what + " is not Available yet"
-		if s.Message != "" {
-			w += " (" + s.Message + ")"
-		}
-		waiting = append(waiting, w)
-		return nil
-	}
+	return conditions.Next()
+}
+
+// childrenAvailable: the domain import and the K-ORC User are Available
+// (a terminal error is UserFailed, an External-mode cause its reason, else
+// WaitingForKeystoneUser naming what is not Available).
+func childrenAvailable(o Observation) (conditions.Verdict, bool) {
+	var children []conditions.Child
 	if o.Domain != nil {
-		if r := check("the import of the user's domain", *o.Domain); r != nil {
-			return *r
-		}
+		children = append(children, conditions.Child{What: "the import of the user's domain", State: *o.Domain})
+	}
+	if o.UserExists {
+		children = append(children, conditions.Child{What: "the K-ORC User", State: o.User})
+	}
+	waiting, v, decided := conditions.Available(children, o.External, c5c3v1alpha1.ReasonUserFailed)
+	if decided {
+		return v, true
 	}
 	if !o.UserExists {
 		waiting = append(waiting, "the K-ORC User is not created yet")
-	} else if r := check("the K-ORC User", o.User); r != nil {
-		return *r
 	}
 	if len(waiting) > 0 {
-		return wait(strings.Join(waiting, "; "))
+		return conditions.False(c5c3v1alpha1.ReasonWaitingForKeystoneUser, strings.Join(waiting, "; "))
 	}
-	if o.Deliverable == 0 || o.Applied != o.Desired {
-		return wait(fmt.Sprintf("K-ORC has not applied password generation %d to the user yet", o.Desired))
-	}
-	if o.Rejected != nil && o.Stale {
-		return set(c5c3v1alpha1.ReasonUserFailed, fmt.Sprintf(
+	return conditions.Next()
+}
+
+// passwordAccepted: K-ORC applied the desired generation and Keystone
+// accepts it; a refusal of the delivered one means the user was changed
+// outside orderhub (UserFailed).
+func passwordAccepted(o Observation) (conditions.Verdict, bool) {
+	switch {
+	case o.Deliverable == 0 || o.Applied != o.Desired:
+		return conditions.False(c5c3v1alpha1.ReasonWaitingForKeystoneUser,
+			fmt.Sprintf("K-ORC has not applied password generation %d to the user yet", o.Desired))
+	case o.Rejected != nil && o.Stale:
+		return conditions.False(c5c3v1alpha1.ReasonUserFailed, fmt.Sprintf(
 			"Keystone rejects the delivered password (generation %d); the user was changed or deleted outside orderhub: "+
 				"raise spec.passwordGeneration or re-create the order: %v", o.Deliverable, o.Rejected))
+	case o.Rejected != nil:
+		return conditions.False(c5c3v1alpha1.ReasonWaitingForKeystoneUser,
+			fmt.Sprintf("Keystone does not accept password generation %d yet: %v", o.Deliverable, o.Rejected))
 	}
-	if o.Rejected != nil {
-		return wait(fmt.Sprintf("Keystone does not accept password generation %d yet: %v", o.Deliverable, o.Rejected))
+	return conditions.Next()
+}
+
+// storeReady: the plane's secret store is Ready.
+func storeReady(o Observation) (conditions.Verdict, bool) {
+	if !o.StoreNotReady {
+		return conditions.Next()
 	}
-	if o.StoreNotReady {
-		msg := o.StoreMessage
-		if o.StoreHeld {
-			msg = fmt.Sprintf("password generation %d stays; no new generation is created or handed to K-ORC until the secret store is Ready: %s",
-				o.Deliverable, msg)
-		}
-		return set(c5c3v1alpha1.ReasonSecretStoreNotReady, msg)
+	msg := o.StoreMessage
+	if o.StoreHeld {
+		msg = fmt.Sprintf("password generation %d stays; no new generation is created or handed to K-ORC until the secret store is Ready: %s",
+			o.Deliverable, msg)
 	}
-	c.Status = metav1.ConditionTrue
-	return set(c5c3v1alpha1.ReasonUserProvisioned, fmt.Sprintf(
-		"the user exists in Keystone and K-ORC applied password generation %d", o.Deliverable))
+	return conditions.False(c5c3v1alpha1.ReasonSecretStoreNotReady, msg)
 }
 
 // DeliveryCondition derives DeliveryReady ("Conditions"), first match wins:

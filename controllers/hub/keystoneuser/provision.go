@@ -168,7 +168,7 @@ func (p *pass) provision(ctx context.Context) error {
 			return err
 		}
 		p.obs.Probe = korc.Probe(probe)
-		if keystoneservice.DecideProbe(p.obs.Probe, false) != keystoneservice.ProbeCreate {
+		if korc.DecideProbe(p.obs.Probe, false) != korc.ProbeCreate {
 			return nil
 		}
 		p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventCreateUser,

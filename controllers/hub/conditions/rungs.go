@@ -1,0 +1,66 @@
+package conditions
+
+import (
+	"fmt"
+
+	"github.com/c5c3/orderhub/korc"
+)
+
+// Child is a K-ORC child a condition waits on: What names it in messages.
+type Child struct {
+	What  string
+	State korc.State
+}
+
+// Available checks children in order: the first Failed one decides
+// failedReason ("<What>: <reason>: <message>"), and against an
+// External-mode plane (external) the first whose wait korc.ClassifyExternal
+// names decides that reason ("<What>: <message>"). Otherwise waiting lists
+// each child not Available ("<What> is not Available yet (<message>)").
+func Available(children []Child, external bool, failedReason string) (waiting []string, v Verdict, decided bool) {
+	for _, c := range children {
+		s := c.State
+		switch s.Phase {
+		case korc.PhaseAvailable:
+			continue
+		case korc.PhaseFailed:
+			v, decided = False(failedReason, fmt.Sprintf("%s: %s: %s", c.What, s.Reason, s.Message))
+			return nil, v, decided
+		}
+		if reason, ok := ExternalCause(external, s); ok {
+			v, decided = False(reason, c.What+": "+s.Message)
+			return nil, v, decided
+		}
+		w := c.What + " is not Available yet"
+		if s.Message != "" {
+			w += " (" + s.Message + ")"
+		}
+		waiting = append(waiting, w)
+	}
+	return waiting, Verdict{}, false
+}
+
+// ExternalCause is korc.ClassifyExternal(s) against an External-mode plane
+// (external); ok is false otherwise.
+func ExternalCause(external bool, s korc.State) (reason string, ok bool) {
+	if !external {
+		return "", false
+	}
+	return korc.ClassifyExternal(s)
+}
+
+// ProbeWaitMessage says why a collision probe has no verdict yet: the
+// domain import it needs (domain, named importWhat) is not Available, or
+// the probe's own message.
+func ProbeWaitMessage(probe korc.ProbeResult, domain *korc.State, importWhat string) string {
+	msg := "the collision probe has not resolved yet"
+	if domain != nil && domain.Phase != korc.PhaseAvailable {
+		msg += ": waiting for " + importWhat + ", which must exist in Keystone"
+		if domain.Message != "" {
+			msg += " (" + domain.Message + ")"
+		}
+	} else if probe.Message != "" {
+		msg += ": " + probe.Message
+	}
+	return msg
+}
