@@ -139,7 +139,7 @@ func (p *accountPass) run(ctx context.Context) error {
 			return err
 		}
 		domainRef = d.Name
-		p.o.Children = append(p.o.Children, Child{What: "the import of domain " + domain, State: korc.StateOf(d), Exists: true})
+		p.o.Children = append(p.o.Children, Child{What: "the import of domain " + domain, State: korc.StateOf(d)})
 	}
 
 	// Probes first, both of them, so that neither managed child is created
@@ -192,7 +192,7 @@ func (p *accountPass) run(ctx context.Context) error {
 		return err
 	}
 	projState := korc.StateOf(proj)
-	p.o.Children = append(p.o.Children, Child{What: "the project " + string(pn), State: projState, Exists: true})
+	p.o.Children = append(p.o.Children, Child{What: "the project " + string(pn), State: projState})
 	if err := p.deleteChild(ctx, &orcv1alpha1.Project{}, p.name(korc.DiscProjectProbe)); err != nil {
 		return err
 	}
@@ -215,7 +215,7 @@ func (p *accountPass) run(ctx context.Context) error {
 	}
 	p.o.UserExists = true
 	userState := korc.StateOf(u)
-	p.o.Children = append(p.o.Children, Child{What: "the user " + userName, State: userState, Exists: true})
+	p.o.Children = append(p.o.Children, Child{What: "the user " + userName, State: userState})
 	if err := p.deleteChild(ctx, &orcv1alpha1.User{}, p.name(korc.DiscUserProbe)); err != nil {
 		return err
 	}
@@ -340,7 +340,7 @@ func (p *accountPass) roles(ctx context.Context, user, project korc.State) error
 			st   korc.State
 		}{string(role), st})
 		p.o.Children = append(p.o.Children, Child{What: "the import of role " + string(role) +
-			" (it must exist in Keystone)", State: st, Exists: true})
+			" (it must exist in Keystone)", State: st})
 	}
 	ready := user.Phase == korc.PhaseAvailable && project.Phase == korc.PhaseAvailable
 	var creds *grants.Credentials

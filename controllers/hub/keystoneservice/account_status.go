@@ -7,6 +7,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -27,12 +29,7 @@ const (
 )
 
 // Child is a named K-ORC child's state for condition messages.
-type Child struct {
-	What  string
-	State korc.State
-	// Exists is false while the child has not been applied yet.
-	Exists bool
-}
+type Child = conditions.Child
 
 // AccountObservation is what one pass learned about the account block.
 type AccountObservation struct {
@@ -103,153 +100,174 @@ type AccountObservation struct {
 	DeliveryMessage string
 }
 
-// AccountCondition derives AccountReady for a declared account block
-// (docs/reference/keystoneservice.md, "Conditions"), first match wins: a closed
-// gate; the admin identity (ServiceAccountCollision); a Kubernetes error
-// (ServiceAccountError); the claim on the user name held by another
-// registration or order (ServiceAccountCollision); the project probe, then the user probe
-// (ProbingForCollision, ServiceAccountCollision, ServiceAccountsFailed); a
-// terminal K-ORC error on a child (ServiceAccountsFailed); a child not
-// Available, a missing grant, a password K-ORC has not applied
-// (WaitingForServiceAccounts, or an External-mode cause); the store
-// (SecretStoreNotReady); the backup (WaitingForServiceAccounts); a
-// consumer Secret of another owner (DeliveryRefused); the consumer Secret
-// (WaitingForServiceAccounts); else AccountProvisioned.
+// accountReady is the AccountReady chain of a declared account block
+// (docs/reference/keystoneservice.md, "Conditions"), first match wins: a
+// closed gate; the admin identity; a Kubernetes error; the name claims held
+// by another registration or order; the project probe, then the user
+// probe; the children; the grants; the password; the store; the backup; a
+// consumer Secret of another owner; the consumer Secret; else
+// AccountProvisioned.
+var accountReady = conditions.Chain[AccountObservation]{
+	conditions.GateClosed(func(o AccountObservation) orders.Gate { return o.Gate }),
+	adminAccount,
+	conditions.Failed(c5c3v1alpha1.ReasonServiceAccountError, func(o AccountObservation) error { return o.Error }),
+	userClaimed,
+	projectClaimed,
+	accountProbes,
+	accountChildren,
+	accountPassword,
+	accountDelivery,
+	func(o AccountObservation) (conditions.Verdict, bool) {
+		return conditions.True(c5c3v1alpha1.ReasonAccountProvisioned, fmt.Sprintf(
+			"the account exists with its roles bound; password generation %d is delivered", o.Deliverable))
+	},
+}
+
+// AccountCondition derives AccountReady from o (accountReady).
 func AccountCondition(o AccountObservation, gen int64) metav1.Condition {
-	c := metav1.Condition{Type: c5c3v1alpha1.ConditionAccountReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
-	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
-	wait := func(msg string) metav1.Condition { return set(c5c3v1alpha1.ReasonWaitingForServiceAccounts, msg) }
-	if !o.Gate.Passed() {
-		return set(o.Gate.Reason, o.Gate.Message)
-	}
+	return accountReady.Condition(c5c3v1alpha1.ConditionAccountReady, o, gen)
+}
+
+// waitAccount is a WaitingForServiceAccounts verdict.
+func waitAccount(msg string) (conditions.Verdict, bool) {
+	return conditions.False(c5c3v1alpha1.ReasonWaitingForServiceAccounts, msg)
+}
+
+// adminAccount: the account resolves to the plane's admin identity.
+func adminAccount(o AccountObservation) (conditions.Verdict, bool) {
 	switch o.Admin {
 	case AdminNotOwned:
-		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+		return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
 			"the account resolves to ControlPlane %s's admin identity, which is never registrable; nothing was touched: "+
 				"delete this KeystoneService and re-create it with a userName of its own", o.Plane))
 	case AdminOwned:
-		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+		return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
 			"ControlPlane %s's admin identity was edited onto the user this registration owns: "+
 				"change spec.korc.adminCredential on the ControlPlane back; do NOT delete this KeystoneService, "+
 				"its teardown would delete that user from Keystone", o.Plane))
 	}
-	if o.Error != nil {
-		return set(c5c3v1alpha1.ReasonServiceAccountError, o.Error.Error())
-	}
-	if o.ClaimHolder != "" && o.UserExists {
-		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+	return conditions.Next()
+}
+
+// userClaimed: another registration or order holds the user name claim.
+func userClaimed(o AccountObservation) (conditions.Verdict, bool) {
+	switch {
+	case o.ClaimHolder == "":
+		return conditions.Next()
+	case o.UserExists:
+		return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
 			"another registration or order, %s, holds this user name in the domain, and this registration's K-ORC User, "+
 				"created before name claims existed, shares that Keystone user: do NOT delete this KeystoneService, "+
 				"its teardown would delete the user the holder delivers", o.ClaimHolder))
 	}
-	if o.ClaimHolder != "" {
-		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
-			"another registration or order, %s, holds this user name in the domain; two never share a Keystone user and "+
-				"nothing was touched: delete this KeystoneService and re-create it with account.userName set to a free name "+
-				"(the field is immutable), or delete the other one first", o.ClaimHolder))
-	}
-	if o.ProjectClaimHolder != "" && o.ProjectExists {
-		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+	return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+		"another registration or order, %s, holds this user name in the domain; two never share a Keystone user and "+
+			"nothing was touched: delete this KeystoneService and re-create it with account.userName set to a free name "+
+			"(the field is immutable), or delete the other one first", o.ClaimHolder))
+}
+
+// projectClaimed: another registration or order holds the project name
+// claim.
+func projectClaimed(o AccountObservation) (conditions.Verdict, bool) {
+	switch {
+	case o.ProjectClaimHolder == "":
+		return conditions.Next()
+	case o.ProjectExists:
+		return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
 			"another registration or order, %s, holds this project name in the domain, and this registration's K-ORC Project, "+
 				"created before name claims existed, shares that Keystone project: do NOT delete this KeystoneService, "+
 				"its teardown would delete the holder's project; delete the other one first if it never owned the project", o.ProjectClaimHolder))
 	}
-	if o.ProjectClaimHolder != "" {
-		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
-			"another registration or order, %s, holds this project name in the domain; two never both create one Keystone "+
-				"project and nothing was touched: delete this KeystoneService and re-create it with account.project.create: false "+
-				"to reference the holder's project, or with account.project.name set to a free name (both fields are immutable), "+
-				"or delete the other one first", o.ProjectClaimHolder))
-	}
+	return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+		"another registration or order, %s, holds this project name in the domain; two never both create one Keystone "+
+			"project and nothing was touched: delete this KeystoneService and re-create it with account.project.create: false "+
+			"to reference the holder's project, or with account.project.name set to a free name (both fields are immutable), "+
+			"or delete the other one first", o.ProjectClaimHolder))
+}
+
+// accountProbes: the project probe (with project.create), then the user
+// probe, while their managed children do not exist.
+func accountProbes(o AccountObservation) (conditions.Verdict, bool) {
 	if o.ProjectCreate && !o.ProjectExists {
-		if r, done := probeCondition(set, "project", o.ProjectProbe, false,
+		if v, done := probeVerdict("project", o.ProjectProbe, false,
 			"a project of this name already exists in the domain; nothing was touched: delete this KeystoneService and "+
 				"re-create it with account.project.create: false to reference it (the field is immutable)"); done {
-			return r
+			return v, true
 		}
 	}
-	if !o.UserExists && o.UserOwnedBy != "" {
-		return set(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
+	if o.UserExists {
+		return conditions.Next()
+	}
+	if o.UserOwnedBy != "" {
+		return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
 			"the user of this name (id %s) is managed by %s; adopt never takes over a user another registration owns: "+
 				"delete this KeystoneService and re-create it with a userName of its own", o.UserProbe.ID, o.UserOwnedBy))
 	}
-	if !o.UserExists {
-		if r, done := probeCondition(set, "user", o.UserProbe, o.Adopt,
-			"a user of this name already exists in the domain; nothing was touched: set account.adopt: true to take it over, including its password"); done {
-			return r
-		}
-	}
-	var waiting []string
-	for _, ch := range o.Children {
-		switch {
-		case !ch.Exists:
-			waiting = append(waiting, ch.What+" is not registered yet")
-		case ch.State.Phase == korc.PhaseFailed:
-			return set(c5c3v1alpha1.ReasonServiceAccountsFailed, fmt.Sprintf("%s: %s: %s", ch.What, ch.State.Reason, ch.State.Message))
-		case ch.State.Phase != korc.PhaseAvailable:
-			if o.External {
-				if reason, ok := korc.ClassifyExternal(ch.State); ok {
-					return set(reason, ch.What+": "+ch.State.Message)
-				}
-			}
-			w := ch.What + " is not Available yet"
-			if ch.State.Message != "" {
-				w += " (" + ch.State.Message + ")"
-			}
-			waiting = append(waiting, w)
-		}
-	}
-	if len(waiting) > 0 {
-		return wait(strings.Join(waiting, "; "))
-	}
-	if o.GrantError != nil {
-		return wait("assigning the roles: " + o.GrantError.Error())
-	}
-	if len(o.MissingGrants) > 0 {
-		return wait("role(s) not assigned in Keystone yet: " + strings.Join(o.MissingGrants, ", "))
-	}
-	if o.Deliverable == 0 || o.Applied != o.Desired {
-		return wait(fmt.Sprintf("K-ORC has not applied password generation %d to the user yet", o.Desired))
-	}
-	if o.PasswordRejected != nil {
-		return wait(fmt.Sprintf("Keystone does not accept password generation %d yet: %v", o.Deliverable, o.PasswordRejected))
-	}
-	if !o.StoreReady {
-		return set(c5c3v1alpha1.ReasonSecretStoreNotReady, o.StoreMessage)
-	}
-	if !o.Pushed {
-		return wait(fmt.Sprintf("the OpenBao backup of password generation %d is not pushed yet: %s", o.Deliverable, o.PushMessage))
-	}
-	if o.Refused != nil {
-		return set(c5c3v1alpha1.ReasonDeliveryRefused, o.Refused.Error()+
-			": a Secret of the consumer Secret's name exists that this registration does not own; it is never taken over: "+
-			"delete or rename it")
-	}
-	if !o.Delivered {
-		return wait(fmt.Sprintf("the consumer Secret does not carry password generation %d yet: %s", o.Deliverable, o.DeliveryMessage))
-	}
-	c.Status = metav1.ConditionTrue
-	return set(c5c3v1alpha1.ReasonAccountProvisioned, fmt.Sprintf(
-		"the account exists with its roles bound; password generation %d is delivered", o.Deliverable))
+	return probeVerdict("user", o.UserProbe, o.Adopt,
+		"a user of this name already exists in the domain; nothing was touched: set account.adopt: true to take it over, including its password")
 }
 
-// probeCondition maps a probe verdict of what ("user" or "project") to
-// AccountReady; done is false when the probe lets the pass go on.
-func probeCondition(set func(string, string) metav1.Condition, what string, p korc.ProbeResult, consent bool,
-	collision string) (metav1.Condition, bool) {
+// accountChildren: every child Available, then the grants.
+func accountChildren(o AccountObservation) (conditions.Verdict, bool) {
+	waiting, v, decided := conditions.Available(o.Children, o.External, c5c3v1alpha1.ReasonServiceAccountsFailed)
+	switch {
+	case decided:
+		return v, true
+	case len(waiting) > 0:
+		return waitAccount(strings.Join(waiting, "; "))
+	case o.GrantError != nil:
+		return waitAccount("assigning the roles: " + o.GrantError.Error())
+	case len(o.MissingGrants) > 0:
+		return waitAccount("role(s) not assigned in Keystone yet: " + strings.Join(o.MissingGrants, ", "))
+	}
+	return conditions.Next()
+}
+
+// accountPassword: K-ORC applied the desired generation and Keystone
+// accepts it.
+func accountPassword(o AccountObservation) (conditions.Verdict, bool) {
+	switch {
+	case o.Deliverable == 0 || o.Applied != o.Desired:
+		return waitAccount(fmt.Sprintf("K-ORC has not applied password generation %d to the user yet", o.Desired))
+	case o.PasswordRejected != nil:
+		return waitAccount(fmt.Sprintf("Keystone does not accept password generation %d yet: %v", o.Deliverable, o.PasswordRejected))
+	}
+	return conditions.Next()
+}
+
+// accountDelivery: the store, the backup and the consumer Secret.
+func accountDelivery(o AccountObservation) (conditions.Verdict, bool) {
+	switch {
+	case !o.StoreReady:
+		return conditions.False(c5c3v1alpha1.ReasonSecretStoreNotReady, o.StoreMessage)
+	case !o.Pushed:
+		return waitAccount(fmt.Sprintf("the OpenBao backup of password generation %d is not pushed yet: %s", o.Deliverable, o.PushMessage))
+	case o.Refused != nil:
+		return conditions.False(c5c3v1alpha1.ReasonDeliveryRefused, o.Refused.Error()+
+			": a Secret of the consumer Secret's name exists that this registration does not own; it is never taken over: "+
+			"delete or rename it")
+	case !o.Delivered:
+		return waitAccount(fmt.Sprintf("the consumer Secret does not carry password generation %d yet: %s", o.Deliverable, o.DeliveryMessage))
+	}
+	return conditions.Next()
+}
+
+// probeVerdict maps a probe verdict of what ("user" or "project") to
+// AccountReady; it decides nothing when the probe lets the pass go on.
+func probeVerdict(what string, p korc.ProbeResult, consent bool, collision string) (conditions.Verdict, bool) {
 	switch korc.DecideProbe(p, consent) {
 	case korc.ProbeCollide:
-		return set(c5c3v1alpha1.ReasonServiceAccountCollision, collision+" (id "+p.ID+")"), true
+		return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, collision+" (id "+p.ID+")")
 	case korc.ProbeFail:
-		return set(c5c3v1alpha1.ReasonServiceAccountsFailed, what+" collision probe: "+p.Reason+": "+p.Message), true
+		return conditions.False(c5c3v1alpha1.ReasonServiceAccountsFailed, what+" collision probe: "+p.Reason+": "+p.Message)
 	case korc.ProbeWait:
 		msg := "the " + what + " collision probe has not resolved yet"
 		if p.Message != "" {
 			msg += ": " + p.Message
 		}
-		return set(c5c3v1alpha1.ReasonProbingForCollision, msg), true
+		return conditions.False(c5c3v1alpha1.ReasonProbingForCollision, msg)
 	}
-	return metav1.Condition{}, false
+	return conditions.Next()
 }
 
 // NotDeclaredAccount is AccountReady of a registration without an account

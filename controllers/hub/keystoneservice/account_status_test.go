@@ -21,7 +21,7 @@ func TestAccountCondition(t *testing.T) {
 	// thing.
 	done := func(mut func(*AccountObservation)) AccountObservation {
 		o := AccountObservation{Plane: "openstack/cp", UserExists: true, ProjectExists: true,
-			Children: []Child{{What: "the project p", State: avail, Exists: true}, {What: "the user u", State: avail, Exists: true}},
+			Children: []Child{{What: "the project p", State: avail}, {What: "the user u", State: avail}},
 			Desired:  2, Applied: 2, Deliverable: 2, StoreReady: true, Pushed: true, Delivered: true}
 		if mut != nil {
 			mut(&o)
@@ -36,7 +36,9 @@ func TestAccountCondition(t *testing.T) {
 		message string // a substring the message must hold
 	}{
 		{"provisioned", done(nil), metav1.ConditionTrue, c5c3v1alpha1.ReasonAccountProvisioned, "generation 2"},
-		{"gate", done(func(o *AccountObservation) { o.Gate = Gate{c5c3v1alpha1.ReasonWaitingForAdminCredential, "w"} }),
+		{"gate", done(func(o *AccountObservation) {
+			o.Gate = Gate{Reason: c5c3v1alpha1.ReasonWaitingForAdminCredential, Message: "w"}
+		}),
 			metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForAdminCredential, "w"},
 		{"admin identity, not owned", done(func(o *AccountObservation) { o.Admin = AdminNotOwned }),
 			metav1.ConditionFalse, c5c3v1alpha1.ReasonServiceAccountCollision, "re-create it with a userName of its own"},
@@ -81,7 +83,7 @@ func TestAccountCondition(t *testing.T) {
 			o.Children[1].State = korc.State{Phase: korc.PhaseFailed, Reason: "InvalidConfiguration", Message: "bad"}
 		}), metav1.ConditionFalse, c5c3v1alpha1.ReasonServiceAccountsFailed, "the user u: InvalidConfiguration: bad"},
 		{"role import waiting", done(func(o *AccountObservation) {
-			o.Children = append(o.Children, Child{What: "the import of role service", Exists: true,
+			o.Children = append(o.Children, Child{What: "the import of role service",
 				State: korc.State{Phase: korc.PhaseProgressing, Message: korc.ImportPendingExternalMessage}})
 		}), metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForServiceAccounts, "role service"},
 		{"external: classified", done(func(o *AccountObservation) {

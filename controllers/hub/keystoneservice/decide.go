@@ -10,16 +10,14 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
 
 // Gate is a shared gate that stops every declared block
 // (docs/reference/keystoneservice.md, "Conditions": the three shared reasons).
 // Reason is empty when the registration may proceed.
-type Gate struct{ Reason, Message string }
-
-// Passed reports an open gate.
-func (g Gate) Passed() bool { return g.Reason == "" }
+type Gate = orders.Gate
 
 // GateOf decides the shared gates, in order: the ControlPlane resolves
 // (ControlPlaneNotFound), it admits ks's namespace (NamespaceNotAllowed,
@@ -28,11 +26,11 @@ func (g Gate) Passed() bool { return g.Reason == "" }
 // reference does not resolve.
 func GateOf(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) Gate {
 	if cp == nil {
-		return Gate{c5c3v1alpha1.ReasonControlPlaneNotFound,
-			fmt.Sprintf("ControlPlane %s/%s does not exist", ks.ControlPlaneNamespace(), ks.Spec.ControlPlaneRef.Name)}
+		return Gate{Reason: c5c3v1alpha1.ReasonControlPlaneNotFound,
+			Message: fmt.Sprintf("ControlPlane %s/%s does not exist", ks.ControlPlaneNamespace(), ks.Spec.ControlPlaneRef.Name)}
 	}
 	if !slices.Contains(controlplane.ConsentedNamespaces(cp), ks.Namespace) {
-		return Gate{c5c3v1alpha1.ReasonNamespaceNotAllowed, fmt.Sprintf(
+		return Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAllowed, Message: fmt.Sprintf(
 			"ControlPlane %s/%s does not admit registrations from namespace %s: add it to spec.korc.serviceRegistrations.allowedNamespaces",
 			cp.Namespace, cp.Name, ks.Namespace)}
 	}
@@ -41,7 +39,7 @@ func GateOf(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) Gat
 		if c := meta.FindStatusCondition(cp.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady); c != nil {
 			msg += ": " + c.Reason
 		}
-		return Gate{c5c3v1alpha1.ReasonWaitingForAdminCredential, msg}
+		return Gate{Reason: c5c3v1alpha1.ReasonWaitingForAdminCredential, Message: msg}
 	}
 	return Gate{}
 }

@@ -89,7 +89,7 @@ func TestCatalogCondition(t *testing.T) {
 		status metav1.ConditionStatus
 		reason string
 	}{
-		{"gate closed", CatalogObservation{Gate: Gate{c5c3v1alpha1.ReasonControlPlaneNotFound, "m"}}, metav1.ConditionFalse, c5c3v1alpha1.ReasonControlPlaneNotFound},
+		{"gate closed", CatalogObservation{Gate: Gate{Reason: c5c3v1alpha1.ReasonControlPlaneNotFound, Message: "m"}}, metav1.ConditionFalse, c5c3v1alpha1.ReasonControlPlaneNotFound},
 		{"kubernetes error", CatalogObservation{Error: errors.New("boom")}, metav1.ConditionFalse, c5c3v1alpha1.ReasonCatalogError},
 		{"probe pending", CatalogObservation{Probe: korc.ProbeResult{Outcome: korc.ProbePending}}, metav1.ConditionFalse, c5c3v1alpha1.ReasonProbingForCollision},
 		{"probe found, no consent", CatalogObservation{Probe: korc.ProbeResult{Outcome: korc.ProbeFound, ID: "s"}}, metav1.ConditionFalse, c5c3v1alpha1.ReasonServiceCollision},
@@ -124,7 +124,7 @@ func TestReadyAggregate(t *testing.T) {
 	if r := conds[2]; r.Type != c5c3v1alpha1.ConditionReady || r.Reason != c5c3v1alpha1.ReasonAllReady {
 		t.Errorf("Ready = %+v", r)
 	}
-	conds = Conditions(NotDeclaredCatalog(1), AccountCondition(AccountObservation{Gate: Gate{c5c3v1alpha1.ReasonNamespaceNotAllowed, "m"}}, 1), 1)
+	conds = Conditions(NotDeclaredCatalog(1), AccountCondition(AccountObservation{Gate: Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAllowed, Message: "m"}}, 1), 1)
 	if r := conds[2]; r.Reason != c5c3v1alpha1.ReasonNotAllReady || conds[1].Reason != c5c3v1alpha1.ReasonNamespaceNotAllowed {
 		t.Errorf("conditions = %+v, want AccountReady NamespaceNotAllowed and Ready NotAllReady", conds)
 	}

@@ -134,7 +134,7 @@ func (r *Reconciler) accountBlock(ctx context.Context, ks *c5c3v1alpha1.Keystone
 				*errs = append(*errs, err)
 			}
 			if left > 0 {
-				c = AccountCondition(AccountObservation{Children: []Child{{What: "the account children", Exists: true,
+				c = AccountCondition(AccountObservation{Children: []Child{{What: "the account children",
 					State: korc.State{Phase: korc.PhaseProgressing, Message: fmt.Sprintf("removing %d of them", left)}}}}, ks.Generation)
 			}
 		}
