@@ -6,13 +6,16 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// Child is a K-ORC child a condition waits on: What names it in messages.
+// Child is a K-ORC child a condition waits on: What names it in messages;
+// Absent says it is not applied yet.
 type Child struct {
-	What  string
-	State korc.State
+	What   string
+	State  korc.State
+	Absent bool
 }
 
-// Available checks children in order: the first Failed one decides
+// Available checks children in order: an Absent one waits ("<What> is not
+// registered yet"), the first Failed one decides
 // failedReason ("<What>: <reason>: <message>"), and against an
 // External-mode plane (external) the first whose wait korc.ClassifyExternal
 // names decides that reason ("<What>: <message>"). Otherwise waiting lists
@@ -20,10 +23,13 @@ type Child struct {
 func Available(children []Child, external bool, failedReason string) (waiting []string, v Verdict, decided bool) {
 	for _, c := range children {
 		s := c.State
-		switch s.Phase {
-		case korc.PhaseAvailable:
+		switch {
+		case c.Absent:
+			waiting = append(waiting, c.What+" is not registered yet")
 			continue
-		case korc.PhaseFailed:
+		case s.Phase == korc.PhaseAvailable:
+			continue
+		case s.Phase == korc.PhaseFailed:
 			v, decided = False(failedReason, fmt.Sprintf("%s: %s: %s", c.What, s.Reason, s.Message))
 			return nil, v, decided
 		}

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
@@ -73,79 +74,67 @@ type CatalogObservation struct {
 	OwnedBy string
 }
 
-// CatalogCondition derives CatalogReady for a declared catalog block
-// (docs/reference/keystoneservice.md, "Conditions"), first match wins: a closed
-// gate; a Kubernetes error (CatalogError); before the Service exists, the probe
-// (ProbingForCollision, ServiceCollision, CatalogFailed); a terminal K-ORC
-// error on the Service or an Endpoint (CatalogFailed); a child not yet
-// Available (WaitingForCatalog); else CatalogRegistered.
+// catalogReady is the CatalogReady chain of a declared catalog block
+// (docs/reference/keystoneservice.md, "Conditions"), first match wins: a
+// closed gate; a Kubernetes error (CatalogError); before the Service
+// exists, a row another registration owns, then the probe; a child Failed,
+// an External-mode cause, or not yet Available (WaitingForCatalog); else
+// CatalogRegistered.
+var catalogReady = conditions.Chain[CatalogObservation]{
+	conditions.GateClosed(func(o CatalogObservation) orders.Gate { return o.Gate }),
+	conditions.Failed(c5c3v1alpha1.ReasonCatalogError, func(o CatalogObservation) error { return o.Error }),
+	catalogProbe,
+	catalogChildren,
+}
+
+// CatalogCondition derives CatalogReady from o (catalogReady).
 func CatalogCondition(o CatalogObservation, gen int64) metav1.Condition {
-	c := metav1.Condition{Type: c5c3v1alpha1.ConditionCatalogReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
-	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
-	if !o.Gate.Passed() {
-		return set(o.Gate.Reason, o.Gate.Message)
-	}
-	if o.Error != nil {
-		return set(c5c3v1alpha1.ReasonCatalogError, o.Error.Error())
-	}
-	if !o.ServiceExists && o.OwnedBy != "" {
-		return set(c5c3v1alpha1.ReasonServiceCollision, fmt.Sprintf(
+	return catalogReady.Condition(c5c3v1alpha1.ConditionCatalogReady, o, gen)
+}
+
+// catalogProbe: before the managed Service exists, a row another
+// registration owns, then the collision probe's verdict.
+func catalogProbe(o CatalogObservation) (conditions.Verdict, bool) {
+	switch {
+	case o.ServiceExists:
+		return conditions.Next()
+	case o.OwnedBy != "":
+		return conditions.False(c5c3v1alpha1.ReasonServiceCollision, fmt.Sprintf(
 			"the catalog service of this type and name (id %s) is managed by %s; adopt never takes over a row another registration owns: "+
 				"remove this registration's catalog block or give it another service name", o.Probe.ID, o.OwnedBy))
 	}
-	if !o.ServiceExists {
-		switch korc.DecideProbe(o.Probe, o.Adopt) {
-		case korc.ProbeCollide:
-			return set(c5c3v1alpha1.ReasonServiceCollision, fmt.Sprintf(
-				"a catalog service of this type and name already exists (id %s); nothing was touched: set catalog.adopt: true to take it over",
-				o.Probe.ID))
-		case korc.ProbeFail:
-			return set(c5c3v1alpha1.ReasonCatalogFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
-		default:
-			msg := "the collision probe has not resolved yet"
-			if o.Probe.Message != "" {
-				msg += ": " + o.Probe.Message
-			}
-			return set(c5c3v1alpha1.ReasonProbingForCollision, msg)
-		}
+	switch korc.DecideProbe(o.Probe, o.Adopt) {
+	case korc.ProbeCollide:
+		return conditions.False(c5c3v1alpha1.ReasonServiceCollision, fmt.Sprintf(
+			"a catalog service of this type and name already exists (id %s); nothing was touched: set catalog.adopt: true to take it over",
+			o.Probe.ID))
+	case korc.ProbeFail:
+		return conditions.False(c5c3v1alpha1.ReasonCatalogFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
 	}
-	var waiting []string
-	check := func(what string, s korc.State, ok bool) *metav1.Condition {
-		switch {
-		case !ok:
-			waiting = append(waiting, what+" is not registered yet")
-		case s.Phase == korc.PhaseFailed:
-			r := set(c5c3v1alpha1.ReasonCatalogFailed, fmt.Sprintf("%s: %s: %s", what, s.Reason, s.Message))
-			return &r
-		case s.Phase != korc.PhaseAvailable:
-			if o.External {
-				if reason, ok := korc.ClassifyExternal(s); ok {
-					r := set(reason, what+": "+s.Message)
-					return &r
-				}
-			}
-			w := what + " is not Available yet"
-			if s.Message != "" {
-				w += " (" + s.Message + ")"
-			}
-			waiting = append(waiting, w)
-		}
-		return nil
+	msg := "the collision probe has not resolved yet"
+	if o.Probe.Message != "" {
+		msg += ": " + o.Probe.Message
 	}
-	if r := check("the Service", o.Service, true); r != nil {
-		return *r
-	}
+	// Also on ProbeCreate: the managed Service is not applied yet.
+	return conditions.False(c5c3v1alpha1.ReasonProbingForCollision, msg)
+}
+
+// catalogChildren: the Service and every declared Endpoint registered and
+// Available.
+func catalogChildren(o CatalogObservation) (conditions.Verdict, bool) {
+	children := []conditions.Child{{What: "the Service", State: o.Service}}
 	for _, i := range o.Declared {
 		s, ok := o.Endpoints[i]
-		if r := check("the "+string(i)+" Endpoint", s, ok); r != nil {
-			return *r
-		}
+		children = append(children, conditions.Child{What: "the " + string(i) + " Endpoint", State: s, Absent: !ok})
 	}
-	if len(waiting) > 0 {
-		return set(c5c3v1alpha1.ReasonWaitingForCatalog, strings.Join(waiting, "; "))
+	waiting, v, decided := conditions.Available(children, o.External, c5c3v1alpha1.ReasonCatalogFailed)
+	switch {
+	case decided:
+		return v, true
+	case len(waiting) > 0:
+		return conditions.False(c5c3v1alpha1.ReasonWaitingForCatalog, strings.Join(waiting, "; "))
 	}
-	c.Status = metav1.ConditionTrue
-	return set(c5c3v1alpha1.ReasonCatalogRegistered, "the service row and every declared endpoint row are registered")
+	return conditions.True(c5c3v1alpha1.ReasonCatalogRegistered, "the service row and every declared endpoint row are registered")
 }
 
 // NotDeclaredCatalog is CatalogReady of a registration without a catalog

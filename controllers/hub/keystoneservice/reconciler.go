@@ -9,6 +9,7 @@ import (
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -88,7 +89,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := errors.Join(errs...); err != nil {
 		return ctrl.Result{}, err
 	}
-	if conds[2].Status == metav1.ConditionTrue {
+	if meta.IsStatusConditionTrue(conds, c5c3v1alpha1.ConditionReady) {
 		return ctrl.Result{RequeueAfter: ReadyResync}, nil
 	}
 	return ctrl.Result{RequeueAfter: NotReadyRequeue}, nil
