@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
@@ -158,86 +159,104 @@ type Observation struct {
 	Previous int64
 }
 
-// CredentialCondition derives CredentialReady
-// (docs/reference/keystoneapplicationcredential.md, "Conditions"), first match
-// wins:
-//
-//  1. the shared gate (ClusterNameTooLong, ControlPlaneNotFound,
-//     NamespaceNotAssigned, WaitingForAdminCredential);
-//  2. TransportErrorRetryFailed, then CredentialError: a Kubernetes-level
-//     failure comes before everything it may have hidden from the pass;
-//  3. the reference refusal (RefusalOf: UserNotFound … WaitingForCABundle);
-//  4. CredentialFailed: K-ORC reports a terminal error on the delivered
-//     generation or on the successor (or first credential);
-//  5. WaitingForCredential: no generation is delivered yet (or, against an
-//     External plane, the classified cause), or the delivered one is gone
-//     from Keystone or expired while its successor is created;
-//  6. True/CredentialMinted; while a successor is created the message names
-//     both generations.
+// credentialReady is the CredentialReady chain
+// (docs/reference/keystoneapplicationcredential.md, "Conditions"), first
+// match wins: the shared gate; TransportErrorRetryFailed, then
+// CredentialError (a Kubernetes-level failure comes before everything it
+// may have hidden); the reference refusal (RefusalOf); CredentialFailed on
+// the delivered generation or the successor; WaitingForCredential while no
+// generation is delivered (or the classified External cause), or while the
+// delivered one, gone, rejected or expired, is replaced; else
+// CredentialMinted, naming a successor being created.
+var credentialReady = conditions.Chain[Observation]{
+	conditions.GateClosed(func(o Observation) orders.Gate { return o.Gate }),
+	func(o Observation) (conditions.Verdict, bool) {
+		if o.TransportRetryError != nil {
+			return conditions.False(c5c3v1alpha1.ReasonTransportErrorRetryFailed,
+				"clearing a latched transport error from a credential failed: "+o.TransportRetryError.Error())
+		}
+		return conditions.Next()
+	},
+	conditions.Failed(c5c3v1alpha1.ReasonCredentialError, func(o Observation) error { return o.CredentialError }),
+	conditions.GateClosed(func(o Observation) orders.Gate { return o.Refusal }),
+	credentialFailed,
+	firstCredential,
+	deliveredReplaced,
+	credentialMinted,
+}
+
+// CredentialCondition derives CredentialReady from o (credentialReady).
 func CredentialCondition(o Observation, gen int64) metav1.Condition {
-	c := metav1.Condition{Type: c5c3v1alpha1.ConditionCredentialReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
-	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
-	switch {
-	case !o.Gate.Passed():
-		return set(o.Gate.Reason, o.Gate.Message)
-	case o.TransportRetryError != nil:
-		return set(c5c3v1alpha1.ReasonTransportErrorRetryFailed,
-			"clearing a latched transport error from a credential failed: "+o.TransportRetryError.Error())
-	case o.CredentialError != nil:
-		return set(c5c3v1alpha1.ReasonCredentialError, o.CredentialError.Error())
-	case !o.Refusal.Passed():
-		return set(o.Refusal.Reason, o.Refusal.Message)
-	}
-	succ, hasSucc := Successor(o.Credentials, o.Current)
+	return credentialReady.Condition(c5c3v1alpha1.ConditionCredentialReady, o, gen)
+}
+
+// credentialFailed: K-ORC reports a terminal error on the delivered
+// generation or on its successor (or the first credential).
+func credentialFailed(o Observation) (conditions.Verdict, bool) {
 	for _, cr := range o.Credentials {
 		if cr.Generation == o.Current && o.Current > 0 && cr.State.Phase == korc.PhaseFailed {
-			return set(c5c3v1alpha1.ReasonCredentialFailed, fmt.Sprintf(
+			return conditions.False(c5c3v1alpha1.ReasonCredentialFailed, fmt.Sprintf(
 				"K-ORC reports a terminal error on delivered generation %d: %s: %s; raise spec.credentialGeneration above %d to replace it",
 				cr.Generation, cr.State.Reason, cr.State.Message, cr.Generation))
 		}
 	}
-	if hasSucc && succ.State.Phase == korc.PhaseFailed {
-		msg := fmt.Sprintf("K-ORC reports a terminal error on generation %d: %s: %s; ", succ.Generation, succ.State.Reason, succ.State.Message)
-		if o.Current > 0 {
-			msg += fmt.Sprintf("generation %d stays delivered; ", o.Current)
+	succ, hasSucc := Successor(o.Credentials, o.Current)
+	if !hasSucc || succ.State.Phase != korc.PhaseFailed {
+		return conditions.Next()
+	}
+	msg := fmt.Sprintf("K-ORC reports a terminal error on generation %d: %s: %s; ", succ.Generation, succ.State.Reason, succ.State.Message)
+	if o.Current > 0 {
+		msg += fmt.Sprintf("generation %d stays delivered; ", o.Current)
+	}
+	return conditions.False(c5c3v1alpha1.ReasonCredentialFailed, msg+fmt.Sprintf("raise spec.credentialGeneration above %d to replace it", succ.Generation))
+}
+
+// firstCredential: no generation is delivered yet.
+func firstCredential(o Observation) (conditions.Verdict, bool) {
+	switch {
+	case o.Current != 0:
+		return conditions.Next()
+	case !o.Classified.Passed():
+		return conditions.False(o.Classified.Reason, o.Classified.Message)
+	}
+	msg := "no credential has been created yet"
+	if succ, hasSucc := Successor(o.Credentials, o.Current); hasSucc {
+		msg = fmt.Sprintf("K-ORC has not made generation %d Available yet", succ.Generation)
+		if succ.State.Message != "" {
+			msg += ": " + succ.State.Message
 		}
-		return set(c5c3v1alpha1.ReasonCredentialFailed, msg+fmt.Sprintf("raise spec.credentialGeneration above %d to replace it", succ.Generation))
 	}
-	if o.Current == 0 {
-		if !o.Classified.Passed() {
-			return set(o.Classified.Reason, o.Classified.Message)
-		}
-		msg := "no credential has been created yet"
-		if hasSucc {
-			msg = fmt.Sprintf("K-ORC has not made generation %d Available yet", succ.Generation)
-			if succ.State.Message != "" {
-				msg += ": " + succ.State.Message
-			}
-		}
-		return set(c5c3v1alpha1.ReasonWaitingForCredential, msg)
+	return conditions.False(c5c3v1alpha1.ReasonWaitingForCredential, msg)
+}
+
+// deliveredReplaced: the delivered generation is gone from Keystone,
+// rejected or expired, and a new generation replaces it.
+func deliveredReplaced(o Observation) (conditions.Verdict, bool) {
+	var why string
+	switch {
+	case !listed(o.Credentials, o.Current):
+		why = "delivered generation %d is gone from Keystone; a new generation replaces it"
+	case o.Rejected:
+		why = "Keystone rejects delivered generation %d (deleted out of band?); a new generation replaces it"
+	case o.ExpiredNow:
+		why = "delivered generation %d has expired in Keystone; a new generation replaces it"
+	default:
+		return conditions.Next()
 	}
-	if !listed(o.Credentials, o.Current) {
-		return set(c5c3v1alpha1.ReasonWaitingForCredential, fmt.Sprintf(
-			"delivered generation %d is gone from Keystone; a new generation replaces it", o.Current))
-	}
-	if o.Rejected {
-		return set(c5c3v1alpha1.ReasonWaitingForCredential, fmt.Sprintf(
-			"Keystone rejects delivered generation %d (deleted out of band?); a new generation replaces it", o.Current))
-	}
-	if o.ExpiredNow {
-		return set(c5c3v1alpha1.ReasonWaitingForCredential, fmt.Sprintf(
-			"delivered generation %d has expired in Keystone; a new generation replaces it", o.Current))
-	}
-	c.Status = metav1.ConditionTrue
+	return conditions.False(c5c3v1alpha1.ReasonWaitingForCredential, fmt.Sprintf(why, o.Current))
+}
+
+// credentialMinted: the delivered generation exists in Keystone.
+func credentialMinted(o Observation) (conditions.Verdict, bool) {
 	state := "is delivered"
 	if !o.Delivered {
 		state = "is not delivered yet"
 	}
-	if hasSucc {
-		return set(c5c3v1alpha1.ReasonCredentialMinted, fmt.Sprintf(
+	if succ, hasSucc := Successor(o.Credentials, o.Current); hasSucc {
+		return conditions.True(c5c3v1alpha1.ReasonCredentialMinted, fmt.Sprintf(
 			"generation %d exists in Keystone and %s; its successor, generation %d, is being created", o.Current, state, succ.Generation))
 	}
-	return set(c5c3v1alpha1.ReasonCredentialMinted, fmt.Sprintf("generation %d exists in Keystone and %s", o.Current, state))
+	return conditions.True(c5c3v1alpha1.ReasonCredentialMinted, fmt.Sprintf("generation %d exists in Keystone and %s", o.Current, state))
 }
 
 // DeliveryCondition derives DeliveryReady
