@@ -94,90 +94,145 @@ func (r *Reconciler) account(ctx context.Context, ks *c5c3v1alpha1.KeystoneServi
 	return p.o, &p.st
 }
 
+// run is the account pass's steps in order; a step that refuses or waits
+// ends the pass without an error (the observation says why).
 func (p *accountPass) run(ctx context.Context) error {
-	c := p.r.client
-	acc := p.ks.Spec.Account
-	admin := controlplane.AdminOf(p.cp)
-	domain := EffectiveDomain(p.ks, p.cp)
-	userName := p.ks.EffectiveUserName()
-
 	var user orcv1alpha1.User
-	exists, err := p.get(ctx, p.name(korc.DiscUser), &user)
+	if stop, err := p.identity(ctx, &user); err != nil || stop {
+		return err
+	}
+	domainRef, err := p.domain(ctx)
 	if err != nil {
 		return err
 	}
+	adopting, stop, err := p.probes(ctx, domainRef)
+	if err != nil || stop {
+		return err
+	}
+	projState, err := p.project(ctx, domainRef)
+	if err != nil {
+		return err
+	}
+	userState, secrets, current, err := p.user(ctx, &user, domainRef, adopting)
+	if err != nil {
+		return err
+	}
+	if projState.Phase == korc.PhaseAvailable {
+		p.st.ProjectID = projState.ID
+	}
+	// Roles: an import per declared role, a grant per imported role.
+	if err := p.roles(ctx, userState, projState); err != nil {
+		return err
+	}
+	// Delivery of the generation Keystone applied.
+	if p.o.Deliverable == 0 || p.o.Applied != p.o.Desired {
+		return nil
+	}
+	if err := p.deliver(ctx, secrets[p.o.Deliverable], EffectiveDomain(p.ks, p.cp)); err != nil {
+		return err
+	}
+	// Superseded generations go once K-ORC applied a newer one.
+	for _, g := range current.Delete {
+		if err := p.deleteChild(ctx, &corev1.Secret{}, p.name(korc.PasswordDiscriminator(g))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// identity reads the managed User into user, refuses the plane's admin
+// identity and takes the name claims (docs/reference/keystoneservice.md,
+// "Collision and adoption"): a probe alone cannot tell two claimants apart
+// when both probe before either creates, so only the claim's holder goes
+// on; a registration whose User child predates claims takes its claim
+// here. stop ends the pass (refused or held elsewhere).
+func (p *accountPass) identity(ctx context.Context, user *orcv1alpha1.User) (stop bool, err error) {
+	exists, err := p.get(ctx, p.name(korc.DiscUser), user)
+	if err != nil {
+		return true, err
+	}
 	p.o.UserExists = exists
 	if p.o.Admin = AdminIdentityOf(p.ks, p.cp, exists); p.o.Admin != NotAdmin {
-		return nil // refused ahead of the probe, changing nothing
+		return true, nil // refused ahead of the probe, changing nothing
 	}
-	// The claim on the user name, before the probes and the managed create
-	// (docs/reference/keystoneservice.md, "Collision and adoption"): a probe
-	// alone cannot tell two claimants apart when both probe before either
-	// creates, so of a KeystoneService and a KeystoneUser (or two
-	// KeystoneServices) naming one user only the claim's holder goes on. A
-	// registration whose User child predates claims takes its claim here.
 	if p.o.ClaimHolder, err = p.r.acquireClaim(ctx, p.ks, p.cp, AccountClaim); err != nil || p.o.ClaimHolder != "" {
-		return err
+		return true, err
 	}
-	// The same for a project the registration creates (and so deletes in its
-	// teardown): a KeystoneProject order, or another registration, naming
-	// that project in the domain contends for one claim.
+	// A project the registration creates (and so deletes in its teardown)
+	// is claimed too: a KeystoneProject order, or another registration,
+	// naming it in the domain contends for one claim.
 	if p.o.ProjectClaimHolder, err = p.r.acquireClaim(ctx, p.ks, p.cp, AccountProjectClaim); err != nil {
-		return err
+		return true, err
 	}
 	if p.o.ProjectClaimHolder != "" {
 		// Whether our managed Project predates claims decides the message.
 		p.o.ProjectExists, err = p.get(ctx, p.name(korc.DiscProject), &orcv1alpha1.Project{})
-		return err
+		return true, err
 	}
+	return false, nil
+}
 
-	// The domain: the plane's admin domain import, or one of our own.
-	domainRef := korc.AdminDomainImportName(p.cp.Name, admin.Domain)
-	if !keystone.SameIdentityName(domain, admin.Domain) {
-		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), domain)
-		if err := korc.Apply(ctx, c, ControllerName, d); err != nil {
-			return err
-		}
-		domainRef = d.Name
-		p.o.Children = append(p.o.Children, Child{What: "the import of domain " + domain, State: korc.StateOf(d)})
+// domain applies the import of the account's domain unless it is the
+// plane's admin domain, whose import the plane keeps, and returns the
+// import's name.
+func (p *accountPass) domain(ctx context.Context) (string, error) {
+	admin := controlplane.AdminOf(p.cp)
+	domain := EffectiveDomain(p.ks, p.cp)
+	if keystone.SameIdentityName(domain, admin.Domain) {
+		return korc.AdminDomainImportName(p.cp.Name, admin.Domain), nil
 	}
+	d := korc.DomainImportByName(p.importChild(korc.DiscDomain), domain)
+	if err := korc.Apply(ctx, p.r.client, ControllerName, d); err != nil {
+		return "", err
+	}
+	p.o.Children = append(p.o.Children, Child{What: "the import of domain " + domain, State: korc.StateOf(d)})
+	return d.Name, nil
+}
 
-	// Probes first, both of them, so that neither managed child is created
-	// while the other collides (docs/reference/keystoneservice.md, "Collision
-	// and adoption": a collision changes nothing).
-	projName := p.name(korc.DiscProject)
-	var project orcv1alpha1.Project
+// probes applies both collision probes before either managed child is
+// created, so that neither is created while the other collides
+// (docs/reference/keystoneservice.md, "Collision and adoption": a collision
+// changes nothing). stop: a probe has no create verdict, or the user to
+// adopt is managed elsewhere; adopting: the user probe found the user and
+// adopt consents.
+func (p *accountPass) probes(ctx context.Context, domainRef string) (adopting, stop bool, err error) {
+	acc := p.ks.Spec.Account
 	if acc.Project.Create {
-		if p.o.ProjectExists, err = p.get(ctx, projName, &project); err != nil {
-			return err
+		if p.o.ProjectExists, err = p.get(ctx, p.name(korc.DiscProject), &orcv1alpha1.Project{}); err != nil {
+			return false, true, err
 		}
 		if !p.o.ProjectExists {
 			probe := korc.ProjectProbe(p.importChild(korc.DiscProjectProbe), string(acc.Project.Name), domainRef)
-			if err := korc.Apply(ctx, c, ControllerName, probe); err != nil {
-				return err
+			if err := korc.Apply(ctx, p.r.client, ControllerName, probe); err != nil {
+				return false, true, err
 			}
 			p.o.ProjectProbe = korc.Probe(probe)
 		}
 	}
 	if !p.o.UserExists {
-		probe := korc.UserProbe(p.importChild(korc.DiscUserProbe), userName, domainRef)
-		if err := korc.Apply(ctx, c, ControllerName, probe); err != nil {
-			return err
+		probe := korc.UserProbe(p.importChild(korc.DiscUserProbe), p.ks.EffectiveUserName(), domainRef)
+		if err := korc.Apply(ctx, p.r.client, ControllerName, probe); err != nil {
+			return false, true, err
 		}
 		p.o.UserProbe = korc.Probe(probe)
 	}
 	if (acc.Project.Create && !p.o.ProjectExists && korc.DecideProbe(p.o.ProjectProbe, false) != korc.ProbeCreate) ||
 		(!p.o.UserExists && korc.DecideProbe(p.o.UserProbe, acc.Adopt) != korc.ProbeCreate) {
-		return nil
+		return false, true, nil
 	}
-	adopting := !p.o.UserExists && p.o.UserProbe.Outcome == korc.ProbeFound
-	if adopting {
-		if p.o.UserOwnedBy, err = p.r.managedElsewhere(ctx, &orcv1alpha1.UserList{}, p.ns, p.o.UserProbe.ID, p.ks); err != nil || p.o.UserOwnedBy != "" {
-			return err
-		}
+	if adopting = !p.o.UserExists && p.o.UserProbe.Outcome == korc.ProbeFound; !adopting {
+		return false, false, nil
 	}
+	if p.o.UserOwnedBy, err = p.r.managedElsewhere(ctx, &orcv1alpha1.UserList{}, p.ns, p.o.UserProbe.ID, p.ks); err != nil || p.o.UserOwnedBy != "" {
+		return true, true, err
+	}
+	return true, false, nil
+}
 
-	// The project.
+// project applies the account's project (managed with project.create, else
+// an import), drops its probe and returns its state.
+func (p *accountPass) project(ctx context.Context, domainRef string) (korc.State, error) {
+	acc := p.ks.Spec.Account
 	pn := orcv1alpha1.KeystoneName(acc.Project.Name)
 	dref := orcv1alpha1.KubernetesNameRef(domainRef)
 	var proj *orcv1alpha1.Project
@@ -188,68 +243,52 @@ func (p *accountPass) run(ctx context.Context) error {
 	} else {
 		proj = korc.ImportProject(p.importChild(korc.DiscProject), orcv1alpha1.ProjectFilter{Name: &pn, DomainRef: &dref})
 	}
-	if err := korc.Apply(ctx, c, ControllerName, proj); err != nil {
-		return err
+	if err := korc.Apply(ctx, p.r.client, ControllerName, proj); err != nil {
+		return korc.State{}, err
 	}
 	projState := korc.StateOf(proj)
 	p.o.Children = append(p.o.Children, Child{What: "the project " + string(pn), State: projState})
-	if err := p.deleteChild(ctx, &orcv1alpha1.Project{}, p.name(korc.DiscProjectProbe)); err != nil {
-		return err
-	}
+	return projState, p.deleteChild(ctx, &orcv1alpha1.Project{}, p.name(korc.DiscProjectProbe))
+}
 
-	// The password generations, then the user naming the desired one.
-	secrets, plan, err := p.passwords(ctx, &user, adopting)
+// user creates the password generation the plan asks for, applies the
+// managed User naming the desired one, drops its probe, and records the
+// generations: desired, applied, and deliverable by a plan re-made with what
+// K-ORC reports now (the first used the user as it was before this apply).
+// It returns the User's state, the password Secrets by generation and that
+// plan.
+func (p *accountPass) user(ctx context.Context, user *orcv1alpha1.User, domainRef string, adopting bool) (
+	korc.State, map[int64]*corev1.Secret, PasswordPlan, error) {
+	userName := p.ks.EffectiveUserName()
+	secrets, plan, err := p.passwords(ctx, user, adopting)
 	if err != nil {
-		return err
+		return korc.State{}, nil, PasswordPlan{}, err
 	}
 	if adopting {
 		p.r.recorder.Eventf(p.ks, nil, corev1.EventTypeNormal, "AdoptUser", "Adopt",
 			"taking over the existing Keystone user %s (id %s) and its password", userName, p.o.UserProbe.ID)
 	}
 	un := orcv1alpha1.OpenStackName(userName)
+	dref := orcv1alpha1.KubernetesNameRef(domainRef)
 	ref := orcv1alpha1.KubernetesNameRef(p.name(korc.PasswordDiscriminator(plan.Desired)))
 	u := korc.ManagedUser(p.managedChild(korc.DiscUser), orcv1alpha1.UserResourceSpec{
 		Name: &un, DomainRef: &dref, Enabled: ptr.To(true), PasswordRef: &ref})
-	if err := korc.Apply(ctx, c, ControllerName, u); err != nil {
-		return err
+	if err := korc.Apply(ctx, p.r.client, ControllerName, u); err != nil {
+		return korc.State{}, nil, PasswordPlan{}, err
 	}
 	p.o.UserExists = true
 	userState := korc.StateOf(u)
 	p.o.Children = append(p.o.Children, Child{What: "the user " + userName, State: userState})
 	if err := p.deleteChild(ctx, &orcv1alpha1.User{}, p.name(korc.DiscUserProbe)); err != nil {
-		return err
+		return korc.State{}, nil, PasswordPlan{}, err
 	}
-	// Re-plan with what K-ORC reports now; the first plan used the user as
-	// it was before this pass's apply.
 	applied, _ := korc.GenerationOfPasswordRef(korc.AppliedPasswordRef(u))
 	current := PlanPassword(PasswordInputs{Existing: generationsOf(secrets), Applied: applied})
 	p.o.Desired, p.o.Applied, p.o.Deliverable = plan.Desired, applied, current.Deliverable
 	if userState.Phase == korc.PhaseAvailable {
 		p.st.UserID = userState.ID
 	}
-	if projState.Phase == korc.PhaseAvailable {
-		p.st.ProjectID = projState.ID
-	}
-
-	// Roles: an import per declared role, a grant per imported role.
-	if err := p.roles(ctx, userState, projState); err != nil {
-		return err
-	}
-
-	// Delivery of the generation Keystone applied.
-	if p.o.Deliverable == 0 || p.o.Applied != p.o.Desired {
-		return nil
-	}
-	if err := p.deliver(ctx, secrets[p.o.Deliverable], domain); err != nil {
-		return err
-	}
-	// Superseded generations go once K-ORC applied a newer one.
-	for _, g := range current.Delete {
-		if err := p.deleteChild(ctx, &corev1.Secret{}, p.name(korc.PasswordDiscriminator(g))); err != nil {
-			return err
-		}
-	}
-	return nil
+	return userState, secrets, current, nil
 }
 
 // passwords lists the registration's password Secrets, creates the
