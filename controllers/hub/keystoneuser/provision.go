@@ -83,142 +83,36 @@ func (p *pass) run(ctx context.Context) error {
 	return nil
 }
 
+// provision is the pass's steps in order; a step that refuses or waits
+// ends the pass without an error (obs says why).
 func (p *pass) provision(ctx context.Context) error {
 	userName, domain := EffectiveUserName(p.ku), EffectiveDomain(p.ku, p.cp)
 	p.st.UserName = userName
-
 	var user orcv1alpha1.User
-	exists, err := p.get(ctx, p.name(korc.DiscUser), &user)
+	if stop, err := p.identity(ctx, &user, userName, domain); err != nil || stop {
+		return err
+	}
+	project, projectChild, err := p.defaultProject(ctx)
+	if err != nil || !p.obs.Project.Passed() {
+		return err
+	}
+	domainRef, err := p.domain(ctx, domain)
 	if err != nil {
 		return err
 	}
-	p.obs.UserExists = exists
-	if IsAdminIdentity(p.ku, p.cp) {
-		p.obs.Admin, p.obs.AdminOwned = true, exists
-		return nil // refused ahead of the probe, changing nothing
+	if create, err := p.probe(ctx, userName, domain, domainRef); err != nil || !create {
+		return err
 	}
-	// The claim on the Keystone name, before the probe and the managed
-	// create: of two orders of one name in different namespaces only the
-	// holder goes on (breaker H2). An order created before claims existed
-	// takes its claim here on its next pass.
-	holder, err := orders.Acquire(ctx, p.r.Claims, p.cp.Namespace, userClaim(userName, domain), p.o)
+	secrets, plan, err := p.passwords(ctx, &user)
+	if err != nil || (plan.StoreHeld && plan.Desired == 0) {
+		return err // with no generation applied to keep, the K-ORC User is left as it is
+	}
+	u, err := p.user(ctx, userName, domainRef, projectChild, plan.Desired)
 	if err != nil {
 		return err
-	}
-	if holder != "" {
-		p.obs.ClaimHolder = holder
-		return nil // refused, changing nothing
-	}
-
-	// The default project: gated, then referenced through its K-ORC child.
-	var project *c5c3v1alpha1.KeystoneProject
-	projectChild := ""
-	if ref := p.ku.Spec.DefaultProjectRef; ref != nil {
-		var kp c5c3v1alpha1.KeystoneProject
-		err := p.oc.Get(ctx, types.NamespacedName{Namespace: p.ku.Namespace, Name: ref.Name}, &kp)
-		switch {
-		case err == nil:
-			project = &kp
-		case !apierrors.IsNotFound(err):
-			return err
-		}
-		planeNS, planeName := orders.PlaneKey(p.ku.Spec.ControlPlaneRef, p.ku.Namespace)
-		if p.obs.Project = orders.ProjectGate(p.ku.Namespace, *ref, project, planeNS, planeName); !p.obs.Project.Passed() {
-			return nil
-		}
-		projectChild = korc.OrderChildName(korc.InfixProject, p.o.Cluster, p.o.Namespace, ref.Name, korc.DiscProject)
-	}
-
-	// The domain: the plane's admin domain import, or one of our own.
-	domainRef := korc.AdminDomainImportName(p.cp.Name, controlplane.AdminOf(p.cp).Domain)
-	if UsesAdminDomain(p.ku, p.cp) {
-		var d orcv1alpha1.Domain
-		ok, err := p.get(ctx, domainRef, &d)
-		if err != nil {
-			return err
-		}
-		if ok && korc.AvailableUpToDate(&d) {
-			p.st.DomainID = korc.IDOf(&d)
-		}
-		if ok && !exists {
-			// The plane's own import of its admin domain, while the probe
-			// still decides: when K-ORC has given it up (a terminal error,
-			// say its catalog endpoint refusing), the probe would wait on it
-			// for good. Once the managed User exists its own state decides.
-			s := korc.StateOf(&d)
-			p.obs.Domain = &s
-		}
-	} else {
-		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), domain)
-		if err := korc.Apply(ctx, p.r.Local, ControllerName, d); err != nil {
-			return err
-		}
-		domainRef = d.Name
-		s := korc.StateOf(d)
-		p.obs.Domain = &s
-		if s.Phase == korc.PhaseAvailable {
-			p.st.DomainID = s.ID
-		}
-	}
-
-	// The collision probe, before the managed create (never adopts).
-	if !exists {
-		probe := korc.UserProbe(p.importChild(korc.DiscUserProbe), userName, domainRef)
-		if err := korc.Apply(ctx, p.r.Local, ControllerName, probe); err != nil {
-			return err
-		}
-		p.obs.Probe = korc.Probe(probe)
-		if korc.DecideProbe(p.obs.Probe, false) != korc.ProbeCreate {
-			return nil
-		}
-		p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventCreateUser,
-			"the collision probe found no user %s in domain %s: creating the managed K-ORC User %s/%s", userName, domain, p.cp.Namespace, p.name(korc.DiscUser))
-	}
-
-	// The password generations, then the user naming the desired one.
-	secrets, err := p.passwordSecrets(ctx)
-	if err != nil {
-		return err
-	}
-	applied, _ := korc.GenerationOfPasswordRef(korc.AppliedPasswordRef(&user))
-	plan, err := p.plan(ctx, secrets, applied)
-	if err != nil {
-		return err
-	}
-	if plan.StoreHeld {
-		p.obs.StoreHeld, p.obs.StoreNotReady = true, true
-		if plan.Desired == 0 {
-			return nil // nothing applied to keep: the K-ORC User is left as it is
-		}
-	}
-	if plan.Create > 0 {
-		if err := p.createPassword(ctx, secrets, plan); err != nil {
-			return err
-		}
-	}
-	un := orcv1alpha1.OpenStackName(userName)
-	dref := orcv1alpha1.KubernetesNameRef(domainRef)
-	pref := orcv1alpha1.KubernetesNameRef(p.name(korc.PasswordDiscriminator(plan.Desired)))
-	spec := orcv1alpha1.UserResourceSpec{Name: &un, DomainRef: &dref, Enabled: ptr.To(true), PasswordRef: &pref}
-	if projectChild != "" {
-		spec.DefaultProjectRef = ptr.To(orcv1alpha1.KubernetesNameRef(projectChild))
-	}
-	u := korc.ManagedUser(p.managedChild(korc.DiscUser), spec)
-	if err := korc.Apply(ctx, p.r.Local, ControllerName, u); err != nil {
-		return err
-	}
-	p.obs.UserExists = true
-	p.obs.User = korc.StateOf(u)
-	// The probe has served once the managed User exists.
-	if err := orders.DeleteIfPresent(ctx, p.r.Local, &orcv1alpha1.User{ObjectMeta: metav1.ObjectMeta{
-		Namespace: p.cp.Namespace, Name: p.name(korc.DiscUserProbe)}}); err != nil {
-		return err
-	}
-	if p.obs.User.Phase == korc.PhaseAvailable {
-		p.st.UserID = p.obs.User.ID
 	}
 	// Re-plan with what K-ORC reports after this pass's apply.
-	applied, _ = korc.GenerationOfPasswordRef(korc.AppliedPasswordRef(u))
+	applied, _ := korc.GenerationOfPasswordRef(korc.AppliedPasswordRef(u))
 	cur := PlanRotation(RotationInputs{Existing: generationsOf(secrets), Applied: applied, Spec: SpecGeneration(p.ku),
 		Status: p.st.PasswordGeneration})
 	p.obs.Desired, p.obs.Applied, p.obs.Deliverable = plan.Desired, applied, cur.Deliverable
@@ -226,6 +120,160 @@ func (p *pass) provision(ctx context.Context) error {
 		return nil
 	}
 	return p.deliverApplied(ctx, secrets[cur.Deliverable], cur, userName, domain, project)
+}
+
+// identity reads the managed User into user, refuses the plane's admin
+// identity, and takes the claim on the Keystone name before the probe and
+// the managed create: of two orders of one name only the holder goes on. An
+// order created before claims existed takes its claim here. stop ends the
+// pass, changing nothing.
+func (p *pass) identity(ctx context.Context, user *orcv1alpha1.User, userName, domain string) (stop bool, err error) {
+	exists, err := p.get(ctx, p.name(korc.DiscUser), user)
+	if err != nil {
+		return true, err
+	}
+	p.obs.UserExists = exists
+	if IsAdminIdentity(p.ku, p.cp) {
+		p.obs.Admin, p.obs.AdminOwned = true, exists
+		return true, nil
+	}
+	holder, err := orders.Acquire(ctx, p.r.Claims, p.cp.Namespace, userClaim(userName, domain), p.o)
+	if err != nil {
+		return true, err
+	}
+	p.obs.ClaimHolder = holder
+	return holder != "", nil
+}
+
+// defaultProject reads the KeystoneProject spec.defaultProjectRef names and
+// gates on it (obs.Project); it returns the order (nil when absent) and the
+// name of its K-ORC child ("" without a reference).
+func (p *pass) defaultProject(ctx context.Context) (*c5c3v1alpha1.KeystoneProject, string, error) {
+	ref := p.ku.Spec.DefaultProjectRef
+	if ref == nil {
+		return nil, "", nil
+	}
+	var project *c5c3v1alpha1.KeystoneProject
+	var kp c5c3v1alpha1.KeystoneProject
+	err := p.oc.Get(ctx, types.NamespacedName{Namespace: p.ku.Namespace, Name: ref.Name}, &kp)
+	switch {
+	case err == nil:
+		project = &kp
+	case !apierrors.IsNotFound(err):
+		return nil, "", err
+	}
+	planeNS, planeName := orders.PlaneKey(p.ku.Spec.ControlPlaneRef, p.ku.Namespace)
+	p.obs.Project = orders.ProjectGate(p.ku.Namespace, *ref, project, planeNS, planeName)
+	return project, korc.OrderChildName(korc.InfixProject, p.o.Cluster, p.o.Namespace, ref.Name, korc.DiscProject), nil
+}
+
+// domain returns the name of the domain's import: the plane's import of its
+// admin domain, or one of the order's own, applied here. It records the
+// domain's id and, while the probe decides, its state.
+func (p *pass) domain(ctx context.Context, domain string) (string, error) {
+	if !UsesAdminDomain(p.ku, p.cp) {
+		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), domain)
+		if err := korc.Apply(ctx, p.r.Local, ControllerName, d); err != nil {
+			return "", err
+		}
+		s := korc.StateOf(d)
+		p.obs.Domain = &s
+		if s.Phase == korc.PhaseAvailable {
+			p.st.DomainID = s.ID
+		}
+		return d.Name, nil
+	}
+	domainRef := korc.AdminDomainImportName(p.cp.Name, controlplane.AdminOf(p.cp).Domain)
+	var d orcv1alpha1.Domain
+	ok, err := p.get(ctx, domainRef, &d)
+	if err != nil {
+		return "", err
+	}
+	if ok && korc.AvailableUpToDate(&d) {
+		p.st.DomainID = korc.IDOf(&d)
+	}
+	if ok && !p.obs.UserExists {
+		// The plane's own import, while the probe still decides: when
+		// K-ORC has given it up (a terminal error), the probe would wait on
+		// it for good. Once the managed User exists its own state decides.
+		s := korc.StateOf(&d)
+		p.obs.Domain = &s
+	}
+	return domainRef, nil
+}
+
+// probe applies the collision probe before the managed create (a
+// KeystoneUser never adopts); create is true when the User exists or the
+// probe found no user.
+func (p *pass) probe(ctx context.Context, userName, domain, domainRef string) (create bool, err error) {
+	if p.obs.UserExists {
+		return true, nil
+	}
+	probe := korc.UserProbe(p.importChild(korc.DiscUserProbe), userName, domainRef)
+	if err := korc.Apply(ctx, p.r.Local, ControllerName, probe); err != nil {
+		return false, err
+	}
+	p.obs.Probe = korc.Probe(probe)
+	if korc.DecideProbe(p.obs.Probe, false) != korc.ProbeCreate {
+		return false, nil
+	}
+	p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventCreateUser,
+		"the collision probe found no user %s in domain %s: creating the managed K-ORC User %s/%s", userName, domain, p.cp.Namespace, p.name(korc.DiscUser))
+	return true, nil
+}
+
+// passwords plans the generations from the user as read (p.plan) and
+// creates the one the plan asks for; a store that is not Ready holds new
+// generations (obs.StoreHeld).
+func (p *pass) passwords(ctx context.Context, user *orcv1alpha1.User) (map[int64]*corev1.Secret, RotationPlan, error) {
+	secrets, err := p.passwordSecrets(ctx)
+	if err != nil {
+		return nil, RotationPlan{}, err
+	}
+	applied, _ := korc.GenerationOfPasswordRef(korc.AppliedPasswordRef(user))
+	plan, err := p.plan(ctx, secrets, applied)
+	if err != nil {
+		return nil, RotationPlan{}, err
+	}
+	if plan.StoreHeld {
+		p.obs.StoreHeld, p.obs.StoreNotReady = true, true
+		if plan.Desired == 0 {
+			return secrets, plan, nil
+		}
+	}
+	if plan.Create > 0 {
+		if err := p.createPassword(ctx, secrets, plan); err != nil {
+			return nil, RotationPlan{}, err
+		}
+	}
+	return secrets, plan, nil
+}
+
+// user applies the managed K-ORC User naming password generation desired
+// (and the default project's child, if any), records its state and id, and
+// deletes the probe, which has served once the User exists.
+func (p *pass) user(ctx context.Context, userName, domainRef, projectChild string, desired int64) (*orcv1alpha1.User, error) {
+	un := orcv1alpha1.OpenStackName(userName)
+	dref := orcv1alpha1.KubernetesNameRef(domainRef)
+	pref := orcv1alpha1.KubernetesNameRef(p.name(korc.PasswordDiscriminator(desired)))
+	spec := orcv1alpha1.UserResourceSpec{Name: &un, DomainRef: &dref, Enabled: ptr.To(true), PasswordRef: &pref}
+	if projectChild != "" {
+		spec.DefaultProjectRef = ptr.To(orcv1alpha1.KubernetesNameRef(projectChild))
+	}
+	u := korc.ManagedUser(p.managedChild(korc.DiscUser), spec)
+	if err := korc.Apply(ctx, p.r.Local, ControllerName, u); err != nil {
+		return nil, err
+	}
+	p.obs.UserExists = true
+	p.obs.User = korc.StateOf(u)
+	if err := orders.DeleteIfPresent(ctx, p.r.Local, &orcv1alpha1.User{ObjectMeta: metav1.ObjectMeta{
+		Namespace: p.cp.Namespace, Name: p.name(korc.DiscUserProbe)}}); err != nil {
+		return nil, err
+	}
+	if p.obs.User.Phase == korc.PhaseAvailable {
+		p.st.UserID = p.obs.User.ID
+	}
+	return u, nil
 }
 
 // deliverApplied verifies and delivers the applied generation cur.Deliverable
