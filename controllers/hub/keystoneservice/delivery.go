@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/types"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -52,27 +53,47 @@ func ConsumerCloud(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPla
 // object lives in the registration's namespace, where the plane's SecretStore
 // and the OpenBao policy for <namespace>/... are.
 func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, domain string) error {
-	c := p.r.client
 	gen := p.o.Deliverable
 	pw := pwSecret.Data[korc.PasswordKey]
 	if len(pw) == 0 {
 		return fmt.Errorf("password generation %d: the Secret %s/%s has no %s key", gen, pwSecret.Namespace, pwSecret.Name, korc.PasswordKey)
 	}
-	ns := p.ks.Namespace
-	store, storeKind := orders.StoreOf(p.cp)
-	p.o.StoreReady, p.o.StoreMessage = orders.StoreReadyIn(ctx, p.r.client, p.cp, ns)
+	p.o.StoreReady, p.o.StoreMessage = orders.StoreReadyIn(ctx, p.r.client, p.cp, p.ks.Namespace)
 	doc, err := cloudsyaml.Render(p.ks.Name, ConsumerCloud(p.ks, p.cp, domain, pw))
 	if err != nil {
 		return err
 	}
 	data := map[string][]byte{openbao.PropertyPassword: pw, openbao.PropertyCloudsYAML: doc}
-
-	// The source Secret, switched only to a password Keystone accepts.
-	sourceName := p.name(korc.DiscSource)
-	var src corev1.Secret
-	err = c.Get(ctx, types.NamespacedName{Namespace: ns, Name: sourceName}, &src)
-	if err != nil && !apierrors.IsNotFound(err) {
+	if ok, err := p.source(ctx, data, domain); err != nil || !ok || !p.o.StoreReady {
 		return err
+	}
+	path, err := openbao.ServiceAccountCredentialsPath(p.ks.Namespace, p.ks.Name)
+	if err != nil {
+		return err
+	}
+	hash := eso.ContentHash(data)
+	push, err := p.backup(ctx, path, hash)
+	if err != nil || !p.o.Pushed {
+		return err
+	}
+	// A consumer Secret of that name the registration does not own is never
+	// taken over: ESO's CreationPolicy Owner would adopt it and drop its
+	// keys, so no ExternalSecret is written (DeliveryRefused).
+	if p.o.Refused, err = p.foreignConsumer(ctx); err != nil || p.o.Refused != nil {
+		return err
+	}
+	return p.consumer(ctx, path, hash, push, data)
+}
+
+// source writes the source Secret with data, switched only to a password
+// Keystone accepts: ok is false when Keystone refused it
+// (p.o.PasswordRejected).
+func (p *accountPass) source(ctx context.Context, data map[string][]byte, domain string) (ok bool, err error) {
+	gen, pw, ns, sourceName := p.o.Deliverable, data[openbao.PropertyPassword], p.ks.Namespace, p.name(korc.DiscSource)
+	var src corev1.Secret
+	err = p.r.client.Get(ctx, types.NamespacedName{Namespace: ns, Name: sourceName}, &src)
+	if err != nil && !apierrors.IsNotFound(err) {
+		return false, err
 	}
 	if cur, _ := strconv.ParseInt(src.Annotations[annotationSourceGeneration], 10, 64); cur != gen || !bytes.Equal(src.Data[openbao.PropertyPassword], pw) {
 		// A project-scoped token needs a role on the project; without
@@ -85,54 +106,50 @@ func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, doma
 		}
 		if err := p.r.verifier.Verify(ctx, tr); err != nil {
 			p.o.PasswordRejected = err
-			return nil
+			return false, nil
 		}
 	}
 	owner := ownerRef(p.ks)
-	if _, err := apply.Deliver(ctx, c, ControllerName, apply.Secret{Namespace: ns, Name: sourceName, Data: data,
-		Labels: p.lbl, Owner: &owner, Annotations: map[string]string{annotationSourceGeneration: strconv.FormatInt(gen, 10)}}); err != nil {
-		return err
-	}
-	if !p.o.StoreReady {
-		return nil
-	}
+	_, err = apply.Deliver(ctx, p.r.client, ControllerName, apply.Secret{Namespace: ns, Name: sourceName, Data: data,
+		Labels: p.lbl, Owner: &owner, Annotations: map[string]string{annotationSourceGeneration: strconv.FormatInt(gen, 10)}})
+	return err == nil, err
+}
 
-	// The backup.
-	path, err := openbao.ServiceAccountCredentialsPath(ns, p.ks.Name)
-	if err != nil {
-		return err
-	}
-	hash := eso.ContentHash(data)
-	push, err := eso.PushSecret{Name: p.name(korc.DiscBackup), Namespace: ns, Labels: p.lbl,
+// backup applies the PushSecret of the source Secret to OpenBao path
+// (forced by the content hash) and records whether ESO pushed it.
+func (p *accountPass) backup(ctx context.Context, path, hash string) (*unstructured.Unstructured, error) {
+	store, storeKind := orders.StoreOf(p.cp)
+	push, err := eso.PushSecret{Name: p.name(korc.DiscBackup), Namespace: p.ks.Namespace, Labels: p.lbl,
 		Annotations: map[string]string{eso.AnnotationContentHash: hash}, StoreName: store, StoreKind: storeKind,
-		SourceSecretName: sourceName, Data: []eso.PushData{
+		SourceSecretName: p.name(korc.DiscSource), Data: []eso.PushData{
 			{SecretKey: openbao.PropertyPassword, RemoteKey: path, Property: openbao.PropertyPassword},
 			{SecretKey: openbao.PropertyCloudsYAML, RemoteKey: path, Property: openbao.PropertyCloudsYAML}},
 	}.Build()
 	if err != nil {
-		return err
+		return nil, err
 	}
-	push.SetOwnerReferences([]metav1.OwnerReference{owner})
-	if err := eso.Apply(ctx, c, ControllerName, push); err != nil {
-		return err
+	push.SetOwnerReferences([]metav1.OwnerReference{ownerRef(p.ks)})
+	if err := eso.Apply(ctx, p.r.client, ControllerName, push); err != nil {
+		return nil, err
 	}
 	p.o.Pushed = eso.IsReadyAndCurrent(push) &&
 		eso.IsPushed(push, storeKind, store, path, openbao.PropertyPassword) &&
 		eso.IsPushed(push, storeKind, store, path, openbao.PropertyCloudsYAML)
 	if !p.o.Pushed {
 		p.o.PushMessage = orders.ESOMessage(push)
-		return nil
 	}
+	return push, nil
+}
 
-	// The consumer Secret. One of that name the registration does not own
-	// is never taken over: ESO's CreationPolicy Owner would adopt it and
-	// drop its keys, so no ExternalSecret is written (DeliveryRefused).
-	if p.o.Refused, err = p.foreignConsumer(ctx); err != nil || p.o.Refused != nil {
-		return err
-	}
-	es, err := eso.ExternalSecret{Name: p.name(korc.DiscDelivery), Namespace: ns, Labels: p.lbl,
+// consumer applies the ExternalSecret that materializes <name>-credentials
+// from path (forced by the content hash and the push's synced version) and
+// compares what arrived with data.
+func (p *accountPass) consumer(ctx context.Context, path, hash string, push *unstructured.Unstructured, data map[string][]byte) error {
+	store, storeKind := orders.StoreOf(p.cp)
+	name := ConsumerSecretName(p.ks)
+	es, err := eso.ExternalSecret{Name: p.name(korc.DiscDelivery), Namespace: p.ks.Namespace, Labels: p.lbl,
 		Annotations: map[string]string{eso.AnnotationForceSync: eso.ForceSyncValue(hash, eso.SyncedResourceVersion(push))},
-		StoreName:   store, StoreKind: storeKind, TargetName: ConsumerSecretName(p.ks),
+		StoreName:   store, StoreKind: storeKind, TargetName: name,
 		Data: []eso.ExternalData{
 			{SecretKey: openbao.PropertyPassword, RemoteKey: path, Property: openbao.PropertyPassword},
 			{SecretKey: openbao.PropertyCloudsYAML, RemoteKey: path, Property: openbao.PropertyCloudsYAML}},
@@ -141,22 +158,23 @@ func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, doma
 	if err != nil {
 		return err
 	}
-	es.SetOwnerReferences([]metav1.OwnerReference{owner})
-	if err := eso.Apply(ctx, c, ControllerName, es); err != nil {
+	es.SetOwnerReferences([]metav1.OwnerReference{ownerRef(p.ks)})
+	if err := eso.Apply(ctx, p.r.client, ControllerName, es); err != nil {
 		return err
 	}
-	var consumer corev1.Secret
-	err = c.Get(ctx, types.NamespacedName{Namespace: ns, Name: ConsumerSecretName(p.ks)}, &consumer)
+	var got corev1.Secret
+	err = p.r.client.Get(ctx, types.NamespacedName{Namespace: p.ks.Namespace, Name: name}, &got)
 	switch {
 	case apierrors.IsNotFound(err):
-		p.o.DeliveryMessage = "ESO has not created " + ConsumerSecretName(p.ks) + " yet: " + orders.ESOMessage(es)
+		p.o.DeliveryMessage = "ESO has not created " + name + " yet: " + orders.ESOMessage(es)
 	case err != nil:
 		return err
-	case !bytes.Equal(consumer.Data[openbao.PropertyPassword], pw) || !bytes.Equal(consumer.Data[openbao.PropertyCloudsYAML], doc):
+	case !bytes.Equal(got.Data[openbao.PropertyPassword], data[openbao.PropertyPassword]) ||
+		!bytes.Equal(got.Data[openbao.PropertyCloudsYAML], data[openbao.PropertyCloudsYAML]):
 		p.o.DeliveryMessage = "ESO has not synced it yet: " + orders.ESOMessage(es)
 	default:
 		p.o.Delivered = true
-		p.recordDelivered(gen)
+		p.recordDelivered(p.o.Deliverable)
 	}
 	return nil
 }
