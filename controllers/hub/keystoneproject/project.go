@@ -61,83 +61,32 @@ func (r *Reconciler) project(ctx context.Context, kp *c5c3v1alpha1.KeystoneProje
 	return o, domainID
 }
 
+// run is the pass's steps in order: identity (the admin project refusal and
+// the name claim), domain, probe, then the managed Project. It returns the
+// project's domain id once K-ORC reports it; a step that refuses or waits
+// ends the pass without an error (o says why).
 func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
-	c := p.r.Local
-	var proj orcv1alpha1.Project
-	err := c.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: p.childName(korc.DiscProject)}, &proj)
-	switch {
-	case err == nil:
-		o.ProjectExists = true
-	case !apierrors.IsNotFound(err):
+	if stop, err := p.identity(ctx, o); err != nil || stop {
 		return "", err
 	}
-	if o.Admin = AdminProjectOf(p.kp, p.cp, o.ProjectExists); o.Admin != NotAdminProject {
-		return "", nil // refused ahead of the probe, changing nothing
-	}
-
-	admin := controlplane.AdminOf(p.cp)
-	o.DomainName = EffectiveDomain(p.kp, p.cp)
-	// The claim on the Keystone name, before the probe and the managed
-	// create: of two orders of one name in different namespaces only the
-	// holder goes on (breaker H3). An order created before claims existed
-	// takes its claim here on its next pass.
-	holder, err := orders.Acquire(ctx, p.r.Claims, p.cp.Namespace, projectClaim(EffectiveProjectName(p.kp), o.DomainName), p.ord)
+	domainRef, err := p.domain(ctx, o)
 	if err != nil {
 		return "", err
 	}
-	if o.ClaimHolder = holder; holder != "" {
-		return "", nil // refused, changing nothing
+	if create, err := p.probe(ctx, o, domainRef); err != nil || !create {
+		return "", err
 	}
-	domainRef := korc.AdminDomainImportName(p.cp.Name, admin.Domain)
-	if !IsAdminDomain(o.DomainName, p.cp) {
-		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), o.DomainName)
-		if err := korc.Apply(ctx, c, ControllerName, d); err != nil {
-			return "", err
-		}
-		domainRef = d.Name
-		st := korc.StateOf(d)
-		o.Domain = &st
-	} else if !o.ProjectExists {
-		// The plane's own import of its admin domain, while the probe still
-		// decides: when K-ORC has given it up (a terminal error, say its
-		// catalog endpoint refusing), the probe would wait on it for good.
-		// Once the managed Project exists its own state decides.
-		var d orcv1alpha1.Domain
-		switch err := c.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: domainRef}, &d); {
-		case err == nil:
-			st := korc.StateOf(&d)
-			o.Domain = &st
-		case !apierrors.IsNotFound(err):
-			return "", err
-		}
-	}
-
-	name := EffectiveProjectName(p.kp)
-	if !o.ProjectExists {
-		// Probe before the managed create: K-ORC would silently adopt a
-		// project of the same name, and a KeystoneProject never adopts.
-		probe := korc.ProjectProbe(p.importChild(korc.DiscProjectProbe), name, domainRef)
-		if err := korc.Apply(ctx, c, ControllerName, probe); err != nil {
-			return "", err
-		}
-		o.Probe = korc.Probe(probe)
-		if korc.DecideProbe(o.Probe, false) != korc.ProbeCreate {
-			return "", nil
-		}
-		orders.Event(p.r.Recorder, p.ord, p.kp, corev1.EventTypeNormal, "ProjectCreate", "Create",
-			"no project %s in domain %s: creating the managed K-ORC Project %s/%s", name, o.DomainName, p.cp.Namespace, p.childName(korc.DiscProject))
-	}
-	kn := orcv1alpha1.KeystoneName(name)
+	kn := orcv1alpha1.KeystoneName(EffectiveProjectName(p.kp))
 	dref := orcv1alpha1.KubernetesNameRef(domainRef)
 	want := korc.ManagedProject(p.managedChild(korc.DiscProject), orcv1alpha1.ProjectResourceSpec{
 		Name: &kn, DomainRef: &dref, Enabled: ptr.To(true), Description: description(p.kp.Spec.Description)})
-	if err := korc.Apply(ctx, c, ControllerName, want); err != nil {
+	if err := korc.Apply(ctx, p.r.Local, ControllerName, want); err != nil {
 		return "", err
 	}
 	o.ProjectExists = true
 	o.Project = korc.StateOf(want)
 	// The probe has served once the managed Project exists.
-	if err := orders.DeleteIfPresent(ctx, c, &orcv1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Namespace: p.cp.Namespace,
+	if err := orders.DeleteIfPresent(ctx, p.r.Local, &orcv1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Namespace: p.cp.Namespace,
 		Name: p.childName(korc.DiscProjectProbe)}}); err != nil {
 		return "", err
 	}
@@ -145,4 +94,81 @@ func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
 		return want.Status.Resource.DomainID, nil
 	}
 	return "", nil
+}
+
+// identity reads whether the managed Project exists, refuses the plane's
+// admin project, and takes the claim on the Keystone name before the probe
+// and the managed create: of two orders of one name only the holder goes
+// on; an order created before claims existed takes its claim here. stop
+// ends the pass, changing nothing.
+func (p *pass) identity(ctx context.Context, o *Observation) (stop bool, err error) {
+	var proj orcv1alpha1.Project
+	err = p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: p.childName(korc.DiscProject)}, &proj)
+	switch {
+	case err == nil:
+		o.ProjectExists = true
+	case !apierrors.IsNotFound(err):
+		return true, err
+	}
+	if o.Admin = AdminProjectOf(p.kp, p.cp, o.ProjectExists); o.Admin != NotAdminProject {
+		return true, nil
+	}
+	o.DomainName = EffectiveDomain(p.kp, p.cp)
+	holder, err := orders.Acquire(ctx, p.r.Claims, p.cp.Namespace, projectClaim(EffectiveProjectName(p.kp), o.DomainName), p.ord)
+	if err != nil {
+		return true, err
+	}
+	o.ClaimHolder = holder
+	return holder != "", nil
+}
+
+// domain returns the name of the domain's import: one of the order's own,
+// applied here, or the plane's import of its admin domain, whose state
+// counts while the probe still decides (when K-ORC has given it up, the
+// probe would wait on it for good; once the managed Project exists its own
+// state decides).
+func (p *pass) domain(ctx context.Context, o *Observation) (string, error) {
+	if !IsAdminDomain(o.DomainName, p.cp) {
+		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), o.DomainName)
+		if err := korc.Apply(ctx, p.r.Local, ControllerName, d); err != nil {
+			return "", err
+		}
+		st := korc.StateOf(d)
+		o.Domain = &st
+		return d.Name, nil
+	}
+	domainRef := korc.AdminDomainImportName(p.cp.Name, controlplane.AdminOf(p.cp).Domain)
+	if o.ProjectExists {
+		return domainRef, nil
+	}
+	var d orcv1alpha1.Domain
+	switch err := p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: domainRef}, &d); {
+	case err == nil:
+		st := korc.StateOf(&d)
+		o.Domain = &st
+	case !apierrors.IsNotFound(err):
+		return "", err
+	}
+	return domainRef, nil
+}
+
+// probe applies the collision probe before the managed create (K-ORC would
+// silently adopt a project of the same name, and a KeystoneProject never
+// adopts); create is true when the Project exists or the probe found none.
+func (p *pass) probe(ctx context.Context, o *Observation, domainRef string) (create bool, err error) {
+	if o.ProjectExists {
+		return true, nil
+	}
+	name := EffectiveProjectName(p.kp)
+	probe := korc.ProjectProbe(p.importChild(korc.DiscProjectProbe), name, domainRef)
+	if err := korc.Apply(ctx, p.r.Local, ControllerName, probe); err != nil {
+		return false, err
+	}
+	o.Probe = korc.Probe(probe)
+	if korc.DecideProbe(o.Probe, false) != korc.ProbeCreate {
+		return false, nil
+	}
+	orders.Event(p.r.Recorder, p.ord, p.kp, corev1.EventTypeNormal, "ProjectCreate", "Create",
+		"no project %s in domain %s: creating the managed K-ORC Project %s/%s", name, o.DomainName, p.cp.Namespace, p.childName(korc.DiscProject))
+	return true, nil
 }
