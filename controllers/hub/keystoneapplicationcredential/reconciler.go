@@ -217,21 +217,53 @@ func (p *pass) Requeue() time.Duration {
 	return orders.CapTarget(wait, onTarget)
 }
 
-// run is the pass behind an open shared gate. Kubernetes-level failures are
-// recorded in p.obs (CredentialError, DeliveryError) and returned.
+// run is the pass behind an open shared gate: observe the credentials and
+// the delivered Secret, probe the live credential, carry out the decided
+// Keystone-side step, then deliver. Kubernetes-level failures are recorded
+// in p.obs (CredentialError, DeliveryError) and returned.
 func (p *pass) run(ctx context.Context) error {
 	in := applicationcredential.InputFrom(p.ac, p.now)
-	refs, err := p.references(ctx)
+	refs, secret, err := p.observeCredentials(ctx, &in)
 	if err != nil {
 		p.obs.CredentialError = err
 		return err
+	}
+	delivered, err := p.observeDelivered(ctx, &in)
+	if err != nil {
+		p.obs.DeliveryError = err
+		return err
+	}
+	if in.Refusal.Passed() {
+		p.probe(ctx, &in, secret, refs.ca)
+	}
+	if err := p.carryOut(ctx, applicationcredential.Decide(in)); err != nil {
+		p.obs.CredentialError = err
+		return err
+	}
+	if err := p.clearLatchedTransportErrors(ctx); err != nil {
+		p.obs.TransportRetryError = err
+	}
+	p.classifyFirst()
+	p.obs.Previous = p.st.PreviousCredentialGeneration
+	p.deliver(ctx, delivered)
+	return p.obs.DeliveryError
+}
+
+// observeCredentials reads the references (their refusal into in and
+// p.obs), writes the mint-cloud document behind a passed refusal, lists
+// the credential generations and reads the live generation's secret,
+// recording a lost secret-v<N>. It returns the references read and that
+// secret.
+func (p *pass) observeCredentials(ctx context.Context, in *applicationcredential.Input) (refsRead, []byte, error) {
+	refs, err := p.references(ctx)
+	if err != nil {
+		return refs, nil, err
 	}
 	in.Refusal = applicationcredential.RefusalOf(refs.References)
 	p.obs.Refusal = in.Refusal
 	if in.Refusal.Passed() {
 		if err := p.writeMintCloud(ctx, refs); err != nil {
-			p.obs.CredentialError = err
-			return err
+			return refs, nil, err
 		}
 		p.passwordGen = refs.User.Status.PasswordGeneration
 		in.PasswordGeneration = p.passwordGen
@@ -239,72 +271,63 @@ func (p *pass) run(ctx context.Context) error {
 		p.mint = &m
 	}
 	if err := p.listCredentials(ctx); err != nil {
-		p.obs.CredentialError = err
-		return err
+		return refs, nil, err
 	}
 	in.Credentials = p.creds
-	var secret []byte
-	if cur := p.st.CredentialGeneration; cur > 0 {
-		v, ok, err := p.secretValue(ctx, cur)
-		secret = v
-		if err != nil {
-			p.obs.CredentialError = err
-			return err
-		}
-		// "the Secret holding the live credential's secret is gone from the
-		// cluster" (docs/reference/keystoneapplicationcredential.md,
-		// "Rotation") is read as secret-v<N> in the plane's namespace: it is
-		// the only place the secret lives besides the backup, and a deleted
-		// delivered Secret is "written again"
-		// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
-		// contract"), not rotated.
-		in.SecretLost = !ok
-		if !ok {
-			p.obs.LostSecret = p.ns + "/" + p.child(korc.SecretDiscriminator(cur))
-		}
+	cur := p.st.CredentialGeneration
+	if cur == 0 {
+		return refs, nil, nil
 	}
+	secret, ok, err := p.secretValue(ctx, cur)
+	if err != nil {
+		return refs, nil, err
+	}
+	// "The Secret holding the live credential's secret is gone from the
+	// cluster" (docs/reference/keystoneapplicationcredential.md, "Rotation")
+	// is read as secret-v<N> in the plane's namespace, the only place the
+	// secret lives besides the backup; a deleted delivered Secret is written
+	// again ("Delivered Secret contract"), not rotated.
+	in.SecretLost = !ok
+	if !ok {
+		p.obs.LostSecret = p.ns + "/" + p.child(korc.SecretDiscriminator(cur))
+	}
+	return refs, secret, nil
+}
+
+// observeDelivered reads the delivered Secret (foreign: not the order's)
+// and records in in whether it carries the current document and the
+// current credential's id: the id decides the previous generation's
+// deletion, since a lost secret-v<N> makes the document unbuildable but
+// does not take the credential from the consumer.
+func (p *pass) observeDelivered(ctx context.Context, in *applicationcredential.Input) (*corev1.Secret, error) {
 	delivered, foreign, err := p.readDelivered(ctx)
 	if err != nil {
-		p.obs.DeliveryError = err
-		return err
+		return nil, err
 	}
 	p.obs.ForeignSecret = foreign
-	if data, ok, err := p.currentData(ctx); err != nil {
-		p.obs.DeliveryError = err
-		return err
-	} else if ok && !foreign {
+	data, ok, err := p.currentData(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if ok && !foreign {
 		in.Delivered = carries(delivered, data)
 	}
-	// Whether the consumer holds the current generation is judged by the
-	// id the delivered Secret carries, for deleting the previous one: a lost
-	// secret-v<N> makes the document (data) unbuildable but does not take
-	// the delivered credential from the consumer.
 	in.DeliveredID = !foreign && carriesID(delivered, p.st.CredentialID)
-	if in.Refusal.Passed() {
-		p.probe(ctx, &in, secret, refs.ca)
+	return delivered, nil
+}
+
+// classifyFirst names, against an External-mode plane, K-ORC's classified
+// cause for the first generation not becoming Available (p.obs.Classified).
+func (p *pass) classifyFirst() {
+	if p.st.CredentialGeneration != 0 || !controlplane.IsExternal(p.cp) {
+		return
 	}
-	d := applicationcredential.Decide(in)
-	if err := p.carryOut(ctx, d); err != nil {
-		p.obs.CredentialError = err
-		return err
-	}
-	if err := p.clearLatchedTransportErrors(ctx); err != nil {
-		p.obs.TransportRetryError = err
-	}
-	if p.st.CredentialGeneration == 0 && controlplane.IsExternal(p.cp) {
-		if s, ok := applicationcredential.Successor(p.creds, 0); ok {
-			if reason, ok := korc.ClassifyExternal(s.State); ok {
-				p.obs.Classified = orders.Gate{Reason: reason, Message: fmt.Sprintf(
-					"K-ORC cannot create generation %d: %s", s.Generation, s.State.Message)}
-			}
+	if s, ok := applicationcredential.Successor(p.creds, 0); ok {
+		if reason, ok := korc.ClassifyExternal(s.State); ok {
+			p.obs.Classified = orders.Gate{Reason: reason, Message: fmt.Sprintf(
+				"K-ORC cannot create generation %d: %s", s.Generation, s.State.Message)}
 		}
 	}
-	p.obs.Previous = p.st.PreviousCredentialGeneration
-	p.deliver(ctx, delivered)
-	if p.obs.DeliveryError != nil {
-		return p.obs.DeliveryError
-	}
-	return nil
 }
 
 // carryOut carries out d, the Keystone-side step of the pass
