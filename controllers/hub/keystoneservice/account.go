@@ -357,46 +357,59 @@ func generationsOf(secrets map[int64]*corev1.Secret) map[int64]Generation {
 	return out
 }
 
+// roleState is a declared role and its import's state.
+type roleState struct {
+	role string
+	st   korc.State
+}
+
 // roles applies a Role import per declared role, revokes and removes the
 // imports of roles no longer declared, and assigns every declared role
-// whose import resolved once the user and project are Available.
+// whose import resolved once the user and project are Available. The admin
+// credentials are read at most once, and only when Keystone is called.
 func (p *accountPass) roles(ctx context.Context, user, project korc.State) error {
-	c := p.r.client
-	declared := map[string]string{} // import name -> role
-	var states []struct {
-		role string
-		st   korc.State
+	declared, states, err := p.importRoles(ctx)
+	if err != nil {
+		return err
 	}
+	ready := user.Phase == korc.PhaseAvailable && project.Phase == korc.PhaseAvailable
+	creds := &lazyCredentials{read: p.adminCredentials}
+	if stop, err := p.revokeUndeclared(ctx, declared, ready, user.ID, project.ID, creds); err != nil || stop {
+		return err
+	}
+	if !ready || len(states) == 0 {
+		return nil
+	}
+	return p.grantDeclared(ctx, states, user.ID, project.ID, creds)
+}
+
+// importRoles applies a Role import per declared role and returns the
+// imports' names (to their role) and the roles with their imports' states.
+func (p *accountPass) importRoles(ctx context.Context) (map[string]string, []roleState, error) {
+	declared := map[string]string{}
+	var states []roleState
 	for _, role := range p.ks.Spec.Account.Roles {
 		imp := korc.RoleImportByName(p.importChild(korc.RoleDiscriminator(string(role))), string(role))
-		if err := korc.Apply(ctx, c, ControllerName, imp); err != nil {
-			return err
+		if err := korc.Apply(ctx, p.r.client, ControllerName, imp); err != nil {
+			return nil, nil, err
 		}
 		declared[imp.Name] = string(role)
 		st := korc.StateOf(imp)
-		states = append(states, struct {
-			role string
-			st   korc.State
-		}{string(role), st})
+		states = append(states, roleState{string(role), st})
 		p.o.Children = append(p.o.Children, Child{What: "the import of role " + string(role) +
 			" (it must exist in Keystone)", State: st})
 	}
-	ready := user.Phase == korc.PhaseAvailable && project.Phase == korc.PhaseAvailable
-	var creds *grants.Credentials
-	getCreds := func() (*grants.Credentials, error) {
-		if creds == nil {
-			cr, err := p.adminCredentials(ctx)
-			if err != nil {
-				return nil, err
-			}
-			creds = &cr
-		}
-		return creds, nil
-	}
-	// Roles no longer declared: revoke, then release the import.
+	return declared, states, nil
+}
+
+// revokeUndeclared revokes each role no longer declared (with the user and
+// project ready and its import resolved), then releases the import. stop:
+// Keystone refused a revoke (p.o.GrantError).
+func (p *accountPass) revokeUndeclared(ctx context.Context, declared map[string]string, ready bool, userID, projectID string,
+	creds *lazyCredentials) (stop bool, err error) {
 	var list orcv1alpha1.RoleList
-	if err := c.List(ctx, &list, client.InNamespace(p.ns), client.MatchingLabels(p.lbl)); err != nil {
-		return err
+	if err := p.r.client.List(ctx, &list, client.InNamespace(p.ns), client.MatchingLabels(p.lbl)); err != nil {
+		return true, err
 	}
 	for i := range list.Items {
 		imp := &list.Items[i]
@@ -404,27 +417,31 @@ func (p *accountPass) roles(ctx context.Context, user, project korc.State) error
 			continue
 		}
 		if id := korc.IDOf(imp); ready && id != "" {
-			cr, err := getCreds()
+			cr, err := creds.get(ctx)
 			if err != nil {
-				return err
+				return true, err
 			}
-			if err := p.r.granter.Revoke(ctx, *cr, user.ID, project.ID, id); err != nil {
+			if err := p.r.granter.Revoke(ctx, cr, userID, projectID, id); err != nil {
 				p.o.GrantError = err
-				return nil
+				return true, nil
 			}
 		}
 		if err := p.deleteChild(ctx, &orcv1alpha1.Role{}, imp.Name); err != nil {
-			return err
+			return true, err
 		}
 	}
-	if !ready || len(states) == 0 {
-		return nil
-	}
-	cr, err := getCreds()
+	return false, nil
+}
+
+// grantDeclared assigns every declared role whose import is Available and
+// that Keystone does not grant yet; a refusal is recorded (p.o.GrantError,
+// MissingGrants) and the others go on.
+func (p *accountPass) grantDeclared(ctx context.Context, states []roleState, userID, projectID string, creds *lazyCredentials) error {
+	cr, err := creds.get(ctx)
 	if err != nil {
 		return err
 	}
-	granted, err := p.r.granter.Granted(ctx, *cr, user.ID, project.ID)
+	granted, err := p.r.granter.Granted(ctx, cr, userID, projectID)
 	if err != nil {
 		p.o.GrantError = err
 		return nil
@@ -433,7 +450,7 @@ func (p *accountPass) roles(ctx context.Context, user, project korc.State) error
 		if s.st.Phase != korc.PhaseAvailable || granted[s.st.ID] {
 			continue
 		}
-		if err := p.r.granter.Grant(ctx, *cr, user.ID, project.ID, s.st.ID); err != nil {
+		if err := p.r.granter.Grant(ctx, cr, userID, projectID, s.st.ID); err != nil {
 			p.o.GrantError = err
 			p.o.MissingGrants = append(p.o.MissingGrants, s.role)
 			continue
@@ -442,6 +459,24 @@ func (p *accountPass) roles(ctx context.Context, user, project korc.State) error
 			"assigned role %s to the user on project %s", s.role, p.ks.Spec.Account.Project.Name)
 	}
 	return nil
+}
+
+// lazyCredentials reads the admin credentials on first use and keeps them
+// for the pass.
+type lazyCredentials struct {
+	read  func(context.Context) (grants.Credentials, error)
+	creds *grants.Credentials
+}
+
+func (l *lazyCredentials) get(ctx context.Context) (grants.Credentials, error) {
+	if l.creds == nil {
+		cr, err := l.read(ctx)
+		if err != nil {
+			return grants.Credentials{}, err
+		}
+		l.creds = &cr
+	}
+	return *l.creds, nil
 }
 
 // adminCredentials reads the plane's admin password cloud

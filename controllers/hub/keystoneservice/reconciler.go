@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -158,92 +157,6 @@ func (r *Reconciler) plane(ctx context.Context, ks *c5c3v1alpha1.KeystoneService
 		return nil, err
 	}
 	return &cp, nil
-}
-
-// catalog projects the catalog block: probe until the managed Service
-// exists, then the Service and its Endpoints, and sweeps undeclared rows.
-func (r *Reconciler) catalog(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) CatalogObservation {
-	cat := ks.Spec.Catalog
-	o := CatalogObservation{Adopt: cat.Adopt, Endpoints: map[c5c3v1alpha1.EndpointInterface]korc.State{}}
-	for _, e := range cat.Endpoints {
-		o.Declared = append(o.Declared, e.Interface)
-	}
-	ns := cp.Namespace
-	svcName := korc.RegistrationChildName(ks.Namespace, ks.Name, korc.DiscService)
-	probeName := korc.RegistrationChildName(ks.Namespace, ks.Name, korc.DiscServiceProbe)
-	managed := korc.Child{Namespace: ns, Labels: ChildLabels(ks), Credentials: orcv1alpha1.CloudCredentialsReference{
-		SecretName: korc.AdminPasswordCloudSecretName(cp.Name), CloudName: controlplane.AdminOf(cp).CloudName}}
-
-	var svc orcv1alpha1.Service
-	err := r.client.Get(ctx, types.NamespacedName{Namespace: ns, Name: svcName}, &svc)
-	switch {
-	case err == nil:
-		o.ServiceExists = true
-	case !apierrors.IsNotFound(err):
-		o.Error = err
-		return o
-	}
-	if !o.ServiceExists {
-		// docs/reference/keystoneservice.md, "Collision and adoption": probe
-		// before the managed create.
-		pc := korc.Child{Name: probeName, Namespace: ns, Labels: ChildLabels(ks), Credentials: controlplane.Credentials(cp)}
-		probe := korc.ServiceProbe(pc, cat.ServiceType, ks.EffectiveServiceName())
-		if err := korc.Apply(ctx, r.client, ControllerName, probe); err != nil {
-			o.Error = err
-			return o
-		}
-		o.Probe = korc.Probe(probe)
-		if korc.DecideProbe(o.Probe, cat.Adopt) != korc.ProbeCreate {
-			return o
-		}
-		if o.Probe.Outcome == korc.ProbeFound {
-			if o.OwnedBy, o.Error = r.managedElsewhere(ctx, &orcv1alpha1.ServiceList{}, ns, o.Probe.ID, ks); o.Error != nil || o.OwnedBy != "" {
-				return o
-			}
-		}
-		r.recorder.Eventf(ks, nil, corev1.EventTypeNormal, "CatalogCreate", "Create",
-			"probe verdict %s (adopt %t): creating the managed Service %s/%s", o.Probe.Outcome, cat.Adopt, ns, svcName)
-		o.ServiceExists = true
-	}
-	// The managed Service, applied every pass.
-	n := orcv1alpha1.OpenStackName(ks.EffectiveServiceName())
-	managed.Name = svcName
-	want := korc.ManagedService(managed, orcv1alpha1.ServiceResourceSpec{Name: &n, Type: cat.ServiceType})
-	if err := korc.Apply(ctx, r.client, ControllerName, want); err != nil {
-		o.Error = err
-		return o
-	}
-	o.Service = korc.StateOf(want)
-	if err := r.deleteIfExists(ctx, &orcv1alpha1.Service{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: probeName}}); err != nil {
-		o.Error = err
-		return o
-	}
-	for _, e := range cat.Endpoints {
-		managed.Name = korc.RegistrationChildName(ks.Namespace, ks.Name, korc.EndpointDiscriminator(e.Interface))
-		ep := korc.ManagedEndpoint(managed, orcv1alpha1.EndpointResourceSpec{Interface: string(e.Interface), URL: e.URL,
-			ServiceRef: orcv1alpha1.KubernetesNameRef(svcName)})
-		if err := korc.Apply(ctx, r.client, ControllerName, ep); err != nil {
-			o.Error = err
-			return o
-		}
-		o.Endpoints[e.Interface] = korc.StateOf(ep)
-	}
-	var eps orcv1alpha1.EndpointList
-	if err := r.client.List(ctx, &eps, client.InNamespace(ns), client.MatchingLabels(ChildLabels(ks))); err != nil {
-		o.Error = err
-		return o
-	}
-	names := make([]string, 0, len(eps.Items))
-	for _, e := range eps.Items {
-		names = append(names, e.Name)
-	}
-	for _, name := range PlanEndpoints(ks, names) {
-		if err := r.deleteIfExists(ctx, &orcv1alpha1.Endpoint{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name}}); err != nil {
-			o.Error = err
-			return o
-		}
-	}
-	return o
 }
 
 // catalogStatus is status.catalog for o.
