@@ -58,30 +58,8 @@ func (p *pass) references(ctx context.Context) (refsRead, error) {
 	case !apierrors.IsNotFound(err):
 		return out, fmt.Errorf("read KeystoneProject %s: %w", ac.Spec.ProjectRef.Name, err)
 	}
-	if out.User != nil && user.Status.PasswordGeneration > 0 {
-		name := PasswordSecretName(p.ord.Cluster, ac.Namespace, user.Name, user.Status.PasswordGeneration)
-		var s corev1.Secret
-		switch err := p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: name}, &s); {
-		case err == nil:
-			out.password = s.Data[korc.PasswordKey]
-			out.PasswordReady = len(out.password) > 0 && s.DeletionTimestamp.IsZero()
-		case !apierrors.IsNotFound(err):
-			return out, fmt.Errorf("read the password Secret %s/%s: %w", p.ns, name, err)
-		}
-	}
-	if out.User != nil {
-		id, err := orders.UserKeystoneID(ctx, p.r.Local, p.ns, p.ord.Cluster, ac.Namespace, user.Name)
-		if err != nil {
-			return out, err
-		}
-		out.UserID = id
-	}
-	if out.Project != nil {
-		id, err := orders.ProjectKeystoneID(ctx, p.r.Local, p.ns, p.ord.Cluster, ac.Namespace, project.Name)
-		if err != nil {
-			return out, err
-		}
-		out.ProjectID = id
+	if err := p.keystoneIDs(ctx, &out); err != nil {
+		return out, err
 	}
 	var assignments c5c3v1alpha1.KeystoneRoleAssignmentList
 	// A read-only lookup of the assignments of the credential's user and
@@ -100,19 +78,45 @@ func (p *pass) references(ctx context.Context) (refsRead, error) {
 			break
 		}
 	}
-	if name, key, ok := controlplane.CABundleRef(p.cp); ok {
+	ca, referenced, err := controlplane.ReadCABundle(ctx, p.r.Local, p.cp)
+	if err != nil {
+		return out, err
+	}
+	out.ca, out.CABundleMissing = ca, referenced && len(ca) == 0
+	return out, nil
+}
+
+// keystoneIDs reads, for the user and project out holds, the user's
+// current password Secret and the Keystone ids of their K-ORC children on
+// the management cluster. Errors: a read failure other than NotFound.
+func (p *pass) keystoneIDs(ctx context.Context, out *refsRead) error {
+	ac := p.ac
+	if user := out.User; user != nil && user.Status.PasswordGeneration > 0 {
+		name := PasswordSecretName(p.ord.Cluster, ac.Namespace, user.Name, user.Status.PasswordGeneration)
 		var s corev1.Secret
-		switch err := p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: name}, &s); {
+		switch err := p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: name}, &s); {
 		case err == nil:
-			out.ca = s.Data[key]
-			out.CABundleMissing = len(out.ca) == 0
-		case apierrors.IsNotFound(err):
-			out.CABundleMissing = true
-		default:
-			return out, fmt.Errorf("read the Keystone CA bundle %s/%s: %w", p.cp.Namespace, name, err)
+			out.password = s.Data[korc.PasswordKey]
+			out.PasswordReady = len(out.password) > 0 && s.DeletionTimestamp.IsZero()
+		case !apierrors.IsNotFound(err):
+			return fmt.Errorf("read the password Secret %s/%s: %w", p.ns, name, err)
 		}
 	}
-	return out, nil
+	if out.User != nil {
+		id, err := orders.UserKeystoneID(ctx, p.r.Local, p.ns, p.ord.Cluster, ac.Namespace, out.User.Name)
+		if err != nil {
+			return err
+		}
+		out.UserID = id
+	}
+	if out.Project != nil {
+		id, err := orders.ProjectKeystoneID(ctx, p.r.Local, p.ns, p.ord.Cluster, ac.Namespace, out.Project.Name)
+		if err != nil {
+			return err
+		}
+		out.ProjectID = id
+	}
+	return nil
 }
 
 // mintParams is the mint-cloud document's input from what references read:

@@ -216,16 +216,10 @@ func (p *accountPass) foreignConsumer(ctx context.Context) (refusal, err error) 
 }
 
 // caBundle is the plane's CA bundle for the Keystone check (External mode).
+// A failed read checks without one.
 func (p *accountPass) caBundle(ctx context.Context) []byte {
-	name, key, ok := controlplane.CABundleRef(p.cp)
-	if !ok {
-		return nil
-	}
-	var s corev1.Secret
-	if err := p.r.client.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: name}, &s); err != nil {
-		return nil
-	}
-	return s.Data[key]
+	ca, _, _ := controlplane.ReadCABundle(ctx, p.r.client, p.cp)
+	return ca
 }
 
 func ownerRef(ks *c5c3v1alpha1.KeystoneService) metav1.OwnerReference {

@@ -426,14 +426,8 @@ func generationsOf(secrets map[int64]*corev1.Secret) map[int64]keystoneservice.G
 }
 
 // caBundle is the plane's CA bundle for the token check (External mode).
+// A failed read checks without one.
 func (p *pass) caBundle(ctx context.Context) []byte {
-	name, key, ok := controlplane.CABundleRef(p.cp)
-	if !ok {
-		return nil
-	}
-	var s corev1.Secret
-	if err := p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: name}, &s); err != nil {
-		return nil
-	}
-	return s.Data[key]
+	ca, _, _ := controlplane.ReadCABundle(ctx, p.r.Local, p.cp)
+	return ca
 }
