@@ -111,33 +111,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if res, parked, err := r.parkIfDuplicate(ctx, &cp); parked || err != nil {
 		return res, err
 	}
-	var o Observation
-	var errs []error
-	password, ca := r.readInputs(ctx, &cp, &o)
-	if o.PasswordMissing == "" && o.CABundleMissing == "" {
-		o.WriteError = r.writeClouds(ctx, &cp, password, ca)
-	}
-	if o.PasswordMissing == "" && o.CABundleMissing == "" && o.WriteError == nil {
-		a := AdminOf(&cp)
-		err := r.opts.Verifier.Verify(ctx, TokenRequest{AuthURL: AuthURL(&cp), User: a.User, Password: password,
-			Domain: a.Domain, Project: a.Project, Region: Region(&cp), Interface: EndpointType(&cp), CABundle: ca})
-		if err != nil {
-			o.AuthReason, o.AuthMessage = Classify(err)
-		}
-		if err := r.applyDomainImport(ctx, &cp); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if r.opts.OpenBao != nil {
-		notReady, err := r.ensureStores(ctx, &cp)
-		o.StoreNotReady = notReady
-		if err != nil {
-			errs = append(errs, err)
-			if o.StoreNotReady == "" {
-				o.StoreNotReady = err.Error()
-			}
-		}
-	}
+	o, errs := r.observe(ctx, &cp)
 	admin, held := r.holdTransient(ctx, &cp, AdminCredentialCondition(o, cp.Generation))
 	newGeneration := cp.Status.ObservedGeneration != cp.Generation
 	ready, err := r.writeStatus(ctx, &cp, Conditions(admin, cp.Generation))
@@ -155,13 +129,56 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := errors.Join(errs...); err != nil {
 		return ctrl.Result{}, err
 	}
-	if held {
-		return ctrl.Result{RequeueAfter: r.opts.FailureConfirmation}, nil
+	return ctrl.Result{RequeueAfter: r.requeue(held, ready)}, nil
+}
+
+// observe runs the plane's steps: read the admin password and CA bundle,
+// write the clouds Secrets, verify the admin credential with Keystone and
+// apply the admin domain import (each only when the one before succeeded),
+// then the tenant stores. Failures to report are in the observation; the
+// errors are to return.
+func (r *Reconciler) observe(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (Observation, []error) {
+	var o Observation
+	var errs []error
+	password, ca := r.readInputs(ctx, cp, &o)
+	if o.PasswordMissing == "" && o.CABundleMissing == "" {
+		o.WriteError = r.writeClouds(ctx, cp, password, ca)
 	}
-	if !ready {
-		return ctrl.Result{RequeueAfter: r.opts.RetryInterval}, nil
+	if o.PasswordMissing == "" && o.CABundleMissing == "" && o.WriteError == nil {
+		a := AdminOf(cp)
+		err := r.opts.Verifier.Verify(ctx, TokenRequest{AuthURL: AuthURL(cp), User: a.User, Password: password,
+			Domain: a.Domain, Project: a.Project, Region: Region(cp), Interface: EndpointType(cp), CABundle: ca})
+		if err != nil {
+			o.AuthReason, o.AuthMessage = Classify(err)
+		}
+		if err := r.applyDomainImport(ctx, cp); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	return ctrl.Result{RequeueAfter: r.opts.RecheckInterval}, nil
+	if r.opts.OpenBao != nil {
+		notReady, err := r.ensureStores(ctx, cp)
+		o.StoreNotReady = notReady
+		if err != nil {
+			errs = append(errs, err)
+			if o.StoreNotReady == "" {
+				o.StoreNotReady = err.Error()
+			}
+		}
+	}
+	return o, errs
+}
+
+// requeue is the delay before the next unprompted pass: the failure
+// confirmation while a transient failure is held, the retry interval while
+// not Ready, else the recheck interval.
+func (r *Reconciler) requeue(held, ready bool) time.Duration {
+	switch {
+	case held:
+		return r.opts.FailureConfirmation
+	case !ready:
+		return r.opts.RetryInterval
+	}
+	return r.opts.RecheckInterval
 }
 
 // parkIfDuplicate runs the duplicate guard before anything is projected:

@@ -29,38 +29,13 @@ func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlP
 	ob := *r.opts.OpenBao
 	store, provisions := StoreName(cp)
 	var errs []error
-	var namespaces []string
-	sweepTenants := provisions
-	if provisions {
-		namespaces = ConsentedNamespaces(cp)
-		var services c5c3v1alpha1.KeystoneServiceList
-		if err := r.client.List(ctx, &services); err != nil {
-			// Without the list a teardown's store could be swept: provision
-			// the consented namespaces and sweep no tenant object this pass.
-			errs = append(errs, fmt.Errorf("list KeystoneServices: %w", err))
-			sweepTenants = false
-		} else {
-			namespaces = StoreNamespaces(namespaces, TearingDown(cp, services.Items))
-		}
+	namespaces, sweepTenants, err := r.storeNamespaces(ctx, cp, provisions)
+	if err != nil {
+		errs = append(errs, err)
 	}
 	var foreign []Foreign
 	for _, ns := range namespaces {
-		var n corev1.Namespace
-		if err := r.client.Get(ctx, types.NamespacedName{Name: ns}, &n); err != nil || !n.DeletionTimestamp.IsZero() {
-			continue // provisioned once the namespace exists (namespaces are not watched: next pass)
-		}
-		f, err := r.applyServiceAccount(ctx, cp, ns, ob.ServiceAccount)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		if f != nil {
-			// A store logging in as somebody else's ServiceAccount would
-			// act with that identity: the namespace gets neither.
-			foreign = append(foreign, *f)
-			continue
-		}
-		f, err = r.applyStore(ctx, cp, TenantStore(cp, ob, store, ns))
+		f, err := r.provisionNamespace(ctx, cp, ob, store, ns)
 		if err != nil {
 			errs = append(errs, err)
 		}
@@ -85,6 +60,45 @@ func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlP
 		return StoreNotReadyMessage(cp.Namespace, store, ob, c), errors.Join(errs...)
 	}
 	return "", errors.Join(errs...)
+}
+
+// storeNamespaces are the namespaces the plane provisions stores in (none
+// when it names a ClusterSecretStore): the consented ones and those a
+// KeystoneService teardown still needs. Without the KeystoneService list a
+// teardown's store could be swept, so the consented namespaces are
+// provisioned and sweepTenants is false for the pass (the error says why).
+func (r *Reconciler) storeNamespaces(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, provisions bool) (
+	namespaces []string, sweepTenants bool, err error) {
+	if !provisions {
+		return nil, false, nil
+	}
+	namespaces = ConsentedNamespaces(cp)
+	var services c5c3v1alpha1.KeystoneServiceList
+	if err := r.client.List(ctx, &services); err != nil {
+		return namespaces, false, fmt.Errorf("list KeystoneServices: %w", err)
+	}
+	return StoreNamespaces(namespaces, TearingDown(cp, services.Items)), true, nil
+}
+
+// provisionNamespace writes the ServiceAccount and the SecretStore of ns,
+// once the namespace exists and is not being deleted (namespaces are not
+// watched: the next pass provisions it). A ServiceAccount or store that is
+// not the plane's is returned as Foreign and left alone; a store logging
+// in as somebody else's ServiceAccount would act with that identity, so the
+// namespace then gets neither.
+func (r *Reconciler) provisionNamespace(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, ob OpenBao, store, ns string) (*Foreign, error) {
+	var n corev1.Namespace
+	if err := r.client.Get(ctx, types.NamespacedName{Name: ns}, &n); err != nil || !n.DeletionTimestamp.IsZero() {
+		return nil, nil
+	}
+	f, err := r.applyServiceAccount(ctx, cp, ns, ob.ServiceAccount)
+	if err != nil {
+		return nil, err
+	}
+	if f != nil {
+		return f, nil
+	}
+	return r.applyStore(ctx, cp, TenantStore(cp, ob, store, ns))
 }
 
 // applyServiceAccount writes the ServiceAccount the namespace's store logs
