@@ -45,9 +45,10 @@ image: ## Build the OCI image $(IMAGE):$(VERSION) without Docker into $(IMAGE_TA
 	hack/image.sh "$(VERSION)" "$(IMAGE)" "$(IMAGE_TAR)"
 
 .PHONY: vet
-vet: ## gofmt check, citation check (hack/check-citations.sh) and go vet (with and without the integration tag).
+vet: ## gofmt check, citation check (hack/check-citations.sh), the package section of docs/architecture.md (hack/archcheck) and go vet (with and without the integration tag).
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt'd: $$unformatted"; exit 1; fi
 	hack/check-citations.sh
+	go run ./hack/archcheck
 	go vet ./...
 	go vet -tags integration ./...
 
