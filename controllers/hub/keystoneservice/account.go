@@ -13,6 +13,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/generations"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
 	"github.com/c5c3/orderhub/internal/keystone"
 	"github.com/c5c3/orderhub/internal/password"
@@ -258,11 +259,11 @@ func (p *accountPass) project(ctx context.Context, domainRef string) (korc.State
 // It returns the User's state, the password Secrets by generation and that
 // plan.
 func (p *accountPass) user(ctx context.Context, user *orcv1alpha1.User, domainRef string, adopting bool) (
-	korc.State, map[int64]*corev1.Secret, PasswordPlan, error) {
+	korc.State, map[int64]*corev1.Secret, generations.PasswordPlan, error) {
 	userName := p.ks.EffectiveUserName()
 	secrets, plan, err := p.passwords(ctx, user, adopting)
 	if err != nil {
-		return korc.State{}, nil, PasswordPlan{}, err
+		return korc.State{}, nil, generations.PasswordPlan{}, err
 	}
 	if adopting {
 		p.r.recorder.Eventf(p.ks, nil, corev1.EventTypeNormal, "AdoptUser", "Adopt",
@@ -274,16 +275,16 @@ func (p *accountPass) user(ctx context.Context, user *orcv1alpha1.User, domainRe
 	u := korc.ManagedUser(p.managedChild(korc.DiscUser), orcv1alpha1.UserResourceSpec{
 		Name: &un, DomainRef: &dref, Enabled: ptr.To(true), PasswordRef: &ref})
 	if err := korc.Apply(ctx, p.r.client, ControllerName, u); err != nil {
-		return korc.State{}, nil, PasswordPlan{}, err
+		return korc.State{}, nil, generations.PasswordPlan{}, err
 	}
 	p.o.UserExists = true
 	userState := korc.StateOf(u)
 	p.o.Children = append(p.o.Children, Child{What: "the user " + userName, State: userState})
 	if err := p.deleteChild(ctx, &orcv1alpha1.User{}, p.name(korc.DiscUserProbe)); err != nil {
-		return korc.State{}, nil, PasswordPlan{}, err
+		return korc.State{}, nil, generations.PasswordPlan{}, err
 	}
 	applied, _ := korc.GenerationOfPasswordRef(korc.AppliedPasswordRef(u))
-	current := PlanPassword(PasswordInputs{Existing: generationsOf(secrets), Applied: applied})
+	current := generations.PlanPassword(generations.PasswordInputs{Existing: generationsOf(secrets), Applied: applied})
 	p.o.Desired, p.o.Applied, p.o.Deliverable = plan.Desired, applied, current.Deliverable
 	if userState.Phase == korc.PhaseAvailable {
 		p.st.UserID = userState.ID
@@ -292,15 +293,15 @@ func (p *accountPass) user(ctx context.Context, user *orcv1alpha1.User, domainRe
 }
 
 // passwords lists the registration's password Secrets, creates the
-// generation PlanPassword asks for and returns the Secrets by generation
+// generation generations.PlanPassword asks for and returns the Secrets by generation
 // with the plan.
-func (p *accountPass) passwords(ctx context.Context, user *orcv1alpha1.User, adopting bool) (map[int64]*corev1.Secret, PasswordPlan, error) {
+func (p *accountPass) passwords(ctx context.Context, user *orcv1alpha1.User, adopting bool) (map[int64]*corev1.Secret, generations.PasswordPlan, error) {
 	secrets, err := p.passwordSecrets(ctx)
 	if err != nil {
-		return nil, PasswordPlan{}, err
+		return nil, generations.PasswordPlan{}, err
 	}
 	applied, _ := korc.GenerationOfPasswordRef(korc.AppliedPasswordRef(user))
-	plan := PlanPassword(PasswordInputs{Existing: generationsOf(secrets), Applied: applied,
+	plan := generations.PlanPassword(generations.PasswordInputs{Existing: generationsOf(secrets), Applied: applied,
 		Request: p.ks.Annotations[c5c3v1alpha1.AnnotationPasswordRotationRequest], Adopting: adopting})
 	if plan.Create == 0 {
 		return secrets, plan, nil
@@ -313,7 +314,7 @@ func (p *accountPass) passwords(ctx context.Context, user *orcv1alpha1.User, ado
 	s := korc.PasswordSecret(korc.Child{Name: p.name(korc.PasswordDiscriminator(plan.Create)), Namespace: p.ns, Labels: p.lbl},
 		plan.Create, pw, ann)
 	if err := p.r.client.Create(ctx, s, client.FieldOwner(ControllerName)); err != nil && !apierrors.IsAlreadyExists(err) {
-		return nil, PasswordPlan{}, fmt.Errorf("create password generation %d: %w", plan.Create, err)
+		return nil, generations.PasswordPlan{}, fmt.Errorf("create password generation %d: %w", plan.Create, err)
 	}
 	if plan.Create > 1 {
 		p.r.recorder.Eventf(p.ks, nil, corev1.EventTypeNormal, "PasswordRotation", "Rotate",
@@ -323,7 +324,7 @@ func (p *accountPass) passwords(ctx context.Context, user *orcv1alpha1.User, ado
 	var got corev1.Secret
 	if err := p.r.client.Get(ctx, client.ObjectKeyFromObject(s), &got); err != nil {
 		if !apierrors.IsNotFound(err) {
-			return nil, PasswordPlan{}, err
+			return nil, generations.PasswordPlan{}, err
 		}
 		got = *s // not in the cache yet: what we created
 	}
@@ -349,10 +350,10 @@ func (p *accountPass) passwordSecrets(ctx context.Context) (map[int64]*corev1.Se
 	return out, nil
 }
 
-func generationsOf(secrets map[int64]*corev1.Secret) map[int64]Generation {
-	out := make(map[int64]Generation, len(secrets))
+func generationsOf(secrets map[int64]*corev1.Secret) map[int64]generations.Generation {
+	out := make(map[int64]generations.Generation, len(secrets))
 	for g, s := range secrets {
-		out[g] = Generation{Answers: s.Annotations[annotationAnswers], Adopted: s.Annotations[annotationAdopted] == "true"}
+		out[g] = generations.Generation{Answers: s.Annotations[annotationAnswers], Adopted: s.Annotations[annotationAdopted] == "true"}
 	}
 	return out
 }

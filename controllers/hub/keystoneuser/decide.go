@@ -7,7 +7,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
-	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
+	"github.com/c5c3/orderhub/controllers/hub/generations"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 	"github.com/c5c3/orderhub/delivery/openbao"
@@ -91,7 +91,7 @@ func NextRotation(last *metav1.Time, interval time.Duration) *metav1.Time {
 // RotationInputs is what the password plan of a pass is decided from.
 type RotationInputs struct {
 	// Existing are the generations of the password Secrets that exist.
-	Existing map[int64]keystoneservice.Generation
+	Existing map[int64]generations.Generation
 	// Applied is the generation of the K-ORC User's
 	// status.resource.appliedPasswordRef (0: none yet).
 	Applied int64
@@ -138,7 +138,7 @@ type RotationPlan struct {
 }
 
 // PlanRotation decides the password generations of a KeystoneUser
-// ("Rotation"), reusing keystoneservice.PlanPassword for what is
+// ("Rotation"), reusing generations.PlanPassword for what is
 // deliverable and what is superseded:
 //
 //   - no generation yet: create spec.passwordGeneration (default 1);
@@ -157,7 +157,7 @@ type RotationPlan struct {
 //     the applied one (StoreHeld) whenever the plan would create or switch
 //     (breaker H4).
 func PlanRotation(in RotationInputs) RotationPlan {
-	base := keystoneservice.PlanPassword(keystoneservice.PasswordInputs{Existing: in.Existing, Applied: in.Applied})
+	base := generations.PlanPassword(generations.PasswordInputs{Existing: in.Existing, Applied: in.Applied})
 	p := RotationPlan{Deliverable: base.Deliverable, Delete: base.Delete}
 	var newest int64
 	for g := range in.Existing {

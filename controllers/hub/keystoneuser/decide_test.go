@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
-	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
+	"github.com/c5c3/orderhub/controllers/hub/generations"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 )
@@ -97,10 +97,10 @@ func TestNextRotation(t *testing.T) {
 	}
 }
 
-func gens(g ...int64) map[int64]keystoneservice.Generation {
-	m := map[int64]keystoneservice.Generation{}
+func gens(g ...int64) map[int64]generations.Generation {
+	m := map[int64]generations.Generation{}
 	for _, x := range g {
-		m[x] = keystoneservice.Generation{}
+		m[x] = generations.Generation{}
 	}
 	return m
 }

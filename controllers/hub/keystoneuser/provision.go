@@ -15,7 +15,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
-	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
+	"github.com/c5c3/orderhub/controllers/hub/generations"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/internal/password"
 	"github.com/c5c3/orderhub/korc"
@@ -417,10 +417,10 @@ func (p *pass) passwordSecrets(ctx context.Context) (map[int64]*corev1.Secret, e
 	return out, nil
 }
 
-func generationsOf(secrets map[int64]*corev1.Secret) map[int64]keystoneservice.Generation {
-	out := make(map[int64]keystoneservice.Generation, len(secrets))
+func generationsOf(secrets map[int64]*corev1.Secret) map[int64]generations.Generation {
+	out := make(map[int64]generations.Generation, len(secrets))
 	for g := range secrets {
-		out[g] = keystoneservice.Generation{}
+		out[g] = generations.Generation{}
 	}
 	return out
 }

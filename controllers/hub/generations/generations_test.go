@@ -1,4 +1,4 @@
-package keystoneservice
+package generations
 
 import (
 	"slices"
