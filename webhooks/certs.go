@@ -6,29 +6,26 @@ package webhooks
 // cert-manager, no Service and no Helm; the API server reaches the hub by URL
 // on https://127.0.0.1:<port>. The hub is both the server and the registrar of
 // its webhooks there, so it can mint a CA, sign its own serving certificate
-// and put the CA into the webhook configurations in one step, with the
-// standard library only and no extra moving part to install, wait for, or
-// keep in sync. In-cluster deployments (charts/orderhub, config/default)
+// and put the CA into the webhook configurations in one step, with
+// client-go's certificate helpers and no extra moving part to install, wait
+// for, or keep in sync. In-cluster deployments (charts/orderhub, config/default)
 // use a Service instead, with a certificate that either the hub rotates
 // itself through github.com/open-policy-agent/cert-controller
 // (--webhook-cert-rotation, cmd/orderhub/hubcerts.go) or cert-manager issues,
 // mounted into --webhook-cert-dir.
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/pem"
 	"errors"
 	"fmt"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"time"
+
+	"k8s.io/client-go/util/cert"
 )
 
 // File names in a certificate directory. tls.crt and tls.key are what
@@ -47,10 +44,11 @@ type CertBundle struct {
 	Key    []byte
 }
 
-// GenerateSelfSigned mints a fresh ECDSA P-256 CA and a serving certificate
-// for hosts (IP addresses become IP SANs, anything else DNS SANs), both valid
-// for validity from one minute ago. It returns an error for an empty host
-// list or a non-positive validity.
+// GenerateSelfSigned mints a fresh CA and a serving certificate it signed
+// for hosts (IP addresses become IP SANs, anything else DNS SANs; the first
+// host is the subject), valid from an hour ago until validity from now,
+// with client-go's k8s.io/client-go/util/cert. It returns an error for an
+// empty host list or a non-positive validity.
 func GenerateSelfSigned(hosts []string, validity time.Duration) (*CertBundle, error) {
 	if len(hosts) == 0 {
 		return nil, errors.New("no hosts for the serving certificate")
@@ -58,65 +56,30 @@ func GenerateSelfSigned(hosts []string, validity time.Duration) (*CertBundle, er
 	if validity <= 0 {
 		return nil, fmt.Errorf("validity %s is not positive", validity)
 	}
-	notBefore := time.Now().Add(-time.Minute)
-	notAfter := notBefore.Add(validity)
-
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("CA key: %w", err)
-	}
-	caTmpl := &x509.Certificate{
-		SerialNumber:          serial(),
-		Subject:               pkix.Name{CommonName: "orderhub-webhook-ca"},
-		NotBefore:             notBefore,
-		NotAfter:              notAfter,
-		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-		MaxPathLenZero:        true,
-	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
-	if err != nil {
-		return nil, fmt.Errorf("CA certificate: %w", err)
-	}
-	caCert, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return nil, err
-	}
-
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return nil, fmt.Errorf("serving key: %w", err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial(),
-		Subject:      pkix.Name{CommonName: hosts[0]},
-		NotBefore:    notBefore,
-		NotAfter:     notAfter,
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	for _, h := range hosts {
+	opts := cert.SelfSignedCertKeyOptions{Host: hosts[0], MaxAge: validity + clockSkew}
+	for _, h := range hosts[1:] {
 		if ip := net.ParseIP(h); ip != nil {
-			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+			opts.AlternateIPs = append(opts.AlternateIPs, ip)
 		} else {
-			tmpl.DNSNames = append(tmpl.DNSNames, h)
+			opts.AlternateDNS = append(opts.AlternateDNS, h)
 		}
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, caCert, &key.PublicKey, caKey)
+	chain, key, err := cert.GenerateSelfSignedCertKeyWithOptions(opts)
 	if err != nil {
-		return nil, fmt.Errorf("serving certificate: %w", err)
+		return nil, fmt.Errorf("self-signed certificate: %w", err)
 	}
-	keyDER, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		return nil, err
+	// The chain is the serving certificate followed by its CA.
+	leaf, rest := pem.Decode(chain)
+	ca, _ := pem.Decode(rest)
+	if leaf == nil || ca == nil {
+		return nil, errors.New("self-signed certificate: client-go returned no certificate and CA")
 	}
-	return &CertBundle{
-		CACert: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
-		Cert:   pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		Key:    pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}),
-	}, nil
+	return &CertBundle{CACert: pem.EncodeToMemory(ca), Cert: pem.EncodeToMemory(leaf), Key: key}, nil
 }
+
+// clockSkew is how far before now client-go's certificates start: the
+// validity GenerateSelfSigned promises counts from now.
+const clockSkew = time.Hour
 
 // Write stores the bundle in dir as ca.crt, tls.crt and tls.key (key mode
 // 0600), creating dir if needed.
@@ -188,13 +151,4 @@ func (b *CertBundle) covers(hosts []string, at time.Time) bool {
 		}
 	}
 	return true
-}
-
-func serial() *big.Int {
-	n, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
-	if err != nil {
-		// crypto/rand does not fail on supported platforms.
-		panic(err)
-	}
-	return n
 }
