@@ -36,7 +36,8 @@ type References struct {
 	CABundleMissing bool
 }
 
-// refusalOrder is the precedence of reference refusals (docs/reference/keystoneapplicationcredential.md, "Conditions").
+// refusalOrder is the precedence of reference refusals
+// (docs/reference/keystoneapplicationcredential.md, "Conditions").
 var refusalOrder = []string{
 	c5c3v1alpha1.ReasonUserNotFound,
 	c5c3v1alpha1.ReasonProjectNotFound,
@@ -45,8 +46,9 @@ var refusalOrder = []string{
 	c5c3v1alpha1.ReasonWaitingForProject,
 }
 
-// RefusalOf is the first refusing reference gate, in the order of docs/reference/keystoneapplicationcredential.md,
-// "Conditions"; Passed when nothing refuses.
+// RefusalOf is the first refusing reference gate, in the order of
+// docs/reference/keystoneapplicationcredential.md, "Conditions"; Passed when
+// nothing refuses.
 func RefusalOf(r References) orders.Gate {
 	pns, pn := orders.PlaneKey(r.Spec.ControlPlaneRef, r.Namespace)
 	ug := orders.UserGate(r.Namespace, r.Spec.UserRef, r.User, pns, pn)
@@ -203,9 +205,10 @@ func credentialMinted(o Observation) (conditions.Verdict, bool) {
 	return conditions.True(c5c3v1alpha1.ReasonCredentialMinted, fmt.Sprintf("generation %d exists in Keystone and %s", o.Current, state))
 }
 
-// DeliveryCondition derives DeliveryReady, first match wins (docs/reference/keystoneapplicationcredential.md,
-// "Conditions"). Reference refusals are CredentialReady's only: a refused
-// order keeps its delivered Secret.
+// DeliveryCondition derives DeliveryReady, first match wins
+// (docs/reference/keystoneapplicationcredential.md, "Conditions"). Reference
+// refusals are CredentialReady's only: a refused order keeps its delivered
+// Secret.
 func DeliveryCondition(o Observation, gen int64) metav1.Condition {
 	c := metav1.Condition{Type: c5c3v1alpha1.ConditionDeliveryReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
 	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
@@ -240,7 +243,8 @@ func DeliveryCondition(o Observation, gen int64) metav1.Condition {
 }
 
 // ReadyCondition is True/AllReady when every sub-condition is True, else
-// False/NotAllReady naming each that is not (docs/reference/keystoneapplicationcredential.md, "Conditions").
+// False/NotAllReady naming each that is not
+// (docs/reference/keystoneapplicationcredential.md, "Conditions").
 func ReadyCondition(subs []metav1.Condition, gen int64) metav1.Condition {
 	var notReady []string
 	for _, s := range subs {

@@ -25,8 +25,9 @@ var DeliveredKeys = []string{openbao.PropertyCloudsYAML, openbao.PropertyApplica
 	openbao.PropertyApplicationCredentialSecret}
 
 // MintParams are the inputs of the mint-cloud document K-ORC creates and
-// deletes credentials with (docs/reference/keystoneapplicationcredential.md, "Projected child names"): user by UserID, else
-// UserName in UserDomain; project likewise.
+// deletes credentials with (docs/reference/keystoneapplicationcredential.md,
+// "Projected child names"): user by UserID, else UserName in UserDomain;
+// project likewise.
 type MintParams struct {
 	AuthURL                      string
 	UserID, UserName, UserDomain string
@@ -76,7 +77,8 @@ type DeliveredParams struct {
 }
 
 // DeliveredData is the delivered and backed-up data
-// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret contract"). Errors: the cloud does not validate.
+// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+// contract"). Errors: the cloud does not validate.
 func DeliveredData(p DeliveredParams) (map[string][]byte, error) {
 	doc, err := cloudsyaml.Render(p.CloudName, cloudsyaml.ApplicationCredential(cloudsyaml.ApplicationCredentialParams{
 		AuthURL: p.AuthURL, ID: p.ID, Secret: p.Secret, Region: p.Region, Interface: p.Interface}))

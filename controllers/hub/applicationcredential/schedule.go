@@ -55,8 +55,9 @@ func (s Schedule) On() bool { return s.Interval > 0 }
 const MinExpiryHeadroom = 5 * time.Minute
 
 // ExpiresAt is created + Interval + GracePeriod + max(GracePeriod,
-// MinExpiryHeadroom), nil with the schedule off (docs/reference/keystoneapplicationcredential.md, "Rotation"; the headroom
-// is orderhub's addition).
+// MinExpiryHeadroom), nil with the schedule off
+// (docs/reference/keystoneapplicationcredential.md, "Rotation"; the headroom is
+// orderhub's addition).
 func (s Schedule) ExpiresAt(created time.Time) *time.Time {
 	if !s.On() {
 		return nil
@@ -66,7 +67,8 @@ func (s Schedule) ExpiresAt(created time.Time) *time.Time {
 }
 
 // NextRotation is the earlier of lastRotation + Interval and expiresAt −
-// GracePeriod; nil with the schedule off (docs/reference/keystoneapplicationcredential.md, "Rotation").
+// GracePeriod; nil with the schedule off
+// (docs/reference/keystoneapplicationcredential.md, "Rotation").
 func (s Schedule) NextRotation(lastRotation time.Time, expiresAt *time.Time) *time.Time {
 	if !s.On() {
 		return nil
@@ -92,9 +94,9 @@ func Expired(expiresAt *time.Time, now time.Time) bool {
 }
 
 // Switch returns st switched to successor gen with id and expiresAt at now
-// (docs/reference/keystoneapplicationcredential.md, "Rotation", step 2): the superseded generation becomes previous* and
-// secretName/secretKeys clear until delivery. Callers MUST NOT switch while a
-// previous generation is recorded.
+// (docs/reference/keystoneapplicationcredential.md, "Rotation", step 2): the
+// superseded generation becomes previous* and secretName/secretKeys clear until
+// delivery. Callers MUST NOT switch while a previous generation is recorded.
 func Switch(st c5c3v1alpha1.KeystoneApplicationCredentialStatus, s Schedule, now time.Time, gen int64, id string,
 	expiresAt *time.Time,
 ) c5c3v1alpha1.KeystoneApplicationCredentialStatus {
@@ -125,9 +127,12 @@ func WithNextRotation(st c5c3v1alpha1.KeystoneApplicationCredentialStatus, s Sch
 }
 
 // MarkDelivered returns st with secretName and secretKeys set once the
-// delivered Secret carries the current generation (docs/reference/keystoneapplicationcredential.md, "Status"). On the first
+// delivered Secret carries the current generation
+// (docs/reference/keystoneapplicationcredential.md, "Status"). On the first
 // such pass previousCredentialDeleteAt becomes at least now + GracePeriod: the
-// grace runs from the delivery (docs/reference/keystoneapplicationcredential.md, "Delivered Secret contract").
+// grace runs from the delivery
+// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+// contract").
 func MarkDelivered(st c5c3v1alpha1.KeystoneApplicationCredentialStatus, s Schedule, now time.Time, secretName string,
 ) c5c3v1alpha1.KeystoneApplicationCredentialStatus {
 	out := *st.DeepCopy()

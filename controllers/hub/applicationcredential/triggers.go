@@ -130,8 +130,10 @@ type Decision struct {
 	Trigger Trigger
 	// Replace is set for ActionReplaceFailed.
 	Replace Replace
-	// Redeliver: the delivered Secret lacks the current generation and may be
-	// written again once the backup holds it (docs/reference/keystoneapplicationcredential.md, "Delivered Secret contract").
+	// Redeliver: the delivered Secret lacks the current generation and may
+	// be written again once the backup holds it
+	// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+	// contract").
 	Redeliver bool
 }
 
@@ -193,13 +195,14 @@ func (in Input) trigger() (Trigger, int64) {
 	return TriggerNone, 0
 }
 
-// Decide chooses the pass's action, first match wins (docs/reference/keystoneapplicationcredential.md, "Rotation"):
-// ActionHold behind a closed or refusing gate; ActionDeletePrevious once the
-// grace period ended (or the live credential is expiring) and DeliveredID
-// holds; the successor's Switch, DeleteFailed, ReplaceFailed, ContinueFailed or
-// Continue; a trigger's ActionCreate, or ActionDeferred while a second
-// credential exists; else ActionNone. Redeliver is set independently when the
-// shared gate is open and the Secret lacks generation Current.
+// Decide chooses the pass's action, first match wins
+// (docs/reference/keystoneapplicationcredential.md, "Rotation"): ActionHold
+// behind a closed or refusing gate; ActionDeletePrevious once the grace period
+// ended (or the live credential is expiring) and DeliveredID holds; the
+// successor's Switch, DeleteFailed, ReplaceFailed, ContinueFailed or Continue;
+// a trigger's ActionCreate, or ActionDeferred while a second credential exists;
+// else ActionNone. Redeliver is set independently when the shared gate is open
+// and the Secret lacks generation Current.
 func Decide(in Input) Decision {
 	d := Decision{Action: ActionNone}
 	if !in.Gate.Passed() {
@@ -255,10 +258,12 @@ func (in Input) liveExpiring() bool {
 }
 
 // replaceFailed is why the failed successor s is replaced, ReplaceNone when it
-// is continued. It deviates from docs/reference/keystoneapplicationcredential.md, "Rotation" (continue until raised) so that
-// the delivered credential never expires without a successor ("Delivered
-// Secret contract"): ReplacePasswordRotated at once, ReplaceLiveDying once s is
-// FailedRetryBackoff old and a live credential exists.
+// is continued. It deviates from
+// docs/reference/keystoneapplicationcredential.md, "Rotation" (continue until
+// raised) so that the delivered credential never expires without a successor
+// ("Delivered Secret contract"): ReplacePasswordRotated at once,
+// ReplaceLiveDying once s is FailedRetryBackoff old and a live credential
+// exists.
 func (in Input) replaceFailed(s Credential) Replace {
 	if AuthenticationFailure(s.State) && s.PasswordGeneration > 0 && in.PasswordGeneration > s.PasswordGeneration {
 		return ReplacePasswordRotated
@@ -296,9 +301,10 @@ const TargetClusterResync = 10 * time.Minute
 const MinRequeue = time.Second
 
 // RequeueAfter is the wait until the earliest of NextRotation,
-// previousCredentialDeleteAt and credentialExpiresAt (docs/reference/keystoneapplicationcredential.md, "Conditions"), at
-// most TargetClusterResync on a target cluster; 0 on the management cluster
-// with none set. A frozen order has no schedule.
+// previousCredentialDeleteAt and credentialExpiresAt
+// (docs/reference/keystoneapplicationcredential.md, "Conditions"), at most
+// TargetClusterResync on a target cluster; 0 on the management cluster with
+// none set. A frozen order has no schedule.
 func RequeueAfter(in Input, targetCluster bool) time.Duration {
 	var at []*time.Time
 	if in.Gate.Passed() {
