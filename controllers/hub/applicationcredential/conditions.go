@@ -12,47 +12,32 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// References is what one pass read about the three orders a credential
-// order references (docs/reference/keystoneapplicationcredential.md, "Consent",
-// the gate table). A read error must be reported as
-// Observation.CredentialError, never as a nil reference.
+// References is what a pass read about the orders a credential order
+// references (docs/reference/keystoneapplicationcredential.md, "Consent"). A read error goes to
+// Observation.CredentialError, never a nil reference.
 type References struct {
-	// Namespace is the order's namespace.
 	Namespace string
-	// Spec is the order's spec (userRef, projectRef, controlPlaneRef).
-	Spec c5c3v1alpha1.KeystoneApplicationCredentialSpec
-	// User is the KeystoneUser spec.userRef names; nil when none exists.
+	Spec      c5c3v1alpha1.KeystoneApplicationCredentialSpec
+	// User is nil when none exists.
 	User *c5c3v1alpha1.KeystoneUser
-	// PasswordReady is true when the password Secret of the user's
-	// status.passwordGeneration is available, so the mint-cloud document can
-	// be built.
+	// PasswordReady: the user's current password Secret is available.
 	PasswordReady bool
-	// UserID is the Keystone id of the user's K-ORC User in the plane's
-	// namespace (orders.UserKeystoneID), the id the mint cloud logs in
-	// with; "" while it has none. Never the user order's status.userID,
-	// which whoever may write the order's status could point at another
-	// user (docs/hub.md "Trust").
+	// UserID is the Keystone id from the user's K-ORC User, never the order's
+	// status (docs/hub.md, "Trust"); "" while none.
 	UserID string
-	// Project is the KeystoneProject spec.projectRef names; nil when none
-	// exists.
+	// Project is nil when none exists.
 	Project *c5c3v1alpha1.KeystoneProject
-	// ProjectID is the Keystone id of the project's K-ORC Project
-	// (orders.ProjectKeystoneID), the project the mint cloud is scoped to;
-	// "" while it has none. Never the project order's status.projectID.
+	// ProjectID is the Keystone id from the project's K-ORC Project; "" while none.
 	ProjectID string
-	// RoleAssigned is true when a KeystoneRoleAssignment in the namespace of
-	// that user and project reports status.roleID (not AssignmentReady: a
-	// frozen assignment keeps its role in Keystone).
+	// RoleAssigned: a KeystoneRoleAssignment of that user and project reports
+	// status.roleID (a frozen assignment keeps its role).
 	RoleAssigned bool
-	// CABundleMissing is true when the plane references a Keystone CA
-	// bundle that is not available.
+	// CABundleMissing: the plane's Keystone CA bundle is not available.
 	CABundleMissing bool
 }
 
-// refusalOrder is the precedence of the reference refusals: the order of
-// the table in docs/reference/keystoneapplicationcredential.md, "Conditions",
-// so a reference the user must create or correct (…NotFound,
-// ControlPlaneMismatch) is named before one that is only not ready yet.
+// refusalOrder is the precedence of reference refusals
+// (docs/reference/keystoneapplicationcredential.md, "Conditions").
 var refusalOrder = []string{
 	c5c3v1alpha1.ReasonUserNotFound,
 	c5c3v1alpha1.ReasonProjectNotFound,
@@ -61,14 +46,8 @@ var refusalOrder = []string{
 	c5c3v1alpha1.ReasonWaitingForProject,
 }
 
-// RefusalOf is the first reference gate that refuses, in the order of the
-// table in docs/reference/keystoneapplicationcredential.md, "Conditions":
-// UserNotFound, ProjectNotFound, ControlPlaneMismatch (user before project),
-// WaitingForUser (UserReady not True, the password of its current generation
-// not available, or no Keystone id on its K-ORC User), WaitingForProject
-// (ProjectReady not True, or no Keystone id on its K-ORC Project), NoRoleOnProject, WaitingForCABundle. A
-// referenced order belongs to the same plane when its controlPlaneRef resolves
-// (orders.PlaneKey) to the same namespace and name as r.Spec's. Passed when
+// RefusalOf is the first refusing reference gate, in the order of
+// docs/reference/keystoneapplicationcredential.md, "Conditions"; Passed when
 // nothing refuses.
 func RefusalOf(r References) orders.Gate {
 	pns, pn := orders.PlaneKey(r.Spec.ControlPlaneRef, r.Namespace)
@@ -105,69 +84,40 @@ func RefusalOf(r References) orders.Gate {
 	return orders.Gate{}
 }
 
-// Observation is what one pass observed, after it acted, for the
-// conditions.
+// Observation is what one pass observed, after it acted, for the conditions.
 type Observation struct {
-	// Gate is the shared gate (orders.GateOf); written onto both
-	// sub-conditions.
+	// Gate is the shared gate, written onto both sub-conditions.
 	Gate orders.Gate
 	// Refusal is RefusalOf the references; CredentialReady only.
-	Refusal orders.Gate
-	// TransportRetryError is the failure clearing a latched transport error
-	// from a credential.
+	Refusal             orders.Gate
 	TransportRetryError error
-	// CredentialError is a Kubernetes-level failure writing or reading the
-	// credential's children or references.
+	// CredentialError is a Kubernetes-level failure on the credential's objects.
 	CredentialError error
-	// Current is status.credentialGeneration after the pass (0: none yet).
-	Current int64
-	// Credentials are the listed credential-v<N> children.
-	Credentials []Credential
-	// Rejected is true when Keystone rejected a token request with the
-	// delivered generation (RejectedByKeystone): it was deleted out of band.
-	Rejected bool
-	// ExpiredNow is true when the delivered credential has expired
-	// (Expired(status.credentialExpiresAt, now)).
-	ExpiredNow bool
-	// Classified is, against an External-mode plane, K-ORC's classified
-	// failure on the first credential (korc classification reasons); it
-	// replaces WaitingForCredential. Passed when unclassified.
+	Current         int64
+	Credentials     []Credential
+	Rejected        bool
+	ExpiredNow      bool
+	// Classified is K-ORC's classified failure on the first credential against an
+	// External plane; Passed when unclassified.
 	Classified orders.Gate
-	// DeliveryError is a Kubernetes-level failure writing or reading a
-	// delivery object.
+	// DeliveryError is a Kubernetes-level failure on a delivery object.
 	DeliveryError error
-	// ForeignSecret is true when a Secret of the delivered name exists that
-	// the order does not own.
+	// ForeignSecret: a same-named Secret the order does not own exists.
 	ForeignSecret bool
-	// KeystoneNotPublished is true when the order lives on a target cluster
-	// and the plane publishes no public Keystone endpoint.
+	// KeystoneNotPublished: a target cluster has no public Keystone endpoint.
 	KeystoneNotPublished bool
-	// BackupSynced is true when ESO reports a push of the current
-	// generation's document to OpenBao.
+	// BackupSynced: ESO pushed the current document to OpenBao.
 	BackupSynced bool
-	// Delivered is true when the delivered Secret carries generation
-	// Current.
-	Delivered bool
-	// SecretName is the delivered Secret's name, for messages.
-	SecretName string
-	// LostSecret names the secret-v<Current> Secret (namespace/name) when
-	// it is gone from the cluster; "" otherwise. Keystone cannot hand the
-	// secret back, so a new generation replaces it.
+	Delivered    bool
+	SecretName   string
+	// LostSecret names a lost secret-v<Current> (namespace/name), else "".
 	LostSecret string
-	// Previous is status.previousCredentialGeneration after the pass (0:
-	// no grace period runs).
+	// Previous is status.previousCredentialGeneration after the pass.
 	Previous int64
 }
 
-// credentialReady is the CredentialReady chain
-// (docs/reference/keystoneapplicationcredential.md, "Conditions"), first
-// match wins: the shared gate; TransportErrorRetryFailed, then
-// CredentialError (a Kubernetes-level failure comes before everything it
-// may have hidden); the reference refusal (RefusalOf); CredentialFailed on
-// the delivered generation or the successor; WaitingForCredential while no
-// generation is delivered (or the classified External cause), or while the
-// delivered one, gone, rejected or expired, is replaced; else
-// CredentialMinted, naming a successor being created.
+// credentialReady is the CredentialReady chain, first match wins
+// (docs/reference/keystoneapplicationcredential.md, "Conditions").
 var credentialReady = conditions.Chain[Observation]{
 	conditions.GateClosed(func(o Observation) orders.Gate { return o.Gate }),
 	func(o Observation) (conditions.Verdict, bool) {
@@ -185,13 +135,12 @@ var credentialReady = conditions.Chain[Observation]{
 	credentialMinted,
 }
 
-// CredentialCondition derives CredentialReady from o (credentialReady).
 func CredentialCondition(o Observation, gen int64) metav1.Condition {
 	return credentialReady.Condition(c5c3v1alpha1.ConditionCredentialReady, o, gen)
 }
 
-// credentialFailed: K-ORC reports a terminal error on the delivered
-// generation or on its successor (or the first credential).
+// credentialFailed: K-ORC reports a terminal error on the delivered or next
+// generation.
 func credentialFailed(o Observation) (conditions.Verdict, bool) {
 	for _, cr := range o.Credentials {
 		if cr.Generation == o.Current && o.Current > 0 && cr.State.Phase == korc.PhaseFailed {
@@ -211,7 +160,6 @@ func credentialFailed(o Observation) (conditions.Verdict, bool) {
 	return conditions.False(c5c3v1alpha1.ReasonCredentialFailed, msg+fmt.Sprintf("raise spec.credentialGeneration above %d to replace it", succ.Generation))
 }
 
-// firstCredential: no generation is delivered yet.
 func firstCredential(o Observation) (conditions.Verdict, bool) {
 	switch {
 	case o.Current != 0:
@@ -229,8 +177,7 @@ func firstCredential(o Observation) (conditions.Verdict, bool) {
 	return conditions.False(c5c3v1alpha1.ReasonWaitingForCredential, msg)
 }
 
-// deliveredReplaced: the delivered generation is gone from Keystone,
-// rejected or expired, and a new generation replaces it.
+// deliveredReplaced: the delivered generation is gone, rejected or expired.
 func deliveredReplaced(o Observation) (conditions.Verdict, bool) {
 	var why string
 	switch {
@@ -246,7 +193,6 @@ func deliveredReplaced(o Observation) (conditions.Verdict, bool) {
 	return conditions.False(c5c3v1alpha1.ReasonWaitingForCredential, fmt.Sprintf(why, o.Current))
 }
 
-// credentialMinted: the delivered generation exists in Keystone.
 func credentialMinted(o Observation) (conditions.Verdict, bool) {
 	state := "is delivered"
 	if !o.Delivered {
@@ -259,27 +205,10 @@ func credentialMinted(o Observation) (conditions.Verdict, bool) {
 	return conditions.True(c5c3v1alpha1.ReasonCredentialMinted, fmt.Sprintf("generation %d exists in Keystone and %s", o.Current, state))
 }
 
-// DeliveryCondition derives DeliveryReady
-// (docs/reference/keystoneapplicationcredential.md, "Conditions"), first match
-// wins:
-//
-//  1. the shared gate (a frozen order repairs nothing);
-//  2. DeliveryError: a Kubernetes-level failure comes before everything it
-//     may have hidden;
-//  3. DeliveryRefused, then KeystoneNotPublished: causes someone must fix
-//     are named before any wait;
-//  4. WaitingForCredential: no generation exists yet;
-//  5. True/Delivered when the Secret carries generation Current;
-//  6. WaitingForCredential naming the lost secret-v<Current> (LostSecret):
-//     its document cannot be built, so neither the backup nor the Secret
-//     can be written; a new generation replaces it, after the running
-//     grace period if one runs;
-//  7. BackupNotSynced: ESO has not pushed the current document yet;
-//  8. WaitingForCredential: the Secret does not carry the current
-//     generation yet.
-//
-// The reference refusals are CredentialReady's only: a refused order keeps
-// its delivered Secret.
+// DeliveryCondition derives DeliveryReady, first match wins
+// (docs/reference/keystoneapplicationcredential.md, "Conditions"). Reference
+// refusals are CredentialReady's only: a refused order keeps its delivered
+// Secret.
 func DeliveryCondition(o Observation, gen int64) metav1.Condition {
 	c := metav1.Condition{Type: c5c3v1alpha1.ConditionDeliveryReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
 	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
@@ -313,9 +242,8 @@ func DeliveryCondition(o Observation, gen int64) metav1.Condition {
 	return set(c5c3v1alpha1.ReasonWaitingForCredential, fmt.Sprintf("Secret %s does not carry generation %d yet", o.SecretName, o.Current))
 }
 
-// ReadyCondition is the aggregate Ready of the sub-conditions subs: True/
-// AllReady when every one is True, else False/NotAllReady with a message
-// naming each one that is not, with its reason
+// ReadyCondition is True/AllReady when every sub-condition is True, else
+// False/NotAllReady naming each that is not
 // (docs/reference/keystoneapplicationcredential.md, "Conditions").
 func ReadyCondition(subs []metav1.Condition, gen int64) metav1.Condition {
 	var notReady []string
@@ -333,8 +261,7 @@ func ReadyCondition(subs []metav1.Condition, gen int64) metav1.Condition {
 	return c
 }
 
-// Conditions are CredentialReady, DeliveryReady and Ready of o, stamped with
-// the order's metadata.generation gen.
+// Conditions are CredentialReady, DeliveryReady and Ready of o at generation gen.
 func Conditions(o Observation, gen int64) []metav1.Condition {
 	cr, dr := CredentialCondition(o, gen), DeliveryCondition(o, gen)
 	return []metav1.Condition{cr, dr, ReadyCondition([]metav1.Condition{cr, dr}, gen)}

@@ -12,29 +12,22 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// MintCloudName is the cloud name inside the mint-cloud document; the K-ORC
-// ApplicationCredentials' cloudCredentialsRef.cloudName names it.
+// MintCloudName is the mint-cloud document's cloud name.
 const MintCloudName = "mint"
 
-// SecretValueKey is the key of a secret-v<N> Secret K-ORC reads the
-// credential's secret from (K-ORC internal/controllers/applicationcredential:
-// secret.Data["value"]; docs/reference/keystoneapplicationcredential.md,
-// "Projected child names": "key value").
+// SecretValueKey is the secret-v<N> key K-ORC reads the credential's secret
+// from (docs/reference/keystoneapplicationcredential.md, "Projected child names").
 const SecretValueKey = "value"
 
-// DeliveredKeys are the keys of the delivered Secret, also reported in
-// status.secretKeys (docs/reference/keystoneapplicationcredential.md,
-// "Delivered Secret contract", row "Data keys").
+// DeliveredKeys are the delivered Secret's keys and status.secretKeys
+// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret contract").
 var DeliveredKeys = []string{openbao.PropertyCloudsYAML, openbao.PropertyApplicationCredentialID,
 	openbao.PropertyApplicationCredentialSecret}
 
-// MintParams are the inputs of the mint-cloud document: the ordered user's
-// password clouds.yaml scoped to the ordered project, which K-ORC creates
-// and deletes every credential generation with
-// (docs/reference/keystoneapplicationcredential.md, "Projected child names",
-// discriminator mint-cloud). The user is named by UserID when set (else
-// UserName in UserDomain), the project by ProjectID when set (else ProjectName
-// in ProjectDomain): ids need no domain.
+// MintParams are the inputs of the mint-cloud document K-ORC creates and
+// deletes credentials with (docs/reference/keystoneapplicationcredential.md,
+// "Projected child names"): user by UserID, else UserName in UserDomain;
+// project likewise.
 type MintParams struct {
 	AuthURL                      string
 	UserID, UserName, UserDomain string
@@ -45,10 +38,8 @@ type MintParams struct {
 	CABundle                     []byte // K-ORC's cacert key; nil omits it
 }
 
-// MintCloudData is the mint-cloud Secret's data: clouds.yaml with the single
-// cloud MintCloudName, and cacert (orcv1alpha1.CloudCredencialsCASecretKey)
-// when p carries a CA bundle. Errors: the cloud does not validate (no auth
-// URL, no user, no password); messages never carry the password.
+// MintCloudData is the mint-cloud Secret's data (clouds.yaml, and cacert with
+// a CA bundle). Errors: the cloud does not validate; never carry the password.
 func MintCloudData(p MintParams) (map[string][]byte, error) {
 	c := cloudsyaml.Password(cloudsyaml.PasswordParams{AuthURL: p.AuthURL, Password: string(p.Password),
 		Region: p.Region, Interface: p.Interface})
@@ -78,18 +69,16 @@ func MintCloudData(p MintParams) (map[string][]byte, error) {
 
 // DeliveredParams are the inputs of the delivered document.
 type DeliveredParams struct {
-	// CloudName is the cloud's name in clouds.yaml: the order's name.
-	CloudName string
-	// AuthURL is orders.DeliveredAuthURL for the order's cluster.
+	// CloudName is the order's name.
+	CloudName         string
 	AuthURL           string
 	ID, Secret        string
 	Region, Interface string
 }
 
-// DeliveredData is the delivered Secret's (and the backup's) data: a
-// v3applicationcredential clouds.yaml without CA bundle, and the id and
-// secret on their own (docs/reference/keystoneapplicationcredential.md,
-// "Delivered Secret contract"). Errors: the cloud does not validate.
+// DeliveredData is the delivered and backed-up data
+// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+// contract"). Errors: the cloud does not validate.
 func DeliveredData(p DeliveredParams) (map[string][]byte, error) {
 	doc, err := cloudsyaml.Render(p.CloudName, cloudsyaml.ApplicationCredential(cloudsyaml.ApplicationCredentialParams{
 		AuthURL: p.AuthURL, ID: p.ID, Secret: p.Secret, Region: p.Region, Interface: p.Interface}))
@@ -103,10 +92,8 @@ func DeliveredData(p DeliveredParams) (map[string][]byte, error) {
 	}, nil
 }
 
-// GenerationOfChild parses N out of a child name prefix+"credential-v<N>"
-// or prefix+"secret-v<N>" (korc.CredentialDiscriminator,
-// korc.SecretDiscriminator); prefix is korc.ChildPrefix of the order. ok
-// is false for any other name, or N < 1.
+// GenerationOfChild parses N ≥ 1 out of prefix+"credential-v<N>" or
+// prefix+"secret-v<N>".
 func GenerationOfChild(prefix, name string) (gen int64, ok bool) {
 	rest, found := strings.CutPrefix(name, prefix)
 	if !found {
@@ -125,48 +112,32 @@ func GenerationOfChild(prefix, name string) (gen int64, ok bool) {
 	return 0, false
 }
 
-// createFailurePrefix is the message K-ORC v2.6.0 writes on a create that
-// failed with an error it does not consider retryable
-// (internal/controllers/applicationcredential/actuator.go CreateResource).
+// createFailurePrefix is K-ORC v2.6.0's message for a non-retryable create
+// failure (internal/controllers/applicationcredential/actuator.go).
 const createFailurePrefix = "invalid configuration creating resource: "
 
-// httpErrorMarker is in every gophercloud ErrUnexpectedResponseCode message:
-// an answer Keystone gave, as opposed to a request that never got one.
+// httpErrorMarker marks a gophercloud ErrUnexpectedResponseCode: Keystone
+// answered.
 const httpErrorMarker = "Expected HTTP response code"
 
-// LatchedTransportError reports a credential K-ORC latched a terminal error
-// on although Keystone never answered: K-ORC v2.6.0 treats every error that
-// is not an HTTP response (orcerrors.IsRetryable) as terminal when it
-// creates an application credential, so a refused connection or a timeout
-// leaves the object Failed (InvalidConfiguration) until its spec changes,
-// and an ApplicationCredential's spec.resource is immutable. The reconciler
-// clears such an error by removing K-ORC's Progressing condition, which
-// makes K-ORC reconcile the object again (reason TransportErrorRetryFailed
-// when that write fails). A terminal error Keystone answered (409 Conflict)
-// is not latched transport and stays CredentialFailed.
+// LatchedTransportError reports a terminal error K-ORC v2.6.0 latched on a
+// create Keystone never answered (it treats non-HTTP errors as terminal); the
+// reconciler clears it by removing K-ORC's Progressing condition.
 func LatchedTransportError(s korc.State) bool {
 	return s.Phase == korc.PhaseFailed && s.Reason == orcv1alpha1.ConditionReasonInvalidConfiguration &&
 		strings.HasPrefix(s.Message, createFailurePrefix) && !strings.Contains(s.Message, httpErrorMarker)
 }
 
-// unauthorizedMarker is in a gophercloud ErrUnexpectedResponseCode message
-// for a 401 answer ("… but got 401 instead").
 const unauthorizedMarker = "but got 401 instead"
 
-// AuthenticationFailure reports a terminal error K-ORC latched because
-// Keystone refused the mint-cloud's credentials (HTTP 401), e.g. a user
-// password rotated after the document was written: a newer document can
-// cure it.
+// AuthenticationFailure reports a terminal 401 on the mint-cloud credentials,
+// which a newer password document can cure.
 func AuthenticationFailure(s korc.State) bool {
 	return s.Phase == korc.PhaseFailed && strings.Contains(s.Message, unauthorizedMarker)
 }
 
-// CreatableGeneration checks that generation gen is new to the order: above
-// the delivered generation current and the superseded generation previous
-// (status.credentialGeneration, status.previousCredentialGeneration). A
-// generation at or below either names a credential a consumer holds or
-// held; creating (or silently adopting) it again would mix two purposes
-// under one name. Error: gen is not new.
+// CreatableGeneration errors unless gen is above current and previous: a
+// lower generation names a credential a consumer holds or held.
 func CreatableGeneration(gen, current, previous int64) error {
 	if gen <= current || gen <= previous {
 		return fmt.Errorf("generation %d is not new: the order holds generation %d (previous %d)", gen, current, previous)
@@ -174,13 +145,8 @@ func CreatableGeneration(gen, current, previous int64) error {
 	return nil
 }
 
-// AdoptableChild checks that a child found under the name of a generation
-// createGeneration means to create new (its create answered AlreadyExists)
-// is that same generation's, left by an earlier pass whose write the cache
-// did not show yet: it carries every label in want (the order's
-// orders.ChildLabels) and is not being deleted. Error otherwise: the name
-// is taken for a different purpose (another order, or a generation being
-// deleted), and the pass must not pretend it created it.
+// AdoptableChild errors unless a child whose create met AlreadyExists carries
+// every label in want and is not being deleted.
 func AdoptableChild(kind, name string, labels, want map[string]string, deleting bool) error {
 	for k, v := range want {
 		if labels[k] != v {
@@ -193,16 +159,11 @@ func AdoptableChild(kind, name string, labels, want map[string]string, deleting 
 	return nil
 }
 
-// AnnotationMintPasswordGeneration, on a credential-v<N> K-ORC
-// ApplicationCredential, records the user's status.passwordGeneration the
-// mint-cloud document was built from when the child was created
-// (Credential.PasswordGeneration): an authentication failure of a
-// credential created with an older password generation is cured by
-// creating it again (Decide, ReplacePasswordRotated).
+// AnnotationMintPasswordGeneration records on a credential-v<N> child the
+// user's password generation its mint-cloud was built from.
 const AnnotationMintPasswordGeneration = "c5c3.io/mint-password-generation"
 
-// MintPasswordGenerationOf parses AnnotationMintPasswordGeneration out of
-// annotations; 0 when absent or not a positive integer.
+// MintPasswordGenerationOf parses it; 0 when absent or not positive.
 func MintPasswordGenerationOf(annotations map[string]string) int64 {
 	g, err := strconv.ParseInt(annotations[AnnotationMintPasswordGeneration], 10, 64)
 	if err != nil || g < 1 {

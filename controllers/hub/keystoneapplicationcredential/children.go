@@ -23,21 +23,16 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// child is the name of the order's child with discriminator disc.
 func (p *pass) child(disc string) string { return p.prefix + disc }
 
-// writeMintCloud applies the mint-cloud document, rebuilt on every pass from
-// the user's current password (docs/reference/keystoneapplicationcredential.md,
-// "Projected child names"). K-ORC creates and deletes every credential
-// generation through it.
+// writeMintCloud applies the mint-cloud document from the user's current
+// password (docs/reference/keystoneapplicationcredential.md, "Projected child names").
 func (p *pass) writeMintCloud(ctx context.Context, r refsRead) error {
 	data, err := applicationcredential.MintCloudData(p.mintParams(r))
 	if err != nil {
 		return fmt.Errorf("build the mint-cloud document: %w", err)
 	}
-	// K-ORC adds its finalizer to the document concurrently, and Deliver
-	// writes with the read resourceVersion as a precondition: a Conflict is
-	// retried at once rather than reported as CredentialError.
+	// K-ORC adds its finalizer concurrently: retry a Conflict at once.
 	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
 		_, err := apply.Deliver(ctx, p.r.Local, orders.FieldOwner, apply.Secret{Namespace: p.ns,
 			Name: p.child(korc.DiscMintCloud), Data: data, Labels: p.lbl})
@@ -49,12 +44,8 @@ func (p *pass) writeMintCloud(ctx context.Context, r refsRead) error {
 	return nil
 }
 
-// listCredentials lists the order's K-ORC ApplicationCredentials
-// (credential-v<N>) in the plane's namespace into p.creds and p.credObjs.
-// Objects whose name carries no generation are ignored. Labels no label
-// value can carry (orders.UnlabelableValues) list nothing: no child was
-// written with them, and the API server would refuse the selector, so the
-// teardown would never release the finalizer.
+// listCredentials lists the order's credential-v<N> children into p.creds and
+// p.credObjs; unlabelable owners list nothing (orders.ListChildren).
 func (p *pass) listCredentials(ctx context.Context) error {
 	p.creds, p.credObjs = nil, map[int64]*orcv1alpha1.ApplicationCredential{}
 	var list orcv1alpha1.ApplicationCredentialList
@@ -75,8 +66,7 @@ func (p *pass) listCredentials(ctx context.Context) error {
 	return nil
 }
 
-// secretValue reads secret-v<gen>; ok is false when it is gone (or being
-// deleted, or has no value).
+// secretValue reads secret-v<gen>; ok is false when gone, deleting or empty.
 func (p *pass) secretValue(ctx context.Context, gen int64) (value []byte, ok bool, err error) {
 	var s corev1.Secret
 	err = p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: p.child(korc.SecretDiscriminator(gen))}, &s)
@@ -90,20 +80,11 @@ func (p *pass) secretValue(ctx context.Context, gen int64) (value []byte, ok boo
 	return v, len(v) > 0 && s.DeletionTimestamp.IsZero(), nil
 }
 
-// createGeneration creates generation gen: its secret-v<gen> (a random
-// secret, generated once) and its credential-v<gen>, an unrestricted: false
-// K-ORC ApplicationCredential of the user order's K-ORC User, authenticated
-// through mint-cloud, without roleRefs (it carries the roles of the
-// project-scoped token), expiring at Schedule.ExpiresAt(now)
-// (docs/reference/keystoneapplicationcredential.md, "Rotation"). Both are
-// created, never updated: the secret must not change and K-ORC's resource spec
-// is immutable. The credential is annotated with the password generation the
-// mint-cloud document was built from
-// (applicationcredential.AnnotationMintPasswordGeneration). gen must be new
-// (applicationcredential.CreatableGeneration); a child that exists under its
-// name is kept only when it is this order's and not being deleted (an earlier
-// pass created it and the cache lags), otherwise it is an error
-// (applicationcredential.AdoptableChild), never a silent success.
+// createGeneration creates secret-v<gen> and credential-v<gen>, expiring at
+// Schedule.ExpiresAt(now) (docs/reference/keystoneapplicationcredential.md,
+// "Rotation"); both are create-only. gen MUST be new
+// (applicationcredential.CreatableGeneration), and an existing child is kept
+// only when applicationcredential.AdoptableChild allows it.
 func (p *pass) createGeneration(ctx context.Context, gen int64) error {
 	if err := applicationcredential.CreatableGeneration(gen, p.st.CredentialGeneration, p.st.PreviousCredentialGeneration); err != nil {
 		return fmt.Errorf("create generation %d: %w", gen, err)
@@ -160,11 +141,8 @@ func (p *pass) createGeneration(ctx context.Context, gen int64) error {
 	return nil
 }
 
-// adoptable reads the child name of obj's kind that a create found existing
-// and checks it may stand for the one being created
-// (applicationcredential.AdoptableChild). A child the cache does not show
-// yet was created by an earlier pass of this order (every other writer's
-// object would be cached as well): it is kept.
+// adoptable checks an existing child by applicationcredential.AdoptableChild;
+// one the cache does not show yet is this order's own and kept.
 func (p *pass) adoptable(ctx context.Context, obj client.Object, name string) error {
 	err := p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.ns, Name: name}, obj)
 	if apierrors.IsNotFound(err) {
@@ -177,8 +155,7 @@ func (p *pass) adoptable(ctx context.Context, obj client.Object, name string) er
 		!obj.GetDeletionTimestamp().IsZero())
 }
 
-// deleteGeneration deletes credential-v<gen> (K-ORC deletes the Keystone
-// credential) and secret-v<gen>.
+// deleteGeneration deletes credential-v<gen> and secret-v<gen>.
 func (p *pass) deleteGeneration(ctx context.Context, gen int64) error {
 	if err := p.deleteLocal(ctx, &orcv1alpha1.ApplicationCredential{}, p.child(korc.CredentialDiscriminator(gen))); err != nil {
 		return err
@@ -186,8 +163,7 @@ func (p *pass) deleteGeneration(ctx context.Context, gen int64) error {
 	return p.deleteLocal(ctx, &corev1.Secret{}, p.child(korc.SecretDiscriminator(gen)))
 }
 
-// deleteLocal deletes the child name of obj's kind in the plane's namespace;
-// NotFound is success.
+// deleteLocal deletes a child in the plane's namespace; NotFound is success.
 func (p *pass) deleteLocal(ctx context.Context, obj client.Object, name string) error {
 	obj.SetNamespace(p.ns)
 	obj.SetName(name)
@@ -197,12 +173,9 @@ func (p *pass) deleteLocal(ctx context.Context, obj client.Object, name string) 
 	return nil
 }
 
-// clearLatchedTransportErrors removes K-ORC's Progressing condition from
-// every listed credential whose terminal error is a latched transport error
-// (applicationcredential.LatchedTransportError), so K-ORC retries the
-// create: K-ORC skips an object whose Progressing is False at its current
-// generation, and the resource spec cannot be changed to bump it. It
-// returns the first write failure (TransportErrorRetryFailed).
+// clearLatchedTransportErrors removes K-ORC's Progressing condition from each
+// credential with applicationcredential.LatchedTransportError, so K-ORC
+// retries. It returns the first write failure.
 func (p *pass) clearLatchedTransportErrors(ctx context.Context) error {
 	for gen, o := range p.credObjs {
 		if !o.DeletionTimestamp.IsZero() || !applicationcredential.LatchedTransportError(korc.StateOf(o)) {
@@ -219,8 +192,7 @@ func (p *pass) clearLatchedTransportErrors(ctx context.Context) error {
 	return nil
 }
 
-// expiresAtOf is the Keystone expiry of credential o: its
-// spec.resource.expiresAt, which K-ORC sends on create; nil for none.
+// expiresAtOf is o's spec.resource.expiresAt; nil for none.
 func expiresAtOf(o *orcv1alpha1.ApplicationCredential) *time.Time {
 	if o == nil || o.Spec.Resource == nil || o.Spec.Resource.ExpiresAt == nil {
 		return nil

@@ -18,10 +18,8 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// deliveredInterface is the catalog interface the delivered document names:
-// the plane's (controlplane.EndpointType) on the management cluster and for
-// an External plane; public on a target cluster of a Managed plane, which
-// reaches Keystone through its published endpoint.
+// deliveredInterface is the catalog interface delivered: public on a target
+// cluster of a Managed plane, else controlplane.EndpointType.
 func (p *pass) deliveredInterface() string {
 	if p.ord.OnTargetCluster() && !controlplane.IsExternal(p.cp) {
 		return cloudsyaml.InterfacePublic
@@ -29,15 +27,10 @@ func (p *pass) deliveredInterface() string {
 	return controlplane.EndpointType(p.cp)
 }
 
-// currentData is the document of the delivered generation
-// (status.credentialGeneration, status.credentialID) with its secret read
-// from secret-v<N>. ok is false when no generation is delivered, the secret
-// is gone (a rotation replaces it), or the order's cluster gets no auth URL
-// (p.obs.KeystoneNotPublished is set).
+// currentData is the delivered generation's document; ok is false without a
+// generation, secret or auth URL (p.obs.KeystoneNotPublished).
 func (p *pass) currentData(ctx context.Context) (map[string][]byte, bool, error) {
-	// The auth URL depends on the plane and the cluster alone, so an
-	// unpublished Keystone is named before any generation exists rather than
-	// behind WaitingForCredential.
+	// Checked first: an unpublished Keystone is named before any generation.
 	authURL, g := orders.DeliveredAuthURL(p.cp, p.ord.Cluster)
 	if !g.Passed() {
 		p.obs.KeystoneNotPublished = true
@@ -59,9 +52,8 @@ func (p *pass) currentData(ctx context.Context) (map[string][]byte, bool, error)
 	return data, true, nil
 }
 
-// readDelivered reads <name>-credentials on the order's cluster; nil when
-// absent. foreign is true when it exists without a controller reference to
-// this order.
+// readDelivered reads <name>-credentials; nil when absent, foreign when not
+// controlled by this order.
 func (p *pass) readDelivered(ctx context.Context) (s *corev1.Secret, foreign bool, err error) {
 	var sec corev1.Secret
 	err = p.oc.Get(ctx, types.NamespacedName{Namespace: p.ac.Namespace, Name: orders.SecretName(p.ac.Name)}, &sec)
@@ -79,14 +71,11 @@ func (p *pass) readDelivered(ctx context.Context) (s *corev1.Secret, foreign boo
 	return &sec, true, nil
 }
 
-// carriesID reports whether the delivered Secret s carries the credential
-// id (its application_credential_id key); false for an empty id.
 func carriesID(s *corev1.Secret, id string) bool {
 	return s != nil && id != "" && string(s.Data[openbao.PropertyApplicationCredentialID]) == id
 }
 
-// carries reports whether the delivered Secret s holds every key of data
-// byte for byte.
+// carries reports whether s holds every key of data byte for byte.
 func carries(s *corev1.Secret, data map[string][]byte) bool {
 	if s == nil || len(data) == 0 {
 		return false
@@ -99,13 +88,9 @@ func carries(s *corev1.Secret, data map[string][]byte) bool {
 	return true
 }
 
-// deliver moves the delivered generation to the order's cluster, backup
-// first (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
-// contract"): the source Secret and the PushSecret to the backing path, then,
-// once ESO reports the push of this document, <name>-credentials with
-// Server-Side Apply. A Secret the order does not own is never taken over
-// (DeliveryRefused). It records what it saw in p.obs and, once the Secret
-// carries the generation, status.secretName and status.secretKeys.
+// deliver backs up, then writes <name>-credentials once ESO pushed it
+// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+// contract"); a foreign Secret is never taken over.
 func (p *pass) deliver(ctx context.Context, cur *corev1.Secret) {
 	data, ok, err := p.currentData(ctx)
 	if err != nil {

@@ -22,49 +22,32 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// Event reasons of the notable transitions besides condition changes (which
-// are emitted under the condition's reason).
+// Event reasons besides condition changes.
 const (
-	// EventRotationStarted (Normal): a successor generation was created.
-	EventRotationStarted = "CredentialRotationStarted"
-	// EventRotationSwitched (Normal): the order switched to a new
-	// generation (status.credentialGeneration).
+	EventRotationStarted  = "CredentialRotationStarted"
 	EventRotationSwitched = "CredentialRotationSwitched"
-	// EventPreviousDeleted (Normal): the superseded generation is gone from
-	// Keystone after its grace period.
+	// EventPreviousDeleted (Normal): the superseded generation's grace ended and
+	// it is gone.
 	EventPreviousDeleted = "PreviousCredentialDeleted"
-	// EventFailedDeleted (Normal): a failed successor was deleted because
-	// spec.credentialGeneration was raised above it.
-	EventFailedDeleted = "FailedCredentialDeleted"
-	// EventFailedReplaced (Warning): a failed successor was deleted without
-	// a raised spec.credentialGeneration, so that the live credential does
-	// not die without a successor (applicationcredential.ActionReplaceFailed).
-	EventFailedReplaced = "FailedCredentialReplaced"
-	// EventDelivered (Normal): the delivered Secret was (re)written.
-	EventDelivered = "CredentialDelivered"
-	// EventTransportErrorCleared (Warning): a latched transport error was
-	// cleared from a credential so K-ORC retries.
+	EventFailedDeleted   = "FailedCredentialDeleted"
+	// EventFailedReplaced (Warning): applicationcredential.ActionReplaceFailed.
+	EventFailedReplaced        = "FailedCredentialReplaced"
+	EventDelivered             = "CredentialDelivered"
 	EventTransportErrorCleared = "TransportErrorCleared"
 )
 
-// NotReadyRequeue is the longest an order that is not converged (and not
-// frozen) waits for its next pass when no watched event arrives: Keystone
-// state (an expiring credential, a grant) is not watched.
+// NotReadyRequeue is the longest a not converged order waits: Keystone state
+// is not watched.
 const NotReadyRequeue = 30 * time.Second
 
 // Reconciler reconciles KeystoneApplicationCredentials on every engaged
-// cluster. Children are read and written on the management cluster through
-// local; the order and its delivered Secret through the order's cluster's
-// client.
+// cluster: children on the management cluster, the order and its delivered
+// Secret on the order's cluster.
 type Reconciler struct {
 	orders.Base
 	now func() time.Time
-	// resync is Options.ReadyResync, prober Options.Prober; probes the
-	// last verification of each order's delivered credential (a restarted
-	// hub verifies each converged order once a resync after it first sees
-	// it). logins holds, per order, the user's password generation whose
-	// login Keystone refused (ErrLoginRefused): a restarted hub tries once
-	// more.
+	// probes holds each order's last probe; logins the password generation whose
+	// login Keystone refused (ErrLoginRefused).
 	resync  time.Duration
 	prober  Prober
 	probes  memo[probeRecord]
@@ -72,7 +55,6 @@ type Reconciler struct {
 	logins  memo[int64]
 }
 
-// pass carries one reconcile pass of one order.
 type pass struct {
 	r        *Reconciler
 	oc       client.Client // the order's cluster
@@ -90,23 +72,15 @@ type pass struct {
 	conds    []metav1.Condition // the pass's conditions (Status)
 	creds    []applicationcredential.Credential
 	credObjs map[int64]*orcv1alpha1.ApplicationCredential
-	// passwordGen is the user's status.passwordGeneration the mint-cloud
-	// document was built from on this pass (0 when not written).
+	// passwordGen is the user's password generation used this pass (0: none).
 	passwordGen int64
-	// mint is the mint cloud's parameters (the user's id and password, the
-	// project, the catalog entry) once the references passed; nil before.
+	// mint is set once the references passed.
 	mint *applicationcredential.MintParams
-	// revokePending: a superseded credential is not confirmed gone from
-	// Keystone yet (confirmRevoked); the next pass comes after at most
-	// NotReadyRequeue.
+	// revokePending: a superseded credential is not confirmed gone yet.
 	revokePending bool
 }
 
-// event records an event on the order. The recorder writes to the
-// management cluster only, so an order on a target cluster gets none (the
-// API server would refuse an event in a namespace it does not have); its
-// conditions carry the same information (orders.StatusWriter,
-// ManagementEventsOnly).
+// event records an event on the order (orders.Event).
 func (p *pass) event(typ, reason, action, format string, args ...any) {
 	orders.Event(p.r.Recorder, p.ord, p.ac, typ, reason, action, format, args...)
 }
@@ -116,11 +90,7 @@ type (
 	orderStatus = c5c3v1alpha1.KeystoneApplicationCredentialStatus
 )
 
-// loop is the order loop of KeystoneApplicationCredentials (orders.Loop).
-// Its status write is guarded by the order's resourceVersion: a pass that
-// read a stale order (the cache lags a write) and changes its status fails
-// with a Conflict and runs again on the current one (orders.StaleRequeue);
-// one that changes nothing writes nothing (orders.PatchStatus).
+// loop is the order loop under orders.StatusWriter.OptimisticLock.
 func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
 	l := orders.NewLoop[orderObj, orderStatus](r.Base, kind{r}, orders.KindKeystoneApplicationCredential,
 		c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown,
@@ -132,17 +102,11 @@ func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
 }
 
 // Reconcile runs one pass for a KeystoneApplicationCredential on
-// req.ClusterName (docs/reference/keystoneapplicationcredential.md;
-// orders.Loop): the shared gate, the reference gates, the Keystone-side
-// step applicationcredential.Decide chooses, the delivery, and the status.
-// A deregistered cluster's error is returned as is (the builder drops the
-// request).
+// req.ClusterName (docs/reference/keystoneapplicationcredential.md).
 func (r *Reconciler) Reconcile(ctx context.Context, req mcreconcile.Request) (ctrl.Result, error) {
 	return r.loop().Reconcile(ctx, req)
 }
 
-// kind is the KeystoneApplicationCredential part of the order loop
-// (orders.Kind); a pass is its orders.Actuator.
 type kind struct{ *Reconciler }
 
 func (kind) New() orderObj                                         { return &c5c3v1alpha1.KeystoneApplicationCredential{} }
@@ -158,7 +122,6 @@ func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
 	return q
 }
 
-// newPass begins a pass of p's order at the clock's current second.
 func (r *Reconciler) newPass(p *orders.Pass[orderObj]) *pass {
 	ac, ord := p.Obj, p.Order
 	planeNS, _ := orders.PlaneKey(ac.Spec.ControlPlaneRef, ac.Namespace)
@@ -170,23 +133,17 @@ func (r *Reconciler) newPass(p *orders.Pass[orderObj]) *pass {
 		st:       *ac.Status.DeepCopy()}
 }
 
-// Act runs the pass behind an open gate (run); status.nextRotation follows
-// the schedule on every such pass, not only at a switch: a changed or
-// turned-off schedule is reported at once
-// (docs/reference/keystoneapplicationcredential.md, "Status": "Absent with
-// the schedule off").
+// Act runs the pass behind an open gate and recomputes status.nextRotation
+// (docs/reference/keystoneapplicationcredential.md, "Status").
 func (p *pass) Act(ctx context.Context) error {
 	err := p.run(ctx)
 	p.st = applicationcredential.WithNextRotation(p.st, p.schedule)
 	return err
 }
 
-// Gated does nothing: a frozen (or otherwise gated) order changes nothing
-// but its status: nothing is created, rotated, delivered, repaired or swept
-// (docs/reference/keystoneapplicationcredential.md, "Consent").
+// Gated changes nothing (docs/reference/keystoneapplicationcredential.md, "Consent").
 func (*pass) Gated(context.Context) error { return nil }
 
-// Status is applicationcredential.Conditions and the pass's status fields.
 func (p *pass) Status() orders.StatusUpdate[orderStatus] {
 	p.obs.Current = p.st.CredentialGeneration
 	p.obs.Credentials = p.creds
@@ -195,8 +152,8 @@ func (p *pass) Status() orders.StatusUpdate[orderStatus] {
 	return orders.StatusUpdate[orderStatus]{Fields: p.st, Conditions: p.conds, Now: metav1.NewTime(p.now)}
 }
 
-// Requeue is applicationcredential.RequeueAfter, behind an open gate at
-// most NotReadyRequeue while not Ready and ReadyResync once Ready.
+// Requeue is applicationcredential.RequeueAfter, at most NotReadyRequeue while
+// not Ready and ReadyResync once Ready.
 func (p *pass) Requeue() time.Duration {
 	in := applicationcredential.InputFrom(p.ac, p.now)
 	in.Gate = p.gate
@@ -210,17 +167,13 @@ func (p *pass) Requeue() time.Duration {
 		wait = NotReadyRequeue
 	}
 	if p.gate.Passed() && ready && (wait == 0 || wait > p.r.resync) {
-		// A converged order verifies its delivered credential every
-		// resync (probe): an out-of-band deletion is not watched.
 		wait = p.r.resync
 	}
 	return orders.CapTarget(wait, onTarget)
 }
 
-// run is the pass behind an open shared gate: observe the credentials and
-// the delivered Secret, probe the live credential, carry out the decided
-// Keystone-side step, then deliver. Kubernetes-level failures are recorded
-// in p.obs (CredentialError, DeliveryError) and returned.
+// run observes, probes, carries out the decided step and delivers.
+// Kubernetes-level failures are recorded in p.obs and returned.
 func (p *pass) run(ctx context.Context) error {
 	in := applicationcredential.InputFrom(p.ac, p.now)
 	refs, secret, err := p.observeCredentials(ctx, &in)
@@ -249,11 +202,8 @@ func (p *pass) run(ctx context.Context) error {
 	return p.obs.DeliveryError
 }
 
-// observeCredentials reads the references (their refusal into in and
-// p.obs), writes the mint-cloud document behind a passed refusal, lists
-// the credential generations and reads the live generation's secret,
-// recording a lost secret-v<N>. It returns the references read and that
-// secret.
+// observeCredentials reads the references, writes the mint-cloud document,
+// lists the generations and returns the live generation's secret.
 func (p *pass) observeCredentials(ctx context.Context, in *applicationcredential.Input) (refsRead, []byte, error) {
 	refs, err := p.references(ctx)
 	if err != nil {
@@ -282,11 +232,8 @@ func (p *pass) observeCredentials(ctx context.Context, in *applicationcredential
 	if err != nil {
 		return refs, nil, err
 	}
-	// "The Secret holding the live credential's secret is gone from the
-	// cluster" (docs/reference/keystoneapplicationcredential.md, "Rotation")
-	// is read as secret-v<N> in the plane's namespace, the only place the
-	// secret lives besides the backup; a deleted delivered Secret is written
-	// again ("Delivered Secret contract"), not rotated.
+	// The live secret lives only in secret-v<N> and the backup
+	// (docs/reference/keystoneapplicationcredential.md, "Rotation").
 	in.SecretLost = !ok
 	if !ok {
 		p.obs.LostSecret = p.ns + "/" + p.child(korc.SecretDiscriminator(cur))
@@ -294,11 +241,8 @@ func (p *pass) observeCredentials(ctx context.Context, in *applicationcredential
 	return refs, secret, nil
 }
 
-// observeDelivered reads the delivered Secret (foreign: not the order's)
-// and records in in whether it carries the current document and the
-// current credential's id: the id decides the previous generation's
-// deletion, since a lost secret-v<N> makes the document unbuildable but
-// does not take the credential from the consumer.
+// observeDelivered reads the delivered Secret and whether it carries the
+// current document and credential id.
 func (p *pass) observeDelivered(ctx context.Context, in *applicationcredential.Input) (*corev1.Secret, error) {
 	delivered, foreign, err := p.readDelivered(ctx)
 	if err != nil {
@@ -316,8 +260,7 @@ func (p *pass) observeDelivered(ctx context.Context, in *applicationcredential.I
 	return delivered, nil
 }
 
-// classifyFirst names, against an External-mode plane, K-ORC's classified
-// cause for the first generation not becoming Available (p.obs.Classified).
+// classifyFirst sets p.obs.Classified against an External plane.
 func (p *pass) classifyFirst() {
 	if p.st.CredentialGeneration != 0 || !controlplane.IsExternal(p.cp) {
 		return
@@ -330,8 +273,7 @@ func (p *pass) classifyFirst() {
 	}
 }
 
-// carryOut carries out d, the Keystone-side step of the pass
-// (docs/reference/keystoneapplicationcredential.md, "Rotation").
+// carryOut carries out d (docs/reference/keystoneapplicationcredential.md, "Rotation").
 func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) error {
 	switch d.Action {
 	case applicationcredential.ActionCreate:
@@ -363,10 +305,7 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 		p.event(corev1.EventTypeNormal, EventFailedDeleted, "Rotate",
 			"deleting failed generation %d: spec.credentialGeneration was raised above it", d.Generation)
 	case applicationcredential.ActionReplaceFailed:
-		// Deviation from docs/reference/keystoneapplicationcredential.md,
-		// "Rotation" (a CredentialFailed successor "is continued as well until
-		// spec.credentialGeneration is raised above it"): see
-		// applicationcredential.Input.replaceFailed.
+		// See applicationcredential.Input.replaceFailed for this deviation.
 		if err := p.deleteGeneration(ctx, d.Generation); err != nil {
 			return err
 		}
@@ -382,10 +321,9 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 	return nil
 }
 
-// deletePrevious deletes the superseded generation gen once its grace
-// period passed, and clears status.previousCredential* once K-ORC no longer
-// lists it and Keystone confirms the credential gone (confirmRevoked;
-// docs/reference/keystoneapplicationcredential.md, "Rotation", step 3).
+// deletePrevious deletes generation gen and clears status.previousCredential*
+// once it is unlisted and confirmRevoked
+// (docs/reference/keystoneapplicationcredential.md, "Rotation", step 3).
 func (p *pass) deletePrevious(ctx context.Context, gen int64) error {
 	if o, listed := p.credObjs[gen]; listed {
 		if o.DeletionTimestamp.IsZero() {
@@ -404,22 +342,11 @@ func (p *pass) deletePrevious(ctx context.Context, gen int64) error {
 	return nil
 }
 
-// confirmRevoked reports whether the superseded credential
-// (status.previousCredentialID) of generation gen, whose K-ORC
-// ApplicationCredential is gone, may be forgotten: Keystone no longer holds
-// it. K-ORC may have released it without deleting it (Revoker), so the hub
-// deletes it as its user. Until that is confirmed status.previousCredential*
-// stays and the order looks again after NotReadyRequeue (p.revokePending);
-// the delivered credential is not affected, so no condition changes. A
-// refused login is not tried again until the user's password generation
-// changes (no added failed logins toward Keystone's lockout). The wait is
-// bounded: once the live credential is within the grace period of its
-// expiry, rejected by Keystone or its secret lost, an unconfirmed
-// credential is forgotten on K-ORC's word (Warning
-// PreviousCredentialUnconfirmed), because no rotation starts while it is
-// kept and the live credential must not die without a successor
-// (docs/reference/keystoneapplicationcredential.md, "Rotation"). Without the
-// mint parameters (references not passed) K-ORC's word is taken.
+// confirmRevoked reports whether the superseded credential of gen may be
+// forgotten: Keystone no longer holds it (Revoker). A refused login is not
+// retried until the password generation changes. Once the live credential is
+// dying it is forgotten on K-ORC's word (EventPreviousUnconfirmed)
+// (docs/reference/keystoneapplicationcredential.md, "Rotation").
 func (p *pass) confirmRevoked(ctx context.Context, gen int64) bool {
 	id := p.st.PreviousCredentialID
 	if id == "" || p.mint == nil {
@@ -464,10 +391,8 @@ func (p *pass) confirmRevoked(ctx context.Context, gen int64) bool {
 	return false
 }
 
-// isNotOwned reports a delivery refused for ownership (DeliveryRefused).
 func isNotOwned(err error) bool { return apply.IsNotOwned(err) }
 
-// timeOf unwraps t, keeping nil.
 func timeOf(t *metav1.Time) *time.Time {
 	if t == nil {
 		return nil

@@ -39,29 +39,19 @@ const ControllerName = "orderhub-keystoneapplicationcredential"
 
 // Options configure the reconciler; zero values take the defaults.
 type Options struct {
-	// Now is the clock; default time.Now. Tests may move it.
+	// Now is the clock; default time.Now.
 	Now func() time.Time
-	// ReadyResync is how often a converged order verifies that Keystone
-	// still accepts its delivered credential (a token request with it); a
-	// 401/404 rotates it like an expired one. Default
-	// applicationcredential.DefaultReadyResync (10m).
+	// ReadyResync is how often a converged order probes its delivered credential;
+	// default applicationcredential.DefaultReadyResync.
 	ReadyResync time.Duration
-	// Prober makes that token request; default KeystoneProbe.
-	Prober Prober
-	// Revoker confirms in Keystone that a superseded credential K-ORC
-	// released is gone, deleting it when it is not; default KeystoneRevoke.
+	Prober      Prober
+	// Revoker deletes released superseded credentials; default KeystoneRevoke.
 	Revoker Revoker
 }
 
-// SetupWithManager registers the KeystoneApplicationCredential reconciler
-// on hub's multicluster manager. Orders are watched on the management
-// cluster and on every engaged target cluster; the children (K-ORC
-// ApplicationCredentials, Secrets, PushSecrets in a ControlPlane's
-// namespace) and ControlPlanes on the management cluster only; the
-// referenced KeystoneUser/KeystoneProject/KeystoneRoleAssignment orders and
-// the delivered Secret on the order's own cluster. The manager's scheme must
-// hold client-go's, c5c3.io's and K-ORC's types, and ESO's CRDs must be
-// installed.
+// SetupWithManager registers the reconciler on hub's multicluster manager.
+// The scheme MUST hold client-go's, c5c3.io's and K-ORC's types, and ESO's
+// CRDs MUST be installed.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	base, err := orders.NewBase(hub, ControllerName, childSets...)
 	if err != nil {
@@ -102,10 +92,8 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		Complete(r)
 }
 
-// referencing maps a KeystoneUser, KeystoneProject or KeystoneRoleAssignment
-// on cluster name to the KeystoneApplicationCredentials of its namespace on
-// that cluster that reference it (an assignment: by its userRef and
-// projectRef), read through that cluster's client (orders.HeldBy).
+// referencing maps a referenced order to the credential orders referencing it
+// on its cluster (orders.HeldBy).
 func referencing() mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
 	return func(name multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 		return mchandler.TypedEnqueueRequestsFromMapFuncWithClusterPreservation(
@@ -135,10 +123,7 @@ func referencing() mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Re
 	}
 }
 
-// deliveredSecretOwner maps a delivered Secret on cluster name
-// (<name>-credentials beside its order, labelled with the kind's -name and
-// -namespace labels and carrying no owner-kind label, which children do) to
-// its order on that cluster.
+// deliveredSecretOwner maps a delivered Secret to its order on its cluster.
 func deliveredSecretOwner() mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
 	return func(name multicluster.ClusterName, _ cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 		return mchandler.TypedEnqueueRequestsFromMapFuncWithClusterPreservation(
@@ -153,11 +138,8 @@ func deliveredSecretOwner() mchandler.TypedEventHandlerFunc[client.Object, mcrec
 	}
 }
 
-// OrderOfDeliveredSecret names the KeystoneApplicationCredential a Secret
-// namespace/name with labels is the delivered Secret of: the kind's -name
-// and -namespace labels name an order in the Secret's own namespace, the
-// Secret is that order's <name>-credentials, and it carries no owner-kind
-// label (the order's children in the plane's namespace do).
+// OrderOfDeliveredSecret names the order a Secret is <name>-credentials of:
+// kind labels naming an order in its namespace, no owner-kind label.
 func OrderOfDeliveredSecret(namespace, name string, labels map[string]string) (string, bool) {
 	kind := orders.KindKeystoneApplicationCredential
 	order, ns := labels[orders.KindLabelKey(kind, "name")], labels[orders.KindLabelKey(kind, "namespace")]

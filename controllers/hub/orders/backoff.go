@@ -13,23 +13,16 @@ import (
 // (docs/reference/keystoneproject.md, "Conditions").
 const NotReadyCap = 2 * time.Minute
 
-// NotReadyBackoff is the unprompted requeue of an order that has not been
-// Ready for notReadyFor: half of notReadyFor, at least base and at most
-// NotReadyCap (base when base is longer). An order that waits on its
-// children, its references or its ControlPlane is woken by their changes
-// (each kind's watches); the unprompted pass is a safety net for what no
-// watch reports. Kept at base, it made one pass per order every base while
-// Keystone took minutes: 2000 orders re-applied their K-ORC children 46
-// times each in a 27-minute run (docs/performance.md, "Hub").
+// NotReadyBackoff is the unprompted requeue of an order not Ready for
+// notReadyFor: half of it, within [base, NotReadyCap]; watches wake the order
+// before that (docs/performance.md, "Hub: 500 application credentials").
 func NotReadyBackoff(base, notReadyFor time.Duration) time.Duration {
 	return max(base, min(notReadyFor/2, NotReadyCap))
 }
 
-// NotReadyFor is how long an order whose status conditions are conds has
-// not been Ready at now: since its Ready condition's lastTransitionTime when
-// that condition is not True, since created when it has no Ready condition,
-// and 0 when Ready is True (the order turns not Ready in this pass) or the
-// time lies ahead of now (clock skew).
+// NotReadyFor is how long conds have not been Ready at now: since Ready's
+// lastTransitionTime, or created without a Ready condition; 0 when Ready or in
+// the future.
 func NotReadyFor(conds []metav1.Condition, created, now time.Time) time.Duration {
 	since := created
 	if c := meta.FindStatusCondition(conds, c5c3v1alpha1.ConditionReady); c != nil {

@@ -18,56 +18,37 @@ import (
 	"github.com/c5c3/orderhub/delivery/eso"
 )
 
-// RequeueTarget is the longest an order on a target cluster waits between
-// two passes (docs/reference/keystoneapplicationcredential.md, "Conditions":
-// "An order on a target cluster is reconciled again every 10 minutes at the
-// latest"): changes there are not watched from the plane's side.
+// RequeueTarget is the longest wait between passes of an order on a target
+// cluster (docs/reference/keystoneapplicationcredential.md, "Conditions").
 const RequeueTarget = 10 * time.Minute
 
 // FieldOwner is the server-side-apply field manager of every object the
 // order reconcilers write.
 const FieldOwner = "orderhub-orders"
 
-// Backup is the backup half of an order's delivery
-// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
-// contract": "the delivered Secret is written once ESO reports a push of the
-// current document to the backing path"): the source Secret and the PushSecret
-// that writes it to OpenBao, both children in the plane's namespace on the
-// management cluster.
+// Backup is the source Secret and PushSecret that back up an order's delivery
+// to OpenBao (docs/reference/keystoneapplicationcredential.md, "Delivered
+// Secret contract").
 type Backup struct {
-	// Plane is the order's ControlPlane; its namespace holds the children
-	// and its secret store receives the push.
-	Plane *c5c3v1alpha1.ControlPlane
-	// SourceName and BackupName are the child names (discriminators
-	// "source" and "backup").
+	Plane                  *c5c3v1alpha1.ControlPlane
 	SourceName, BackupName string
-	// Labels are the children's labels (ChildLabels of the order).
-	Labels map[string]string
-	// Path is the OpenBao KV path the document is pushed to (delivery/openbao).
+	Labels                 map[string]string
+	// Path is the OpenBao KV path the document is pushed to.
 	Path string
-	// Data is the document: each key is pushed as the property of the same
-	// name at Path.
+	// Data: each key is pushed as the property of the same name at Path.
 	Data map[string][]byte
 }
 
-// BackupState is what Ensure observed.
 type BackupState struct {
-	// Pushed: ESO reports the push of exactly Data (the content hash Ensure
-	// stamped) to Path, for every key.
-	Pushed bool
-	// StoreNotReady: the plane's secret store is not Ready; Message says why
-	// (reason SecretStoreNotReady on a KeystoneUser).
+	// Pushed: ESO reports the push of exactly Data to Path.
+	Pushed        bool
 	StoreNotReady bool
-	// Message names what is awaited while Pushed is false.
-	Message string
+	Message       string
 }
 
-// Ensure writes the source Secret and the PushSecret of b through hub (the
-// management cluster's client) and reports whether the push of the current
-// document has completed. The PushSecret is stamped with the document's
-// content hash, so a changed document forces a new push, and Pushed is
-// only true once ESO reports a sync after that stamp. Errors: a Kubernetes
-// write or read failure (a Conflict is transient).
+// Ensure writes b's children through hub and reports whether the current
+// document was pushed; a changed document forces a new push. Errors:
+// Kubernetes failures (a Conflict is transient).
 func (b Backup) Ensure(ctx context.Context, hub client.Client) (BackupState, error) {
 	if b.Plane == nil || b.SourceName == "" || b.BackupName == "" || b.Path == "" || len(b.Data) == 0 {
 		return BackupState{}, errors.New("orders: a backup needs a plane, child names, a path and data")
@@ -105,9 +86,7 @@ func (b Backup) Ensure(ctx context.Context, hub client.Client) (BackupState, err
 	return BackupState{Pushed: true}, nil
 }
 
-// StoreOf is the plane's secret store as seen from its own namespace: the
-// namespaced SecretStore the plane provisions there, or its
-// ClusterSecretStore; kind is eso.KindSecretStore or eso.KindClusterSecretStore.
+// StoreOf returns the plane's SecretStore, or its ClusterSecretStore.
 func StoreOf(cp *c5c3v1alpha1.ControlPlane) (name, kind string) {
 	if n, ok := controlplane.StoreName(cp); ok {
 		return n, eso.KindSecretStore
@@ -115,15 +94,12 @@ func StoreOf(cp *c5c3v1alpha1.ControlPlane) (name, kind string) {
 	return cp.Spec.SecretStoreRef.Name, eso.KindClusterSecretStore
 }
 
-// StoreReady reports whether the plane's store (StoreOf) is Ready in the
-// plane's own namespace, with a message naming the cause otherwise.
+// StoreReady reports whether StoreOf is Ready, with a message otherwise.
 func StoreReady(ctx context.Context, hub client.Reader, cp *c5c3v1alpha1.ControlPlane) (bool, string) {
 	return StoreReadyIn(ctx, hub, cp, cp.Namespace)
 }
 
-// StoreReadyIn is StoreReady as seen from namespace: the SecretStore the
-// plane provisions there (a KeystoneService delivers from its own
-// namespace), or the plane's ClusterSecretStore.
+// StoreReadyIn is StoreReady as seen from namespace.
 func StoreReadyIn(ctx context.Context, hub client.Reader, cp *c5c3v1alpha1.ControlPlane, namespace string) (bool, string) {
 	name, kind := StoreOf(cp)
 	u := eso.New(eso.SecretStoreGVK)
@@ -154,28 +130,18 @@ func ESOMessage(u *unstructured.Unstructured) string {
 	return c.Reason + ": " + c.Message
 }
 
-// Delivered is the delivered Secret of an order: <name>-credentials in the
-// order's namespace on the order's cluster, owned by the order through a
-// controller owner reference, labelled with the kind's -name and -namespace
-// labels (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
-// contract").
+// Delivered is an order's <name>-credentials Secret on its cluster
+// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret contract").
 type Delivered struct {
-	// Order is the delivering order; Owner its object (for the reference).
 	Order Order
 	Owner client.Object
-	// Data are the keys the order owns in the Secret.
-	Data map[string][]byte
+	Data  map[string][]byte
 }
 
-// SecretName is <name>-credentials.
 func SecretName(orderName string) string { return orderName + "-credentials" }
 
-// Write applies d with server-side apply through c, the order's cluster's
-// client: an edited key is rewritten, a deleted Secret is created again, a
-// key somebody else added stays (apply.Deliver). A same-named Secret the
-// order does not own is refused with an error apply.IsNotOwned matches
-// (DeliveryRefused). Call it only after Backup.Ensure reported Pushed for
-// the same data. Errors: apply.Deliver's.
+// Write applies d through c with apply.Deliver; a Secret the order does not own
+// is refused (apply.IsNotOwned). Call only after Backup.Ensure reported Pushed.
 func (d Delivered) Write(ctx context.Context, c client.Client) error {
 	gvk, err := c.GroupVersionKindFor(d.Owner)
 	if err != nil {
@@ -191,10 +157,8 @@ func (d Delivered) Write(ctx context.Context, c client.Client) error {
 	return err
 }
 
-// DeleteIfPresent deletes obj through c when c reads it (a cached client:
-// from its cache) and it is not being deleted already, so a pass after the
-// object went sends nothing. obj is overwritten by the read. Errors: a read
-// other than NotFound, or the delete (DeleteIfExists).
+// DeleteIfPresent deletes obj when c reads it and it is not being deleted.
+// obj is overwritten by the read.
 func DeleteIfPresent(ctx context.Context, c client.Client, obj client.Object) error {
 	switch err := c.Get(ctx, client.ObjectKeyFromObject(obj), obj); {
 	case apierrors.IsNotFound(err):
@@ -207,8 +171,7 @@ func DeleteIfPresent(ctx context.Context, c client.Client, obj client.Object) er
 	return DeleteIfExists(ctx, c, obj)
 }
 
-// DeleteIfExists deletes obj through c; an object already gone is not an
-// error. Errors: any other delete failure, naming the object.
+// DeleteIfExists deletes obj; NotFound is not an error.
 func DeleteIfExists(ctx context.Context, c client.Client, obj client.Object) error {
 	if err := c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete %T %s/%s: %w", obj, obj.GetNamespace(), obj.GetName(), err)

@@ -14,22 +14,17 @@ import (
 // Base is what every order reconciler holds of the hub.
 type Base struct {
 	Hub *clusters.Hub
-	// Local is the management cluster's client: planes, children, admin
-	// credentials.
+	// Local is the management cluster's client.
 	Local client.Client
-	// Children is the management cluster's cache, indexed by owner
-	// (IndexOwner) for the kind's children.
+	// Children is the management cluster's cache indexed by IndexOwner.
 	Children client.Reader
-	// Recorder writes events on the management cluster (Event).
 	Recorder recorder.EventRecorder
-	// Claims reads the name claims past the cache (ClaimClient).
+	// Claims reads name claims uncached (ClaimClient).
 	Claims client.Client
 }
 
-// NewBase adds the reference indexes (IndexReferences) and the owner index
-// of every kind of sets (IndexChildren) on hub, and returns the Base of the
-// controller named name. It runs before the manager starts. Errors: an
-// index refused.
+// NewBase adds the reference and owner indexes on hub and returns the Base of
+// controller name, before the manager starts. Errors: an index refused.
 func NewBase(hub *clusters.Hub, name string, sets ...ChildSet) (Base, error) {
 	if err := IndexReferences(context.Background(), hub); err != nil {
 		return Base{}, err
@@ -42,18 +37,14 @@ func NewBase(hub *clusters.Hub, name string, sets ...ChildSet) (Base, error) {
 		Claims: ClaimClient{Client: local.GetClient(), Reader: local.GetAPIReader()}}, nil
 }
 
-// NewLoop is the order loop of k over b: the order kind kindName with its
-// teardown finalizer, status written through a StatusWriter whose events go
-// to the management cluster only, fields pointing into an order's status,
-// and now stamping the teardown's conditions.
+// NewLoop is the order loop of k over b for kindName with its finalizer.
 func NewLoop[T client.Object, S any](b Base, k Kind[T, S], kindName, finalizer string,
 	fields func(T) (*S, *[]metav1.Condition, *int64), now func() metav1.Time) Loop[T, S] {
 	return Loop[T, S]{Kind: k, Finalizer: finalizer, Clusters: b.Hub, Planes: b.Local, Children: b.Children, Local: b.Local, Now: now,
 		Status: StatusWriter[T, S]{Kind: kindName, Recorder: b.Recorder, ManagementEventsOnly: true, Fields: fields}}
 }
 
-// LocalOnly engages a watch with the management cluster only, where the
-// children and ControlPlanes are.
+// LocalOnly engages a watch with the management cluster only.
 func LocalOnly() []mcbuilder.WatchesOption {
 	return []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
 }

@@ -10,15 +10,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// UnlabelableValues returns the keys of lbl whose value is no valid label
-// value (validation.IsValidLabelValue: at most 63 bytes, alphanumeric at both
-// ends, '-', '_' and '.' between), sorted; nil when every value is valid.
-// The API server refuses such a value on every write, so no object carries
-// it, and it refuses a list whose label selector holds it (400 Bad
-// Request). A selector built from an owner that admission let through with
-// an over-long name or cluster name therefore matches nothing and must not
-// be sent: an order stuck on its first child is still deleted (see
-// ListChildren).
+// UnlabelableValues returns the sorted keys of lbl whose value is no valid
+// label value, nil when all are valid. The API server refuses a selector
+// holding one, so such a selector must not be sent.
 func UnlabelableValues(lbl map[string]string) []string {
 	var bad []string
 	for _, k := range sortedKeys(lbl) {
@@ -29,14 +23,9 @@ func UnlabelableValues(lbl map[string]string) []string {
 	return bad
 }
 
-// ListChildren lists the objects of list's kind in ns labelled lbl (an
-// order's ChildLabels) through r, the management cluster's cache, which
-// must hold IndexOwner for the kind (IndexChildren). A kind whose CRD is not
-// installed (meta.IsNoMatchError) lists nothing, and so does a selector
-// holding a value no label can carry (UnlabelableValues): no child can have
-// been written with it, and the API server would refuse the list, wedging
-// the finalizer. Errors: lbl names no order (OrderOfLabels), or the list
-// failed (wrapped).
+// ListChildren lists list's kind in ns labelled lbl through r, a cache holding
+// IndexOwner. A kind not installed, or an unlabelable lbl, lists nothing, so a
+// finalizer cannot wedge. Errors: lbl names no order, or the list failed.
 func ListChildren(ctx context.Context, r client.Reader, list client.ObjectList, ns string, lbl map[string]string) ([]client.Object, error) {
 	if len(UnlabelableValues(lbl)) > 0 {
 		return nil, nil
@@ -70,27 +59,22 @@ func Objects(list client.ObjectList) ([]client.Object, error) {
 	return out, nil
 }
 
-// ChildLister lists one order's children of list's kind in namespace ns
-// (ListChildren with the order's ChildLabels, or a kind's own selector).
+// ChildLister lists one order's children of list's kind in namespace ns.
 type ChildLister func(ctx context.Context, list client.ObjectList, ns string) ([]client.Object, error)
 
-// OwnerLister is the ChildLister of the order lbl names (its
-// ChildLabels): ListChildren through r.
+// OwnerLister is the ChildLister of the order lbl names.
 func OwnerLister(r client.Reader, lbl map[string]string) ChildLister {
 	return func(ctx context.Context, list client.ObjectList, ns string) ([]client.Object, error) {
 		return ListChildren(ctx, r, list, ns, lbl)
 	}
 }
 
-// ChildSet is one kind of an order's children.
 type ChildSet struct {
-	// List returns an empty list of the kind.
 	List func() client.ObjectList
-	// InOrderNamespace: the children live in the order's own namespace on
-	// the management cluster, not in the ControlPlane's.
+	// InOrderNamespace: the children live in the order's namespace, not the
+	// ControlPlane's.
 	InOrderNamespace bool
-	// Select picks the set's children among those listed; nil picks all.
-	// What it leaves out is neither deleted nor counted.
+	// Select picks the set's children; the rest is neither deleted nor counted.
 	Select func(client.Object) bool
 }
 
@@ -103,10 +87,8 @@ func Lists(sets ...ChildSet) []client.ObjectList {
 	return out
 }
 
-// Sweep deletes through c (DeleteIfExists) every child of sets that list
-// finds (in planeNS, or orderNS for InOrderNamespace) and that is not being
-// deleted yet, and returns how many children were listed. A failed list or
-// delete does not stop the sweep; the errors are joined.
+// Sweep deletes every listed child of sets not yet being deleted and returns
+// how many were listed; failures do not stop it and are joined.
 func Sweep(ctx context.Context, list ChildLister, c client.Client, planeNS, orderNS string, sets ...ChildSet) (int, error) {
 	left := 0
 	var errs []error

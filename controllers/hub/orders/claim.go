@@ -15,30 +15,16 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// Claim is a Keystone identity name an order is about to own: a user or a
-// project name in a domain. Two orders in different namespaces may order
-// the same name; a collision probe alone cannot tell them apart, because
-// both probe before either creates, and K-ORC's managed create then adopts
-// the row the first one made (breaker H2/H3: two orders shared one Keystone
-// user, and deleting one deleted the other's). A claim serializes them: the
-// first order to create the claim object owns the name, the other reads a
-// collision naming it.
-//
-// The claim object is a coordination.k8s.io Lease in the ControlPlane's
-// namespace: a create-only object whose AlreadyExists is the arbiter (the
-// API server's name uniqueness is the only atomic check-and-set available
-// across reconcilers and namespaces). Names are compared as Keystone
-// compares them (keystone.FoldName), so "Reports" and "reports" claim the
-// same row.
+// Claim is a Keystone user or project name in a domain an order is about to
+// own. Two orders probing the same name would both adopt one row, so the first
+// to create the claim's Lease in the ControlPlane's namespace owns the name
+// (AlreadyExists is the arbiter). Names compare as keystone.FoldName.
 type Claim struct {
-	// Kind is "user" or "project".
-	Kind string
-	// Domain and Name are the Keystone domain and object names.
+	Kind         string
 	Domain, Name string
 }
 
-// ObjectName is the Lease's name: "claim-<kind>-<8hex>-<8hex>" of the
-// folded domain and name.
+// ObjectName is "claim-<kind>-<8hex>-<8hex>" of the folded domain and name.
 func (c Claim) ObjectName() string {
 	return "claim-" + c.Kind + "-" + korc.ShortHash(keystone.FoldName(c.Domain)) + "-" + korc.ShortHash(keystone.FoldName(c.Name))
 }
@@ -48,17 +34,9 @@ func holderIdentity(o Order) string {
 	return o.Kind + "/" + o.Cluster + "/" + o.Namespace + "/" + o.Name
 }
 
-// Acquire takes claim for order o in planeNamespace through c (the
-// management cluster), or confirms o already holds it. It returns the
-// empty string when o holds the claim, else the holder for the collision
-// message (DescribeHolder). The claim is read first and created only when
-// it does not exist, so a holder's later passes write nothing; two orders
-// that both read none still race on the create, whose AlreadyExists is the
-// arbiter.
-// c's reads should bypass the cache (e.g. the manager's APIReader wrapped
-// into a client): the hub's RBAC on leases is get, create and delete, so a
-// cached Get would start an informer that needs list and watch. Errors: a
-// Kubernetes read or write failure.
+// Acquire takes claim for o, or confirms o holds it, and returns "" or the
+// other holder (DescribeHolder). c's reads MUST bypass the cache: the hub may
+// only get, create and delete leases. Errors: Kubernetes failures.
 func Acquire(ctx context.Context, c client.Client, planeNamespace string, claim Claim, o Order) (string, error) {
 	me := holderIdentity(o)
 	key := types.NamespacedName{Namespace: planeNamespace, Name: claim.ObjectName()}
@@ -89,11 +67,8 @@ func Acquire(ctx context.Context, c client.Client, planeNamespace string, claim 
 	return DescribeHolder(*cur.Spec.HolderIdentity), nil
 }
 
-// DescribeHolder renders a claim's holder identity
-// ("<Kind>/<cluster>/<namespace>/<name>") for a condition message:
-// "KeystoneUser tenant-a/reports (management cluster)" or
-// "KeystoneUser tenant-a/reports (cluster edge-1)". An identity of another
-// shape is returned as it is.
+// DescribeHolder renders a holder identity for a condition message, e.g.
+// "KeystoneUser tenant-a/reports (cluster edge-1)"; other shapes pass as is.
 func DescribeHolder(id string) string {
 	parts := strings.SplitN(id, "/", 4)
 	if len(parts) != 4 {
@@ -106,9 +81,8 @@ func DescribeHolder(id string) string {
 	return fmt.Sprintf("%s %s/%s (%s)", parts[0], parts[2], parts[3], where)
 }
 
-// Release deletes claim when order o holds it; another holder's claim, or
-// none, is left alone. Call it last in o's teardown, once the Keystone
-// object is gone. Errors: a Kubernetes read or delete failure.
+// Release deletes claim when o holds it. Call it last in o's teardown.
+// Errors: Kubernetes failures.
 func Release(ctx context.Context, c client.Client, planeNamespace string, claim Claim, o Order) error {
 	var cur coordinationv1.Lease
 	err := c.Get(ctx, types.NamespacedName{Namespace: planeNamespace, Name: claim.ObjectName()}, &cur)
@@ -121,8 +95,7 @@ func Release(ctx context.Context, c client.Client, planeNamespace string, claim 
 	if cur.Spec.HolderIdentity == nil || *cur.Spec.HolderIdentity != holderIdentity(o) {
 		return nil
 	}
-	// Preconditions: delete exactly the Lease read above, never one another
-	// order created after it went.
+	// Preconditions: never delete a Lease another order created since the read.
 	uid, rv := cur.UID, cur.ResourceVersion
 	if err := c.Delete(ctx, &cur, client.Preconditions{UID: &uid, ResourceVersion: &rv}); err != nil &&
 		!apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
@@ -131,10 +104,7 @@ func Release(ctx context.Context, c client.Client, planeNamespace string, claim 
 	return nil
 }
 
-// ClaimClient is the management cluster's client for claims: writes go
-// through Client, reads straight to the API server through Reader (a
-// claim must be read as it is, and the hub's RBAC on leases is get, create
-// and delete: no list or watch for an informer).
+// ClaimClient writes through Client and reads uncached through Reader.
 type ClaimClient struct {
 	client.Client
 	Reader client.Reader

@@ -9,26 +9,17 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
 
-// ManagementCluster is the cluster name of an order on the management
-// cluster: the empty string, as in NamespaceAssignment.cluster and in the
-// c5c3.io/owner-cluster label (docs/reference/keystoneapplicationcredential.md,
-// "Projected child names": "empty for the management cluster").
+// ManagementCluster is the cluster name of an order on the management cluster
+// (docs/reference/keystoneapplicationcredential.md, "Projected child names").
 const ManagementCluster = ""
 
-// MaxClusterNameLength is the longest target-cluster name, in bytes, an order
-// can live on: the cluster name is written into a label value, which carries
-// at most 63 characters (docs/reference/keystoneapplicationcredential.md,
-// "Conditions", ClusterNameTooLong).
+// MaxClusterNameLength is the longest target-cluster name in bytes: it is a
+// label value (docs/reference/keystoneapplicationcredential.md, "Conditions").
 const MaxClusterNameLength = 63
 
-// Assigned returns the spec.namespaceAssignments entry of cp that assigns
-// namespace on cluster (ManagementCluster, "", for the management cluster),
-// and whether there is one (docs/reference/keystoneapplicationcredential.md,
-// "Consent": "The spec.namespaceAssignments entry for the order's namespace and
-// cluster is the only consent"). Both keys compare exactly: the schema
-// restricts them to lowercase RFC-1123 names, and the list is a map keyed by
-// cluster and namespace, so at most one entry matches. A nil cp assigns
-// nothing. The returned pointer aliases cp's slice; do not modify it.
+// Assigned returns cp's spec.namespaceAssignments entry for cluster and
+// namespace, compared exactly; nil cp assigns nothing. The pointer aliases cp
+// (docs/reference/keystoneapplicationcredential.md, "Consent").
 func Assigned(cp *c5c3v1alpha1.ControlPlane, cluster, namespace string) (*c5c3v1alpha1.NamespaceAssignment, bool) {
 	if cp == nil {
 		return nil, false
@@ -42,20 +33,9 @@ func Assigned(cp *c5c3v1alpha1.ControlPlane, cluster, namespace string) (*c5c3v1
 	return nil, false
 }
 
-// RoleAllowed reports whether the assignment a lets a KeystoneRoleAssignment
-// assign role (NamespaceAssignment.allowedRoles: "Empty allows none"). A nil
-// assignment allows nothing. KeystoneApplicationCredentials never call this:
-// docs/reference/keystoneapplicationcredential.md, "Consent", "The entry's
-// allowedRoles is not consulted".
-//
-// Case: Keystone stores role names in a MySQL column with a *_general_ci
-// collation, so "Member" and "member" name the same role there, and a role
-// import of either name resolves to it. RoleAllowed therefore compares with
-// strings.EqualFold (Unicode simple case folding). general_ci also ignores
-// trailing spaces and folds some accents (é = e); EqualFold does not, so for
-// those rare names RoleAllowed refuses where Keystone would see one role:
-// the error is always on the refusing side, never an admission of a role
-// the plane's operator did not list.
+// RoleAllowed reports whether a lists role in allowedRoles; nil allows nothing.
+// It compares with strings.EqualFold because Keystone's role names collate
+// case-insensitively; it may refuse, never admit, what Keystone folds further.
 func RoleAllowed(a *c5c3v1alpha1.NamespaceAssignment, role string) bool {
 	if a == nil {
 		return false
@@ -68,23 +48,20 @@ func RoleAllowed(a *c5c3v1alpha1.NamespaceAssignment, role string) bool {
 	return false
 }
 
-// Gate is the verdict of the shared gates every sub-condition of an order
-// reads (docs/reference/keystoneapplicationcredential.md, "Conditions", the
-// rows marked "both"). Reason is one of the c5c3v1alpha1 reason constants, or
-// empty when the order may proceed; Message names the remedy.
+// Gate is the shared gates' verdict: Reason is a c5c3v1alpha1 reason constant,
+// empty when open; Message names the remedy
+// (docs/reference/keystoneapplicationcredential.md, "Conditions").
 type Gate struct{ Reason, Message string }
 
 // Passed reports an open gate (empty Reason).
 func (g Gate) Passed() bool { return g.Reason == "" }
 
-// Frozen reports the NamespaceNotAssigned gate: the order is frozen, so
-// nothing is created, rotated, delivered, repaired or swept, and the
-// schedule pauses (docs/reference/keystoneapplicationcredential.md, "Consent").
+// Frozen reports the NamespaceNotAssigned gate
+// (docs/reference/keystoneapplicationcredential.md, "Consent").
 func (g Gate) Frozen() bool { return g.Reason == c5c3v1alpha1.ReasonNamespaceNotAssigned }
 
-// Order identifies one order: its kind (one of the Kind constants), the
-// cluster it lives on (ManagementCluster for the management cluster, else
-// the registered target cluster's name), its namespace and its name.
+// Order identifies one order by kind, cluster (ManagementCluster or a target
+// cluster's name), namespace and name.
 type Order struct {
 	Kind      string
 	Cluster   string
@@ -95,10 +72,8 @@ type Order struct {
 // OnTargetCluster reports an order on a registered target cluster.
 func (o Order) OnTargetCluster() bool { return o.Cluster != ManagementCluster }
 
-// PlaneKey returns the namespace and name spec.controlPlaneRef resolves to
-// for an order in orderNamespace: the reference's namespace, or the order's
-// own namespace when it is empty (ControlPlaneRefSpec.namespace: "Empty
-// means the object's own namespace").
+// PlaneKey returns the ControlPlane ref resolves to; an empty namespace means
+// orderNamespace.
 func PlaneKey(ref c5c3v1alpha1.ControlPlaneRefSpec, orderNamespace string) (namespace, name string) {
 	if ref.Namespace != "" {
 		return ref.Namespace, ref.Name
@@ -106,22 +81,11 @@ func PlaneKey(ref c5c3v1alpha1.ControlPlaneRefSpec, orderNamespace string) (name
 	return orderNamespace, ref.Name
 }
 
-// GateOf decides the shared gates of order o, whose spec.controlPlaneRef is
-// ref, against the plane cp it resolves to (nil when it does not resolve).
-// First match wins:
-//
-//  1. ClusterNameTooLong: o lives on a target cluster whose name is longer
-//     than MaxClusterNameLength (63) bytes. No assignment can name such a
-//     cluster (NamespaceAssignment.cluster is at most 63), so this is the
-//     specific cause of what would otherwise read NamespaceNotAssigned.
-//  2. ControlPlaneNotFound: cp is nil and o lives on the management cluster.
-//  3. NamespaceNotAssigned: cp has no spec.namespaceAssignments entry for
-//     o's cluster and namespace, or cp is nil and o lives on a target
-//     cluster (docs/reference/keystoneapplicationcredential.md, "Conditions";
-//     conditions.go ReasonNamespaceNotAssigned). The target-cluster message is
-//     the same in both cases, so a tenant on a target cluster does not learn
-//     which planes exist.
-//  4. WaitingForAdminCredential: cp's AdminCredentialReady is not True.
+// GateOf decides the shared gates of o against cp (nil when ref does not
+// resolve), first match wins: ClusterNameTooLong, ControlPlaneNotFound,
+// NamespaceNotAssigned (also for a missing plane on a target cluster, so its
+// existence is not disclosed), WaitingForAdminCredential
+// (docs/reference/keystoneapplicationcredential.md, "Conditions").
 func GateOf(o Order, ref c5c3v1alpha1.ControlPlaneRefSpec, cp *c5c3v1alpha1.ControlPlane) Gate {
 	ns, name := PlaneKey(ref, o.Namespace)
 	if len(o.Cluster) > MaxClusterNameLength {
@@ -134,8 +98,6 @@ func GateOf(o Order, ref c5c3v1alpha1.ControlPlaneRefSpec, cp *c5c3v1alpha1.Cont
 			"ControlPlane %s/%s does not exist: create it or correct spec.controlPlaneRef", ns, name)}
 	}
 	if _, ok := Assigned(cp, o.Cluster, o.Namespace); !ok {
-		// On a target cluster the plane's existence is not disclosed (see
-		// above), so the message covers both causes there.
 		where, orMissing := "the management cluster", ""
 		if o.OnTargetCluster() {
 			where, orMissing = fmt.Sprintf("cluster %q", o.Cluster), ", or does not exist"

@@ -5,12 +5,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 )
 
-// Event records an event on obj, the order ord names, through rec, which
-// writes to the management cluster only. An order on a target cluster gets
-// none: the API server refuses an event in a namespace only the target has,
-// and where the management cluster has a namespace of the same name the
-// event would point at an object it does not hold. The order's conditions
-// carry the same information (docs/hub.md). A nil rec records nothing.
+// Event records an event on obj through rec, management cluster only: an
+// order on a target cluster gets none (docs/hub.md, "Target clusters"). A nil rec records nothing.
 func Event(rec recorder.EventRecorder, ord Order, obj runtime.Object, typ, reason, action, note string, args ...any) {
 	if rec == nil || ord.OnTargetCluster() {
 		return

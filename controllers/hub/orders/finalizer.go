@@ -10,11 +10,9 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
 
-// NeedsFinalizer reports whether an order without its teardown finalizer
-// (has false) gets it now: once cp assigns the order's namespace on its
-// cluster and the cluster's name fits MaxClusterNameLength (an order the
-// gate refuses for ClusterNameTooLong or freezes at NamespaceNotAssigned
-// gets none, so its deletion is never held). A nil cp assigns nothing.
+// NeedsFinalizer reports whether an order without its finalizer gets it now:
+// once cp assigns its namespace and its cluster name fits, so a refused or
+// frozen order's deletion is never held.
 func NeedsFinalizer(has bool, cp *c5c3v1alpha1.ControlPlane, o Order) bool {
 	if has || len(o.Cluster) > MaxClusterNameLength {
 		return false
@@ -23,10 +21,8 @@ func NeedsFinalizer(has bool, cp *c5c3v1alpha1.ControlPlane, o Order) bool {
 	return assigned
 }
 
-// EnsureFinalizer installs finalizer on the order obj (a merge patch
-// through c, the order's cluster client; obj is updated in place) when
-// NeedsFinalizer says so, and does nothing otherwise. Errors: the patch
-// failed (wrapped).
+// EnsureFinalizer patches finalizer onto obj when NeedsFinalizer says so.
+// Errors: the patch failed.
 func EnsureFinalizer(ctx context.Context, c client.Client, obj client.Object, finalizer string,
 	cp *c5c3v1alpha1.ControlPlane, o Order) error {
 	if !NeedsFinalizer(controllerutil.ContainsFinalizer(obj, finalizer), cp, o) {

@@ -15,33 +15,24 @@ import (
 )
 
 // Field indexes of the orders' references (ReferenceIndexes), read with
-// client.MatchingFields together with client.InNamespace: the orders that
-// reference a user or project are looked up instead of scanned. Scanning
-// the namespace per pass and per reference event was 65% of all the hub
-// allocated at 500 application credentials (docs/performance.md, "Hub").
+// client.MatchingFields and client.InNamespace
+// (docs/performance.md, "Hub: 500 application credentials").
 const (
-	// IndexUserRef is spec.userRef.name of KeystoneApplicationCredentials
-	// and KeystoneRoleAssignments.
-	IndexUserRef = "spec.userRef.name"
-	// IndexProjectRef is spec.projectRef.name of the same kinds.
+	// IndexUserRef is spec.userRef.name of credential and role orders.
+	IndexUserRef    = "spec.userRef.name"
 	IndexProjectRef = "spec.projectRef.name"
-	// IndexDefaultProjectRef is spec.defaultProjectRef.name of
-	// KeystoneUsers (absent when the user names no default project).
+	// IndexDefaultProjectRef is spec.defaultProjectRef.name of KeystoneUsers.
 	IndexDefaultProjectRef = "spec.defaultProjectRef.name"
-	// IndexOwner is the order a child in a ControlPlane's namespace belongs
-	// to, OwnerKey of its ownership labels (OrderOfLabels); a child without
-	// them is not indexed. It is added on the management cluster only
-	// (IndexChildren), where the children are.
+	// IndexOwner is OwnerKey of a child's ownership labels, on the management
+	// cluster only (IndexChildren); unlabelled children are not indexed.
 	IndexOwner = "metadata.labels.owner"
 )
 
-// OwnerKey is o's value in IndexOwner: kind, cluster, namespace and name
-// joined by "/" (none of them can hold one).
+// OwnerKey is o's IndexOwner value: kind/cluster/namespace/name.
 func OwnerKey(o Order) string {
 	return o.Kind + "/" + o.Cluster + "/" + o.Namespace + "/" + o.Name
 }
 
-// ownerOf is IndexOwner's extract function.
 func ownerOf(obj client.Object) []string {
 	l := obj.GetLabels()
 	o, ok := OrderOfLabels(l[LabelOwnerKind], l)
@@ -51,18 +42,15 @@ func ownerOf(obj client.Object) []string {
 	return []string{OwnerKey(o)}
 }
 
-// Index is one field index: Field on the objects of Object's type, valued
-// by Extract.
+// Index is one field index: Field on Object's type, valued by Extract.
 type Index struct {
 	Object  client.Object
 	Field   string
 	Extract client.IndexerFunc
 }
 
-// ReferenceIndexes are the indexes the order reconcilers read:
-// IndexUserRef and IndexProjectRef on KeystoneApplicationCredentials and
-// KeystoneRoleAssignments, IndexDefaultProjectRef on KeystoneUsers. An
-// empty reference is not indexed.
+// ReferenceIndexes are the indexes the order reconcilers read; an empty
+// reference is not indexed.
 func ReferenceIndexes() []Index {
 	return []Index{
 		{&c5c3v1alpha1.KeystoneApplicationCredential{}, IndexUserRef, func(o client.Object) []string {
@@ -93,14 +81,12 @@ func nonEmpty(v string) []string {
 	return []string{v}
 }
 
-// FieldIndexer adds a field index on every cluster the hub serves
-// (clusters.Hub.IndexField, which adds each index once).
+// FieldIndexer adds a field index once on every cluster the hub serves.
 type FieldIndexer interface {
 	IndexField(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error
 }
 
-// IndexReferences adds ReferenceIndexes through idx; each order reconciler
-// calls it before the manager starts. Errors: an index refused.
+// IndexReferences adds ReferenceIndexes through idx before the manager starts.
 func IndexReferences(ctx context.Context, idx FieldIndexer) error {
 	for _, ix := range ReferenceIndexes() {
 		if err := idx.IndexField(ctx, ix.Object, ix.Field, ix.Extract); err != nil {
@@ -110,20 +96,14 @@ func IndexReferences(ctx context.Context, idx FieldIndexer) error {
 	return nil
 }
 
-// LocalFieldIndexer adds a field index on the management cluster only
-// (clusters.Hub.IndexLocalField, which adds each index once).
+// LocalFieldIndexer adds a field index once on the management cluster.
 type LocalFieldIndexer interface {
 	IndexLocalField(ctx context.Context, obj client.Object, field string, extract client.IndexerFunc) error
 }
 
-// IndexChildren adds IndexOwner, through idx, on the item type of each of
-// lists (its kind with "List" trimmed, from scheme; an unstructured or a
-// metadata-only list stays so): a reconciler passes the lists it gives ListChildren
-// and Sweep, before the manager starts. They then read the order's
-// own children instead of matching labels across the ControlPlane's
-// namespace, which holds every order's children (docs/performance.md,
-// "Hub"). Errors: a kind not in scheme, an index refused, or a kind not
-// installed.
+// IndexChildren adds IndexOwner on the item type of each of lists before the
+// manager starts (docs/performance.md, "Hub: 500 application credentials").
+// Errors: a kind not in scheme or not installed, or an index refused.
 func IndexChildren(ctx context.Context, idx LocalFieldIndexer, scheme *runtime.Scheme, lists ...client.ObjectList) error {
 	for _, l := range lists {
 		o, err := itemOf(l, scheme)
@@ -137,7 +117,6 @@ func IndexChildren(ctx context.Context, idx LocalFieldIndexer, scheme *runtime.S
 	return nil
 }
 
-// itemOf returns an empty object of the kind list holds.
 func itemOf(list client.ObjectList, scheme *runtime.Scheme) (client.Object, error) {
 	gvk, err := apiutil.GVKForObject(list, scheme)
 	if err != nil {
@@ -165,11 +144,8 @@ func itemOf(list client.ObjectList, scheme *runtime.Scheme) (client.Object, erro
 	return obj, nil
 }
 
-// ReferenceFields selects, in a List of KeystoneApplicationCredentials or
-// KeystoneRoleAssignments from a cache holding ReferenceIndexes, the orders
-// referencing user and project; an empty one is not selected on, and with
-// both empty nothing is (a field selector without requirements is refused by
-// the cache).
+// ReferenceFields selects the orders referencing user and project from a
+// cache holding ReferenceIndexes; empty values are not selected on.
 func ReferenceFields(user, project string) client.ListOption {
 	f := referenceFields{}
 	if user != "" {

@@ -12,41 +12,30 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// UserChildName is a KeystoneUser order's managed K-ORC User in its plane's
-// namespace (naming contract between kinds: korc.OrderChildName with
-// korc.InfixUser and korc.DiscUser).
+// UserChildName is a KeystoneUser order's K-ORC User name in its plane's
+// namespace.
 func UserChildName(cluster, namespace, user string) string {
 	return korc.OrderChildName(korc.InfixUser, cluster, namespace, user, korc.DiscUser)
 }
 
-// ProjectChildName is a KeystoneProject order's managed K-ORC Project in its
-// plane's namespace (korc.InfixProject, korc.DiscProject).
+// ProjectChildName is a KeystoneProject order's K-ORC Project name.
 func ProjectChildName(cluster, namespace, project string) string {
 	return korc.OrderChildName(korc.InfixProject, cluster, namespace, project, korc.DiscProject)
 }
 
-// UserKeystoneID reads the Keystone id of the KeystoneUser user of
-// namespace on cluster from its K-ORC User in the plane's namespace planeNS,
-// through local (the management cluster). Only the hub and K-ORC write
-// there, while an order's own status can be written by whoever may update
-// its status subresource (on a target cluster, that cluster's
-// administrators), so an id that reaches Keystone on the hub's credentials
-// (a grant, a revoke, a mint login) is taken from here and never from an
-// order's status (docs/hub.md "Trust"). "" while the child is missing or
-// K-ORC reports no id yet. Errors: a read failure other than NotFound.
+// UserKeystoneID reads a KeystoneUser's Keystone id from its K-ORC User, never
+// from the order's status, which others may write (docs/hub.md, "Trust").
+// "" while missing. Errors: a read failure other than NotFound.
 func UserKeystoneID(ctx context.Context, local client.Reader, planeNS, cluster, namespace, user string) (string, error) {
 	return childKeystoneID(ctx, local, planeNS, UserChildName(cluster, namespace, user), &orcv1alpha1.User{}, "K-ORC User of KeystoneUser "+user)
 }
 
-// ProjectKeystoneID is UserKeystoneID for the KeystoneProject project and
-// its K-ORC Project.
+// ProjectKeystoneID is UserKeystoneID for a KeystoneProject.
 func ProjectKeystoneID(ctx context.Context, local client.Reader, planeNS, cluster, namespace, project string) (string, error) {
 	return childKeystoneID(ctx, local, planeNS, ProjectChildName(cluster, namespace, project), &orcv1alpha1.Project{}, "K-ORC Project of KeystoneProject "+project)
 }
 
-// childKeystoneID reads the K-ORC object name of planeNS into obj and
-// returns its Keystone id (korc.IDOf): "" when it is missing or reports
-// none. Errors: a read failure other than NotFound, naming what.
+// childKeystoneID returns korc.IDOf the K-ORC object name ("" when missing).
 func childKeystoneID(ctx context.Context, local client.Reader, planeNS, name string, obj interface {
 	client.Object
 	orcv1alpha1.ObjectWithConditions

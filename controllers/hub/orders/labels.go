@@ -15,8 +15,7 @@ const (
 	KindKeystoneApplicationCredential = "KeystoneApplicationCredential"
 )
 
-// Ownership label keys of every child an order projects (the shared keys
-// of api/c5c3/v1alpha1 labels.go).
+// Ownership label keys of every child an order projects (api/c5c3/v1alpha1).
 const (
 	LabelOwnerKind      = c5c3v1alpha1.LabelOwnerKind
 	LabelOwnerNamespace = c5c3v1alpha1.LabelOwnerNamespace
@@ -24,12 +23,8 @@ const (
 	LabelOwnerCluster   = c5c3v1alpha1.LabelOwnerCluster
 )
 
-// OwnerLabels are the four ownership labels of o's children:
-// LabelOwnerKind=o.Kind, LabelOwnerNamespace=o.Namespace,
-// LabelOwnerName=o.Name and LabelOwnerCluster=o.Cluster (empty for the
-// management cluster; a label value may be empty). o.Cluster must be at most
-// MaxClusterNameLength bytes, which GateOf enforces before anything is
-// projected.
+// OwnerLabels are the four ownership labels of o's children; o.Cluster MUST
+// be at most MaxClusterNameLength bytes (GateOf).
 func OwnerLabels(o Order) map[string]string {
 	return map[string]string{
 		LabelOwnerKind:      o.Kind,
@@ -39,22 +34,15 @@ func OwnerLabels(o Order) map[string]string {
 	}
 }
 
-// KindLabelKey is "c5c3.io/<lowercased kind>-<field>", the per-kind label key
-// docs/reference/keystoneapplicationcredential.md names for children
-// ("Projected child names": "Each carries three labels:
-// c5c3.io/keystoneapplicationcredential-name, ...-namespace and ...-cluster"); field is
-// "name", "namespace" or "cluster". The delivered Secret carries the -name
-// and -namespace ones ("Delivered Secret contract").
+// KindLabelKey is "c5c3.io/<lowercased kind>-<field>", field one of name,
+// namespace, cluster (docs/reference/keystoneapplicationcredential.md,
+// "Projected child names").
 func KindLabelKey(kind, field string) string {
 	return "c5c3.io/" + strings.ToLower(kind) + "-" + field
 }
 
-// KindLabels are the three per-kind labels
-// docs/reference/keystoneapplicationcredential.md ("Projected child names")
-// gives every child of o: KindLabelKey(o.Kind, "name")=o.Name,
-// "namespace"=o.Namespace and "cluster"=o.Cluster (empty for the management
-// cluster). The manual clean-up selector of that page for a deregistered
-// cluster matches on these.
+// KindLabels are the three KindLabelKey labels of o's children
+// (docs/reference/keystoneapplicationcredential.md, "Projected child names").
 func KindLabels(o Order) map[string]string {
 	return map[string]string{
 		KindLabelKey(o.Kind, "name"):      o.Name,
@@ -63,8 +51,7 @@ func KindLabels(o Order) map[string]string {
 	}
 }
 
-// ChildLabels are OwnerLabels(o) and KindLabels(o) together (seven labels),
-// the labels every child of o in the ControlPlane's namespace carries.
+// ChildLabels are OwnerLabels(o) and KindLabels(o) together.
 func ChildLabels(o Order) map[string]string {
 	l := OwnerLabels(o)
 	for k, v := range KindLabels(o) {
@@ -73,9 +60,8 @@ func ChildLabels(o Order) map[string]string {
 	return l
 }
 
-// OrderOfLabels maps a child's labels back to its order: ok is false unless
-// LabelOwnerKind is kind and LabelOwnerName and LabelOwnerNamespace are
-// non-empty. A missing LabelOwnerCluster reads as the management cluster.
+// OrderOfLabels maps a child's labels back to its order; a missing cluster
+// label reads as the management cluster.
 func OrderOfLabels(kind string, labels map[string]string) (Order, bool) {
 	if labels[LabelOwnerKind] != kind || labels[LabelOwnerName] == "" || labels[LabelOwnerNamespace] == "" {
 		return Order{}, false
@@ -84,7 +70,6 @@ func OrderOfLabels(kind string, labels map[string]string) (Order, bool) {
 		Name: labels[LabelOwnerName]}, true
 }
 
-// sortedKeys returns m's keys in order, for deterministic object specs.
 func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {

@@ -15,108 +15,71 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
 
-// StaleRequeue is how soon a pass whose status write met a Conflict under
-// StatusWriter.OptimisticLock (it read a stale order and changed its
-// status) runs again.
+// StaleRequeue is the requeue after a status Conflict under
+// StatusWriter.OptimisticLock.
 const StaleRequeue = time.Second
 
-// Clusters gives the client of the cluster an order lives on
-// (clusters.Hub.Client). Errors: the cluster is not engaged (wrapping
-// multicluster.ErrClusterNotFound, which makes the builder drop the
-// request).
+// Clusters gives the client of an order's cluster. Errors: wraps
+// multicluster.ErrClusterNotFound when the cluster is not engaged.
 type Clusters interface {
 	Client(ctx context.Context, name multicluster.ClusterName) (client.Client, error)
 }
 
 // Pass is one reconcile pass of one order as Loop's prologue resolved it.
 type Pass[T client.Object] struct {
-	// Order is the order (OrderOf the request).
-	Order Order
-	// Client is the client of the order's cluster.
+	Order  Order
 	Client client.Client
 	// Obj is the order as read through Client; the pass updates it.
 	Obj T
-	// Plane is the ControlPlane spec.controlPlaneRef resolves to, nil when
-	// it does not exist (Plane).
+	// Plane is nil when the ControlPlane does not exist.
 	Plane *c5c3v1alpha1.ControlPlane
-	// PlaneNamespace is the ControlPlane's namespace (PlaneKey), where the
-	// order's K-ORC children live, whether or not the plane exists.
+	// PlaneNamespace holds the order's K-ORC children.
 	PlaneNamespace string
-	// Gate is the shared gate (GateOf); unset in a teardown.
+	// Gate is unset in a teardown.
 	Gate Gate
 }
 
-// Kind is the per-kind part of Loop for the order type T (a pointer to the
-// API struct) with status type S, in the shape of K-ORC's actuators
-// (github.com/k-orc/openstack-resource-controller/v2/internal/controllers/generic:
-// one generic reconciler, a small interface per kind).
+// Kind is the per-kind part of Loop for order type T with status type S, shaped
+// like K-ORC's actuators
+// (github.com/k-orc/openstack-resource-controller/v2/internal/controllers/generic).
 type Kind[T client.Object, S any] interface {
-	// New returns an empty order to read into.
 	New() T
-	// PlaneRef is obj's spec.controlPlaneRef.
 	PlaneRef(obj T) c5c3v1alpha1.ControlPlaneRefSpec
-	// Teardown is the kind's deletion path, which Loop runs (RunTeardown)
-	// for an order being deleted.
+	// Teardown is the kind's deletion path.
 	Teardown(p *Pass[T]) Teardown[T]
-	// Start begins the normal pass of p (the gate is decided, the
-	// finalizer installed where NeedsFinalizer says so) and returns its
-	// Actuator.
+	// Start begins a normal pass once the gate and finalizer are decided.
 	Start(p *Pass[T]) Actuator[S]
 }
 
-// Actuator is one normal pass of one order. Loop calls Act (open gate) or
-// Gated (refused or frozen), then Status, writes the update, and, when
-// nothing failed, calls Requeue.
+// Actuator is one normal pass: Loop calls Act or Gated, then Status, writes
+// it, and calls Requeue when nothing failed.
 type Actuator[S any] interface {
-	// Act runs behind an open gate: it observes the order's children, lets
-	// the kind's decide functions choose the step and carries it out. The
-	// error (a Kubernetes-level failure, which the kind also records in
-	// what Status reports) is returned after the status is written.
+	// Act runs behind an open gate; its error is returned after the status write.
 	Act(ctx context.Context) error
-	// Gated runs when the gate refused or froze the order: it changes
-	// nothing in Keystone (most kinds do nothing here). Its error is
-	// handled like Act's.
+	// Gated runs when the gate refused or froze the order; it MUST NOT change
+	// Keystone.
 	Gated(ctx context.Context) error
-	// Status decides the pass's conditions and status fields from what the
-	// pass observed (pure).
+	// Status decides conditions and status fields (pure).
 	Status() StatusUpdate[S]
-	// Requeue is the delay before the next unprompted pass once the status
-	// was written and nothing failed (pure).
+	// Requeue is the delay before the next unprompted pass (pure).
 	Requeue() time.Duration
 }
 
-// Loop is the reconcile skeleton every order kind shares. Per pass:
-//
-//  1. the order's cluster client (Clusters), the order (NotFound ends the
-//     pass), its Order (OrderOf) and its ControlPlane (Plane, from
-//     Planes);
-//  2. an order being deleted: the kind's Teardown (Loop.Teardown), whose
-//     result ends the pass;
-//  3. the shared gate (GateOf) and the teardown finalizer
-//     (EnsureFinalizer);
-//  4. Kind.Start, then Actuator.Act behind an open gate or Actuator.Gated;
-//  5. Actuator.Status, written by Status (the kind's one status writer);
-//  6. the errors of 4 and 5 joined; with none, Actuator.Requeue. Under
-//     Status.OptimisticLock a Conflict on the write with no other error
-//     is a stale read: no error, RequeueAfter StaleRequeue.
-//
-// Errors: a failed client, read or write (retried by the controller), the
-// cluster not engaged (Clusters), or what Teardown, Act or Gated returned.
+// Loop is the reconcile skeleton every order kind shares: read the order and
+// its plane, Teardown when deleting, else gate, finalizer, Act or Gated, and
+// one status write. A Conflict under OptimisticLock requeues after StaleRequeue.
+// Errors: client, cluster, Teardown, Act or Gated failures.
 type Loop[T client.Object, S any] struct {
-	Kind Kind[T, S]
-	// Finalizer is the kind's teardown finalizer.
+	Kind      Kind[T, S]
 	Finalizer string
-	// Clusters gives the order's cluster client; Planes reads the
-	// ControlPlanes (the management cluster).
+	// Clusters gives the order's cluster client; Planes reads ControlPlanes.
 	Clusters Clusters
 	Planes   client.Reader
-	// Status writes the status; Status.Kind names the order's kind.
-	Status StatusWriter[T, S]
-	// Children is the management cluster's cache holding IndexOwner for
-	// the kind's children (IndexChildren); Local deletes them.
+	Status   StatusWriter[T, S]
+	// Children is the management cluster's cache indexed by IndexOwner.
 	Children client.Reader
 	Local    client.Client
-	// Now stamps the teardown's conditions; nil is metav1.Now.
+	// Now stamps teardown conditions; nil is metav1.Now.
 	Now func() metav1.Time
 }
 
@@ -165,9 +128,7 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 	return reconcile.Result{RequeueAfter: a.Requeue()}, nil
 }
 
-// Teardown runs the kind's Teardown for p (RunTeardown): children listed
-// from l.Children by p.Order's ChildLabels, deleted through l.Local, status
-// conditions written through l.Status with p.Order, the status fields kept.
+// Teardown runs the kind's Teardown for p (RunTeardown), keeping status fields.
 func (l Loop[T, S]) Teardown(ctx context.Context, p *Pass[T]) (reconcile.Result, error) {
 	io := TeardownIO[T]{Local: l.Local, Recorder: l.Status.Recorder, List: OwnerLister(l.Children, ChildLabels(p.Order)),
 		Write: func(ctx context.Context, p *Pass[T], conds []metav1.Condition) error {

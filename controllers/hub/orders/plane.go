@@ -12,11 +12,8 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 )
 
-// Plane reads, from the management cluster through hub, the ControlPlane
-// ref resolves to for an order in orderNamespace (PlaneKey). It returns nil
-// and no error when the plane does not exist; GateOf turns that into
-// ControlPlaneNotFound or NamespaceNotAssigned. Errors: any other read
-// failure.
+// Plane reads the ControlPlane ref resolves to (PlaneKey); nil and no error
+// when it does not exist. Errors: any other read failure.
 func Plane(ctx context.Context, hub client.Reader, ref c5c3v1alpha1.ControlPlaneRefSpec, orderNamespace string) (*c5c3v1alpha1.ControlPlane, error) {
 	ns, name := PlaneKey(ref, orderNamespace)
 	var cp c5c3v1alpha1.ControlPlane
@@ -29,20 +26,9 @@ func Plane(ctx context.Context, hub client.Reader, ref c5c3v1alpha1.ControlPlane
 	return &cp, nil
 }
 
-// DeliveredAuthURL is the Keystone URL a clouds.yaml delivered to an order
-// on cluster carries (docs/reference/keystoneuser.md "Delivered Secret
-// contract"; docs/reference/keystoneapplicationcredential.md, "Delivered Secret
-// contract": "its auth URL is resolved for the order's cluster"):
-//
-//   - on the management cluster: controlplane.AuthURL, the URL K-ORC uses
-//     (the in-cluster Service of a Managed plane, external.authURL of an
-//     External one);
-//   - on a target cluster, which cannot reach the in-cluster Service: an
-//     External plane's external.authURL, else a Managed plane's
-//     spec.services.keystone.publicEndpoint, else https://<gateway.hostname>/v3.
-//
-// A Managed plane that publishes neither returns the KeystoneNotPublished
-// gate (DeliveryReady=False) and an empty URL.
+// DeliveredAuthURL is the Keystone URL delivered to an order on cluster, and
+// KeystoneNotPublished when a target cluster cannot reach one
+// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret contract").
 func DeliveredAuthURL(cp *c5c3v1alpha1.ControlPlane, cluster string) (string, Gate) {
 	if cluster == ManagementCluster || controlplane.IsExternal(cp) {
 		return controlplane.AuthURL(cp), Gate{}

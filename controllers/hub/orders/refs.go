@@ -9,21 +9,10 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
 
-// UserGate checks the KeystoneUser an order in namespace references with
-// ref, for an order whose plane is planeNamespace/planeName (PlaneKey of the
-// order's own controlPlaneRef). user is nil when ref names no KeystoneUser
-// in namespace; a read error must not be passed as nil. First match wins
-// (docs/reference/keystoneapplicationcredential.md, "Consent", the gate row of
-// the KeystoneUser):
-//
-//  1. UserNotFound: user is nil.
-//  2. ControlPlaneMismatch: user's controlPlaneRef resolves to another plane.
-//  3. WaitingForUser: user's UserReady is not True; the message names its
-//     UserReady reason.
-//
-// KeystoneApplicationCredential adds its own WaitingForUser for a password
-// that is not available; KeystoneRoleAssignment uses the same gate
-// (conditions.go: the reasons are shared with AssignmentReady).
+// UserGate checks the KeystoneUser ref names in namespace (nil when absent)
+// for an order of plane planeNamespace/planeName. First match wins:
+// UserNotFound, ControlPlaneMismatch, WaitingForUser
+// (docs/reference/keystoneapplicationcredential.md, "Consent").
 func UserGate(namespace string, ref c5c3v1alpha1.OrderRef, user *c5c3v1alpha1.KeystoneUser, planeNamespace, planeName string) Gate {
 	if user == nil {
 		return Gate{c5c3v1alpha1.ReasonUserNotFound, fmt.Sprintf(
@@ -42,15 +31,9 @@ func UserGate(namespace string, ref c5c3v1alpha1.OrderRef, user *c5c3v1alpha1.Ke
 	return Gate{}
 }
 
-// ProjectGate checks the KeystoneProject an order in namespace references
-// with ref, like UserGate (docs/reference/keystoneapplicationcredential.md,
-// "Consent", the gate row of the KeystoneProject):
-//
-//  1. ProjectNotFound: project is nil.
-//  2. ControlPlaneMismatch: project's controlPlaneRef resolves to another
-//     plane.
-//  3. WaitingForProject: project's ProjectReady is not True, or it reports
-//     no status.projectName.
+// ProjectGate checks the KeystoneProject like UserGate: ProjectNotFound,
+// ControlPlaneMismatch, WaitingForProject (not ready or no
+// status.projectName).
 func ProjectGate(namespace string, ref c5c3v1alpha1.OrderRef, project *c5c3v1alpha1.KeystoneProject, planeNamespace, planeName string) Gate {
 	if project == nil {
 		return Gate{c5c3v1alpha1.ReasonProjectNotFound, fmt.Sprintf(
@@ -73,8 +56,7 @@ func ProjectGate(namespace string, ref c5c3v1alpha1.OrderRef, project *c5c3v1alp
 	return Gate{}
 }
 
-// conditionReason is the reason of the condition of type t, or "not
-// reported" when it is absent.
+// conditionReason is the reason of condition t, or "not reported".
 func conditionReason(conds []metav1.Condition, t string) string {
 	if c := meta.FindStatusCondition(conds, t); c != nil {
 		return c.Reason

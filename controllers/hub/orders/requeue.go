@@ -12,9 +12,8 @@ func RequeueAfter(ready, onTarget bool, readyResync, notReady time.Duration) tim
 	return CapTarget(d, onTarget)
 }
 
-// CapTarget bounds the requeue d of an order on a target cluster (onTarget)
-// by RequeueTarget: its children's watches cannot wake it, so it polls.
-// d == 0 (no requeue) becomes RequeueTarget there. Off target d is kept.
+// CapTarget bounds d by RequeueTarget on a target cluster, where watches cannot
+// wake the order; 0 becomes RequeueTarget there.
 func CapTarget(d time.Duration, onTarget bool) time.Duration {
 	if onTarget && (d == 0 || d > RequeueTarget) {
 		return RequeueTarget

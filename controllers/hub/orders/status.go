@@ -9,22 +9,18 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// ConditionEvent is the Kubernetes event an order emits for one condition
-// whose status or reason changed in a pass.
+// ConditionEvent is the event for one condition whose status or reason changed.
 type ConditionEvent struct {
 	// Type is corev1.EventTypeNormal for a True condition, else Warning.
-	Type string
-	// Reason is the condition's reason.
+	Type   string
 	Reason string
 	// Note is "<type>=<status>: <message>".
 	Note string
 }
 
-// EventActionReconcile is the action of the ConditionEvents.
 const EventActionReconcile = "Reconcile"
 
-// ConditionEvents maps the conditions controlplane.SetConditions reported
-// as changed to one event each, in order.
+// ConditionEvents maps changed conditions to one event each, in order.
 func ConditionEvents(changed []metav1.Condition) []ConditionEvent {
 	out := make([]ConditionEvent, 0, len(changed))
 	for _, c := range changed {
@@ -37,15 +33,8 @@ func ConditionEvents(changed []metav1.Condition) []ConditionEvent {
 	return out
 }
 
-// PatchStatus patches the status subresource of the order obj (already
-// carrying its new status) through c, the order's cluster client, as a merge
-// patch from base (obj before the change); with optimisticLock the patch
-// carries base's resourceVersion, so a pass that read a stale order and
-// changes its status fails with a Conflict and is retried. A pass that
-// changes nothing sends nothing:
-// the write would be a no-op the apiserver still admits, and a stale read
-// that changes nothing overwrites nothing. kind names the order's kind in
-// the error.
+// PatchStatus merge-patches obj's status from base through c; with
+// optimisticLock a stale read fails with a Conflict. No change sends nothing.
 func PatchStatus(ctx context.Context, c client.Client, obj, base client.Object, kind string, optimisticLock bool) error {
 	patch := client.MergeFrom(base)
 	if data, err := patch.Data(obj); err == nil && string(data) == "{}" {

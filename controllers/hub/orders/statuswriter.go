@@ -13,49 +13,32 @@ import (
 
 // StatusUpdate is what one pass writes to an order's status.
 type StatusUpdate[S any] struct {
-	// Fields is the order's new status; its conditions and
-	// observedGeneration are ignored (StatusWriter.Write sets them).
+	// Fields is the new status; conditions and observedGeneration are ignored.
 	Fields S
-	// Conditions are the pass's conditions, merged into the order's by
-	// controlplane.SetConditions.
+	// Conditions are merged by controlplane.SetConditions.
 	Conditions []metav1.Condition
-	// Now is the lastTransitionTime of a condition whose status changed.
+	// Now is the lastTransitionTime of a changed condition.
 	Now metav1.Time
 }
 
-// StatusWriter is the one status writer of an order kind: T is the order's
-// pointer type, S its status type. Every status write of the kind's
-// reconciler, in a normal pass (Loop) and in its teardown, goes through
-// Write.
+// StatusWriter is the one status writer of an order kind (T the order's
+// pointer type, S its status type), in normal passes and teardowns.
 type StatusWriter[T client.Object, S any] struct {
-	// Kind names the order's kind (one of the Kind constants): the
-	// Order.Kind of the loop's requests and the kind in a write error.
+	// Kind is one of the Kind constants.
 	Kind string
-	// Fields returns pointers into obj: its status, status.conditions and
-	// status.observedGeneration.
-	Fields func(obj T) (status *S, conditions *[]metav1.Condition, observedGeneration *int64)
-	// Recorder receives one event per changed condition; nil records none.
+	// Fields returns pointers to obj's status, conditions and observedGeneration.
+	Fields   func(obj T) (status *S, conditions *[]metav1.Condition, observedGeneration *int64)
 	Recorder recorder.EventRecorder
-	// ManagementEventsOnly records no events for an order on a target
-	// cluster: the recorder writes to the management cluster only, and
-	// the order's conditions carry the same information.
+	// ManagementEventsOnly records no events for an order on a target cluster.
 	ManagementEventsOnly bool
-	// OptimisticLock guards the write by the order's resourceVersion
-	// (PatchStatus): a pass that read a stale order and changes its status
-	// fails with a Conflict (one that changes nothing sends nothing; the
-	// newer order's watch event brings the next pass).
+	// OptimisticLock guards the write by resourceVersion: a stale changing write
+	// fails with a Conflict.
 	OptimisticLock bool
 }
 
-// Write sets u on obj (u.Fields as its status, keeping obj's conditions,
-// into which u.Conditions are merged at u.Now; observedGeneration to obj's
-// generation), patches the status subresource through c, the order's
-// cluster client (PatchStatus, a merge patch from obj as it was), and then
-// records an event per condition whose status or reason changed
-// (ConditionEvents, action EventActionReconcile). ord is the order obj is
-// (ManagementEventsOnly reads its cluster). Errors: the patch failed
-// ("write <Kind> status: ..."; an apierrors Conflict under
-// OptimisticLock); no event is recorded then.
+// Write merges u into obj, patches the status subresource through c and
+// records an event per condition whose status or reason changed. Errors: the
+// patch failed (a Conflict under OptimisticLock); no event is recorded then.
 func (w StatusWriter[T, S]) Write(ctx context.Context, c client.Client, ord Order, obj T, u StatusUpdate[S]) error {
 	base, ok := obj.DeepCopyObject().(client.Object)
 	if !ok {

@@ -18,9 +18,7 @@ import (
 	"github.com/c5c3/orderhub/delivery/clusters"
 )
 
-// Request is the multicluster reconcile request of order o: its cluster
-// (ManagementCluster is multicluster-runtime's LocalCluster, both "") and
-// its namespace/name.
+// Request is the multicluster reconcile request of o.
 func Request(o Order) mcreconcile.Request {
 	return mcreconcile.Request{ClusterName: multicluster.ClusterName(o.Cluster),
 		Request: reconcile.Request{NamespacedName: types.NamespacedName{Namespace: o.Namespace, Name: o.Name}}}
@@ -31,14 +29,9 @@ func OrderOf(kind string, req mcreconcile.Request) Order {
 	return Order{Kind: kind, Cluster: string(req.ClusterName), Namespace: req.Namespace, Name: req.Name}
 }
 
-// EnqueueOrderOfChild maps a child in a ControlPlane's namespace on the
-// management cluster to the order of kind its ownership labels name
-// (OrderOfLabels), on whatever cluster that order lives: a K-ORC object
-// changing wakes an order on a target cluster. Register it with
-// mcbuilder.WithEngageWithLocalCluster(true) and
-// WithEngageWithProviderClusters(false): children exist only on the
-// management cluster, and the request carries the order's cluster rather
-// than the one the event came from.
+// EnqueueOrderOfChild maps a management-cluster child to the order its labels
+// name, on whatever cluster it lives. Register it with the local cluster only
+// (LocalOnly).
 func EnqueueOrderOfChild(kind string) mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
 	return func(multicluster.ClusterName, cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 		return mchandler.TypedEnqueueRequestsFromMapFuncWithClusterPreservation(
@@ -51,14 +44,9 @@ func EnqueueOrderOfChild(kind string) mchandler.TypedEventHandlerFunc[client.Obj
 	}
 }
 
-// EnqueueOrdersOfPlane maps a ControlPlane on the management cluster to
-// every order of kind, on the management cluster and on each engaged target
-// cluster, whose controlPlaneRef resolves to it: consent, the admin
-// credential and the published endpoint all come from the plane. newList
-// returns an empty list of the kind; refOf reads an item's
-// spec.controlPlaneRef. A cluster that cannot be listed is skipped (its
-// orders are requeued on their own clock, RequeueTarget). Register it like
-// EnqueueOrderOfChild.
+// EnqueueOrdersOfPlane maps a ControlPlane to every order of kind on every
+// engaged cluster whose controlPlaneRef resolves to it; an unlistable cluster
+// is skipped (RequeueTarget). Register it like EnqueueOrderOfChild.
 func EnqueueOrdersOfPlane(hub *clusters.Hub, kind string, newList func() client.ObjectList,
 	refOf func(client.Object) c5c3v1alpha1.ControlPlaneRefSpec) mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
 	return func(multicluster.ClusterName, cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
