@@ -65,8 +65,9 @@ type attempt struct {
 	// failures counts consecutive failed attempts; next is the earliest retry.
 	failures int
 	next     time.Time
-	// message is the last failure, for the Ready condition.
-	message string
+	// message is the last failure, for the Ready condition, and reason
+	// its Ready reason ("" for FailedCreateOrUpdate).
+	message, reason string
 	// drift is what a resync found different in the broker, kept while
 	// the repairing declaration fails, so its success is reported as a
 	// repair.
@@ -117,14 +118,18 @@ func backoff(n int, base, max time.Duration) time.Duration {
 }
 
 // readyCondition is the Ready condition for an outcome: True with
-// SuccessfulCreateOrUpdate, or False with FailedCreateOrUpdate and message.
-func readyCondition(ok bool, message string, generation int64) metav1.Condition {
+// SuccessfulCreateOrUpdate, or False with reason (FailedCreateOrUpdate when
+// "") and message.
+func readyCondition(ok bool, reason, message string, generation int64) metav1.Condition {
 	if ok {
 		return metav1.Condition{Type: rmqv1.ConditionReady, Status: metav1.ConditionTrue,
 			Reason: rmqv1.ReasonSuccessfulCreateOrUpdate, Message: "", ObservedGeneration: generation}
 	}
+	if reason == "" {
+		reason = rmqv1.ReasonFailedCreateOrUpdate
+	}
 	return metav1.Condition{Type: rmqv1.ConditionReady, Status: metav1.ConditionFalse,
-		Reason: rmqv1.ReasonFailedCreateOrUpdate, Message: truncate(message, maxMessage), ObservedGeneration: generation}
+		Reason: reason, Message: truncate(message, maxMessage), ObservedGeneration: generation}
 }
 
 // maxMessage bounds condition messages, as the OpenStack-Helm reconciler does.

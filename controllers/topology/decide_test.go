@@ -108,11 +108,11 @@ func TestApplyStatus(t *testing.T) {
 		wantLTT     metav1.Time
 		wantGen     int64
 	}{
-		{"no condition yet gets one", rmqv1.TopologyStatus{}, readyCondition(true, "", 3), true, t1, 3},
-		{"an identical condition is not rewritten", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(readyCondition(true, "", 3), t0)}},
-			readyCondition(true, "", 3), false, t0, 3},
-		{"a failure keeps the last good observedGeneration", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(readyCondition(true, "", 3), t0)}},
-			readyCondition(false, "broker answered HTTP 400: inequivalent arg", 4), true, t1, 3},
+		{"no condition yet gets one", rmqv1.TopologyStatus{}, readyCondition(true, "", "", 3), true, t1, 3},
+		{"an identical condition is not rewritten", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(readyCondition(true, "", "", 3), t0)}},
+			readyCondition(true, "", "", 3), false, t0, 3},
+		{"a failure keeps the last good observedGeneration", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(readyCondition(true, "", "", 3), t0)}},
+			readyCondition(false, "", "broker answered HTTP 400: inequivalent arg", 4), true, t1, 3},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

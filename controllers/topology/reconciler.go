@@ -63,6 +63,7 @@ type reconciler[T object] struct {
 	kind    string
 	client  client.Client
 	newObj  func() T
+	newList func() client.ObjectList
 	act     actuator[T]
 	opts    *Options
 	events  events.EventRecorder
@@ -152,13 +153,11 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	last := r.remembered(req.NamespacedName, obj.GetUID())
 
-	desired, err := r.act.Resolve(ctx, obj)
-	var key string
-	if err == nil {
-		key, err = desiredHash(desired)
-	}
-	if err != nil {
-		key = "resolve: " + err.Error()
+	desired, key, err := r.resolve(ctx, obj)
+	if isDuplicate(err) {
+		// A younger declaration records nothing Resolve found (a
+		// User's status.username): it declared nothing.
+		obj = before.DeepCopyObject().(T)
 	}
 	p := planDeclare(last, key, now, r.opts.ResyncPeriod)
 
@@ -177,6 +176,9 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	switch {
 	case err != nil && p.declare:
 		next = r.failed(last, key, err.Error(), now)
+		if isDuplicate(err) {
+			next.reason = rmqv1.ReasonDuplicateDeclaration
+		}
 	case verify && inSync:
 		// Without drift: reads only, no PUT or POST.
 		next = attempt{uid: string(obj.GetUID()), key: key, ok: true, at: now}
@@ -215,6 +217,25 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		return ctrl.Result{}, err
 	}
 	return ctrl.Result{RequeueAfter: r.requeueAfter(next, p, now)}, nil
+}
+
+// resolve returns the desired state of obj (actuator.Resolve), the key of
+// the attempt (its hash, or the text of the error) and the error: a
+// *duplicateError when another resource declares the same broker object
+// and is older (duplicates.go).
+func (r *reconciler[T]) resolve(ctx context.Context, obj T) (any, string, error) {
+	desired, err := r.act.Resolve(ctx, obj)
+	var key string
+	if err == nil {
+		key, err = desiredHash(desired)
+	}
+	if err == nil {
+		err = r.duplicate(ctx, obj)
+	}
+	if err != nil {
+		return nil, "resolve: " + err.Error(), err
+	}
+	return desired, key, nil
 }
 
 // firstMissingDependency reports whether next is the first failed
@@ -267,7 +288,7 @@ func (r *reconciler[T]) requeueAfter(a attempt, p plan, now time.Time) time.Dura
 // for what the Ready condition already says (docs/topology.md,
 // "Reconciliation").
 func (r *reconciler[T]) writeStatus(ctx context.Context, before, obj T, a attempt) error {
-	cond := readyCondition(a.ok, a.message, obj.GetGeneration())
+	cond := readyCondition(a.ok, a.reason, a.message, obj.GetGeneration())
 	prev := findReady(before.TopologyStatus())
 	changed := applyStatus(obj.TopologyStatus(), cond, metav1.NewTime(r.now()))
 	if !changed && equalStatus(before, obj) {
@@ -287,7 +308,7 @@ func (r *reconciler[T]) writeStatus(ctx context.Context, before, obj T, a attemp
 			r.events.Eventf(obj, nil, corev1.EventTypeNormal, rmqv1.ReasonSuccessfulCreateOrUpdate, EventActionDeclare,
 				"%s declared in RabbitMQ", r.kind)
 		default:
-			r.events.Eventf(obj, nil, corev1.EventTypeWarning, rmqv1.ReasonFailedCreateOrUpdate, EventActionDeclare,
+			r.events.Eventf(obj, nil, corev1.EventTypeWarning, cond.Reason, EventActionDeclare,
 				"%s", cond.Message)
 		}
 	}
@@ -296,13 +317,22 @@ func (r *reconciler[T]) writeStatus(ctx context.Context, before, obj T, a attemp
 
 // finalize runs when the resource is being deleted: with deletionPolicy
 // delete the broker object is deleted first (a 404 counts as deleted), then
-// our finalizer is removed. A failed deletion is retried with backoff.
+// our finalizer is removed. A failed deletion is retried with backoff. A
+// broker object another resource still declares is kept (duplicates.go).
 func (r *reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(obj, rmqv1.Finalizer) {
 		return ctrl.Result{}, nil
 	}
 	key := client.ObjectKeyFromObject(obj)
-	if obj.EffectiveDeletionPolicy() == rmqv1.DeletionPolicyDelete {
+	deletes := obj.EffectiveDeletionPolicy() == rmqv1.DeletionPolicyDelete
+	if deletes {
+		kept, err := r.keptForOthers(ctx, obj)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		deletes = !kept
+	}
+	if deletes {
 		now := r.now()
 		last := r.remembered(key, obj.GetUID())
 		if p := planDeclare(last, "delete", now, r.opts.ResyncPeriod); !p.declare {

@@ -242,8 +242,15 @@ func TestIntegration_Topology_PermissionFinalizesAfterItsUser(t *testing.T) {
 	byRef := &rmqv1.Permission{ObjectMeta: meta_(uniq("perm")), Spec: rmqv1.PermissionSpec{
 		UserReference: &corev1.LocalObjectReference{Name: u.Name}, Vhost: "/",
 		Permissions: rmqv1.VhostPermissions{Configure: ".*", Write: ".*", Read: ".*"}, RabbitmqClusterReference: ref()}}
+	// In another vhost: a second Permission for the same user and vhost
+	// would be a duplicate declaration (duplicates.go).
+	other := uniq("permvhost")
+	if _, err := admin.PutVhost(other, rabbithole.VhostSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.DeleteVhost(other) })
 	byName := &rmqv1.Permission{ObjectMeta: meta_(uniq("perm")), Spec: rmqv1.PermissionSpec{
-		User: username, Vhost: "/", Permissions: rmqv1.VhostPermissions{Read: ".*"}, RabbitmqClusterReference: ref()}}
+		User: username, Vhost: other, Permissions: rmqv1.VhostPermissions{Read: ".*"}, RabbitmqClusterReference: ref()}}
 	create(t, byRef)
 	waitReady(t, byRef)
 	p, err := admin.GetPermissionsIn("/", username)
