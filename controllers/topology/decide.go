@@ -104,8 +104,8 @@ func planDeclare(last attempt, key string, now time.Time, resync time.Duration) 
 	return plan{wait: last.at.Add(resync).Sub(now)}
 }
 
-// backoff is the wait after the n-th consecutive failure (n ≥ 1): base
-// doubled per failure, capped at max.
+// backoff is the wait after the n-th consecutive failure (n ≥ 1; less
+// counts as 1): base doubled per failure, capped at max.
 func backoff(n int, base, max time.Duration) time.Duration {
 	d := base
 	for i := 1; i < n && d < max; i++ {
@@ -115,6 +115,27 @@ func backoff(n int, base, max time.Duration) time.Duration {
 		d = max
 	}
 	return d
+}
+
+// dependencyRetries is how many consecutive failures of one desired state
+// the fast dependency retry covers in full (docs/topology.md,
+// "Reconciliation"): a dependency applied in the same batch is declared
+// within them. A refusal that outlasts them (the source exchange of a
+// Binding that nothing declares, a vhost that stays gone) backs off
+// exponentially from there.
+const dependencyRetries = 5
+
+// retryDelay is the wait after the n-th consecutive failure (n ≥ 1): the
+// backoff (base doubled per failure, at most max). A refusal for a missing
+// dependency waits at most depRetry for the first dependencyRetries
+// failures, then at most depRetry doubled per further failure, so it
+// reaches max too.
+func retryDelay(n int, missing bool, base, max, depRetry time.Duration) time.Duration {
+	d := backoff(n, base, max)
+	if !missing {
+		return d
+	}
+	return min(d, backoff(n-dependencyRetries+1, depRetry, max))
 }
 
 // readyCondition is the Ready condition for an outcome: True with

@@ -175,7 +175,7 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	derrMissing := false
 	switch {
 	case err != nil && p.declare:
-		next = r.failed(last, key, err.Error(), now)
+		next = r.failed(last, key, err.Error(), now, false)
 		if isDuplicate(err) {
 			next.reason = rmqv1.ReasonDuplicateDeclaration
 		}
@@ -184,15 +184,11 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 		next = attempt{uid: string(obj.GetUID()), key: key, ok: true, at: now}
 	case err == nil && p.declare:
 		if derr := r.act.Declare(ctx, obj, desired); derr != nil {
-			next = r.failed(last, key, rabbitmq.Message(derr), now)
+			// A vhost, user, queue or exchange not declared yet is
+			// retried promptly at first (retryDelay).
+			derrMissing = rabbitmq.IsMissingDependency(derr)
+			next = r.failed(last, key, rabbitmq.Message(derr), now, derrMissing)
 			next.drift = drift
-			if rabbitmq.IsMissingDependency(derr) {
-				derrMissing = true
-				// A vhost, user, queue or exchange not declared yet:
-				// ordering, resolved by a prompt retry rather than a long
-				// backoff (docs/topology.md, "Reconciliation").
-				next.next = minTime(next.next, now.Add(r.opts.DependencyRetry))
-			}
 			logger.Info("declaration failed; retrying with backoff", "error", rabbitmq.Message(derr), "retryIn", next.next.Sub(now).String())
 		} else {
 			next = attempt{uid: string(obj.GetUID()), key: key, ok: true, at: now}
@@ -255,14 +251,15 @@ func (r *reconciler[T]) repaired(ctx context.Context, obj T, drift string) {
 	repairsTotal.WithLabelValues(r.kind).Inc()
 }
 
-// failed records one more consecutive failure of key.
-func (r *reconciler[T]) failed(last attempt, key, message string, now time.Time) attempt {
+// failed records one more consecutive failure of key; missing says the
+// broker refused for a missing dependency (retryDelay).
+func (r *reconciler[T]) failed(last attempt, key, message string, now time.Time, missing bool) attempt {
 	n := 1
 	if !last.ok && last.key == key {
 		n = last.failures + 1
 	}
 	return attempt{uid: last.uid, key: key, failures: n, message: message,
-		next: now.Add(backoff(n, r.opts.BackoffBase, r.opts.BackoffMax))}
+		next: now.Add(retryDelay(n, missing, r.opts.BackoffBase, r.opts.BackoffMax, r.opts.DependencyRetry))}
 }
 
 // requeueAfter is the next wake-up: the backoff after a failure, the forced
@@ -339,7 +336,7 @@ func (r *reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error
 			return ctrl.Result{RequeueAfter: p.wait}, nil
 		}
 		if err := r.act.Delete(ctx, obj); err != nil {
-			a := r.failed(last, "delete", rabbitmq.Message(err), now)
+			a := r.failed(last, "delete", rabbitmq.Message(err), now, false)
 			r.remember(key, a)
 			log.FromContext(ctx).Info("deletion failed; retrying with backoff", "error", a.message, "retryIn", a.next.Sub(now).String())
 			r.events.Eventf(obj, nil, corev1.EventTypeWarning, EventReasonFailedDelete, EventActionDelete, "%s", truncate(a.message, maxMessage))
@@ -375,10 +372,3 @@ func waitingf(format string, args ...any) error {
 }
 
 func isWaiting(err error) bool { return errors.Is(err, errWaiting) }
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
-}

@@ -58,8 +58,9 @@ type Options struct {
 	BackoffBase, BackoffMax time.Duration
 	// DependencyRetry caps the backoff when the broker answers 404 to a
 	// declaration (a vhost, queue or exchange not declared yet), or 400
-	// vhost_or_user_not_found to a Permission, so
-	// dependents follow their dependency promptly. Default 5 s.
+	// vhost_or_user_not_found to a Permission, so dependents follow their
+	// dependency promptly: for the first failures, then doubling
+	// (retryDelay). Default 5 s.
 	DependencyRetry time.Duration
 	// DependencyWait bounds how long a Binding that has never been declared
 	// waits, without a request or a status write, for the Queue or Exchange
