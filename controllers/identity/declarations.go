@@ -2,11 +2,11 @@ package identity
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
+	decl "github.com/c5c3/orderhub/internal/declaration"
 	"github.com/c5c3/orderhub/internal/keystone"
 )
 
@@ -30,18 +30,17 @@ type declaration struct {
 	fields  []field
 }
 
-// ownerOf returns the owning declaration: the oldest, ties broken by name.
-// decls must not be empty.
+// ownerOf returns the owning declaration: the oldest, ties broken by name
+// (internal/declaration, shared with the topology controller). decls must
+// not be empty.
 func ownerOf(decls []declaration) declaration {
-	sorted := append([]declaration(nil), decls...)
-	sort.SliceStable(sorted, func(i, j int) bool {
-		a, b := sorted[i], sorted[j]
-		if !a.created.Equal(&b.created) {
-			return a.created.Before(&b.created)
+	owner := decls[0]
+	for _, d := range decls[1:] {
+		if decl.Older(decl.Of{Name: d.name, Created: d.created}, decl.Of{Name: owner.name, Created: owner.created}) {
+			owner = d
 		}
-		return a.name < b.name
-	})
-	return sorted[0]
+	}
+	return owner
 }
 
 // differing describes the fields self sets to another value than owner does

@@ -65,8 +65,9 @@ type attempt struct {
 	// failures counts consecutive failed attempts; next is the earliest retry.
 	failures int
 	next     time.Time
-	// message is the last failure, for the Ready condition.
-	message string
+	// message is the last failure, for the Ready condition, and reason
+	// its Ready reason ("" for FailedCreateOrUpdate).
+	message, reason string
 	// drift is what a resync found different in the broker, kept while
 	// the repairing declaration fails, so its success is reported as a
 	// repair.
@@ -103,8 +104,8 @@ func planDeclare(last attempt, key string, now time.Time, resync time.Duration) 
 	return plan{wait: last.at.Add(resync).Sub(now)}
 }
 
-// backoff is the wait after the n-th consecutive failure (n ≥ 1): base
-// doubled per failure, capped at max.
+// backoff is the wait after the n-th consecutive failure (n ≥ 1; less
+// counts as 1): base doubled per failure, capped at max.
 func backoff(n int, base, max time.Duration) time.Duration {
 	d := base
 	for i := 1; i < n && d < max; i++ {
@@ -116,15 +117,40 @@ func backoff(n int, base, max time.Duration) time.Duration {
 	return d
 }
 
+// dependencyRetries is how many consecutive failures of one desired state
+// the fast dependency retry covers in full (docs/topology.md,
+// "Reconciliation"): a dependency applied in the same batch is declared
+// within them. A refusal that outlasts them (the source exchange of a
+// Binding that nothing declares, a vhost that stays gone) backs off
+// exponentially from there.
+const dependencyRetries = 5
+
+// retryDelay is the wait after the n-th consecutive failure (n ≥ 1): the
+// backoff (base doubled per failure, at most max). A refusal for a missing
+// dependency waits at most depRetry for the first dependencyRetries
+// failures, then at most depRetry doubled per further failure, so it
+// reaches max too.
+func retryDelay(n int, missing bool, base, max, depRetry time.Duration) time.Duration {
+	d := backoff(n, base, max)
+	if !missing {
+		return d
+	}
+	return min(d, backoff(n-dependencyRetries+1, depRetry, max))
+}
+
 // readyCondition is the Ready condition for an outcome: True with
-// SuccessfulCreateOrUpdate, or False with FailedCreateOrUpdate and message.
-func readyCondition(ok bool, message string, generation int64) metav1.Condition {
+// SuccessfulCreateOrUpdate, or False with reason (FailedCreateOrUpdate when
+// "") and message.
+func readyCondition(ok bool, reason, message string, generation int64) metav1.Condition {
 	if ok {
 		return metav1.Condition{Type: rmqv1.ConditionReady, Status: metav1.ConditionTrue,
 			Reason: rmqv1.ReasonSuccessfulCreateOrUpdate, Message: "", ObservedGeneration: generation}
 	}
+	if reason == "" {
+		reason = rmqv1.ReasonFailedCreateOrUpdate
+	}
 	return metav1.Condition{Type: rmqv1.ConditionReady, Status: metav1.ConditionFalse,
-		Reason: rmqv1.ReasonFailedCreateOrUpdate, Message: truncate(message, maxMessage), ObservedGeneration: generation}
+		Reason: reason, Message: truncate(message, maxMessage), ObservedGeneration: generation}
 }
 
 // maxMessage bounds condition messages, as the OpenStack-Helm reconciler does.

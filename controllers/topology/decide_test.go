@@ -108,11 +108,11 @@ func TestApplyStatus(t *testing.T) {
 		wantLTT     metav1.Time
 		wantGen     int64
 	}{
-		{"no condition yet gets one", rmqv1.TopologyStatus{}, readyCondition(true, "", 3), true, t1, 3},
-		{"an identical condition is not rewritten", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(readyCondition(true, "", 3), t0)}},
-			readyCondition(true, "", 3), false, t0, 3},
-		{"a failure keeps the last good observedGeneration", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(readyCondition(true, "", 3), t0)}},
-			readyCondition(false, "broker answered HTTP 400: inequivalent arg", 4), true, t1, 3},
+		{"no condition yet gets one", rmqv1.TopologyStatus{}, readyCondition(true, "", "", 3), true, t1, 3},
+		{"an identical condition is not rewritten", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(readyCondition(true, "", "", 3), t0)}},
+			readyCondition(true, "", "", 3), false, t0, 3},
+		{"a failure keeps the last good observedGeneration", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(readyCondition(true, "", "", 3), t0)}},
+			readyCondition(false, "", "broker answered HTTP 400: inequivalent arg", 4), true, t1, 3},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -321,5 +321,38 @@ func TestSaltedSettings(t *testing.T) {
 	imported := rabbithole.UserSettings{Name: "ks", PasswordHash: "h", HashingAlgorithm: rabbithole.HashingAlgorithmSHA512}
 	if got := saltedSettings(imported); got.PasswordHash != "h" || got.Password != "" {
 		t.Fatalf("an imported hash was changed: %+v", got)
+	}
+}
+
+// docs/topology.md, "Reconciliation": a refusal for a missing dependency is
+// retried promptly at first, then backs off exponentially as any failure
+// does; other refusals (a 401, an inequivalent argument) back off from the
+// first failure.
+func TestRetryDelay(t *testing.T) {
+	t.Parallel()
+	const base, max, dep = time.Second, 2 * time.Minute, 5 * time.Second
+	s := time.Second
+	for _, c := range []struct {
+		name    string
+		missing bool
+		want    []time.Duration // after failures 1, 2, ...
+	}{
+		{"a refusal", false, []time.Duration{1 * s, 2 * s, 4 * s, 8 * s, 16 * s, 32 * s, 64 * s, 120 * s, 120 * s}},
+		{"a missing dependency", true, []time.Duration{1 * s, 2 * s, 4 * s, 5 * s, 5 * s, 10 * s, 20 * s, 40 * s, 80 * s, 120 * s, 120 * s}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for i, want := range c.want {
+				if got := retryDelay(i+1, c.missing, base, max, dep); got != want {
+					t.Errorf("after failure %d: %v, want %v", i+1, got, want)
+				}
+			}
+		})
+	}
+	// A dependency retry longer than the backoff never lengthens it.
+	if got := retryDelay(3, true, time.Hour, time.Hour, 500*time.Millisecond); got != 500*time.Millisecond {
+		t.Errorf("backoff 1h, dependency retry 500ms, failure 3: %v", got)
+	}
+	if got := retryDelay(1, true, time.Second, time.Minute, time.Hour); got != time.Second {
+		t.Errorf("backoff 1s, dependency retry 1h, failure 1: %v", got)
 	}
 }

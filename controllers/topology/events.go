@@ -12,6 +12,11 @@ const (
 	// EventReasonFailedDelete (Warning): the deletion was refused or could
 	// not be sent; retried with backoff.
 	EventReasonFailedDelete = "FailedDelete"
+	// EventReasonStillDeclared (Normal): the resource was deleted with
+	// deletionPolicy delete, but another resource declares the same broker
+	// object, which is kept (docs/topology.md, "Several declarations of one
+	// broker object").
+	EventReasonStillDeclared = "StillDeclared"
 
 	EventActionDeclare = "Declare"
 	EventActionRepair  = "Repair"

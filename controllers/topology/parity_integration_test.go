@@ -138,8 +138,8 @@ func TestIntegration_Topology_UserSemanticsMatchUpstream(t *testing.T) {
 
 // A Permission on a vhost not declared yet is answered 400
 // vhost_or_user_not_found (not 404); it takes the fast dependency retry, so
-// it follows its vhost within DependencyRetry although its backoff is an
-// hour.
+// it follows its vhost within its first retries (DependencyRetry, doubling
+// after dependencyRetries failures) although its backoff is an hour.
 func TestIntegration_Topology_PermissionOnMissingVhostRetriesFast(t *testing.T) {
 	ns := startOwnControllers(t, "topology-dep", Options{ResyncPeriod: time.Hour,
 		BackoffBase: time.Hour, BackoffMax: time.Hour, DependencyRetry: 500 * time.Millisecond}, nil)

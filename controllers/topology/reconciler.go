@@ -63,6 +63,7 @@ type reconciler[T object] struct {
 	kind    string
 	client  client.Client
 	newObj  func() T
+	newList func() client.ObjectList
 	act     actuator[T]
 	opts    *Options
 	events  events.EventRecorder
@@ -152,13 +153,11 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	last := r.remembered(req.NamespacedName, obj.GetUID())
 
-	desired, err := r.act.Resolve(ctx, obj)
-	var key string
-	if err == nil {
-		key, err = desiredHash(desired)
-	}
-	if err != nil {
-		key = "resolve: " + err.Error()
+	desired, key, err := r.resolve(ctx, obj)
+	if isDuplicate(err) {
+		// A younger declaration records nothing Resolve found (a
+		// User's status.username): it declared nothing.
+		obj = before.DeepCopyObject().(T)
 	}
 	p := planDeclare(last, key, now, r.opts.ResyncPeriod)
 
@@ -176,21 +175,20 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	derrMissing := false
 	switch {
 	case err != nil && p.declare:
-		next = r.failed(last, key, err.Error(), now)
+		next = r.failed(last, key, err.Error(), now, false)
+		if isDuplicate(err) {
+			next.reason = rmqv1.ReasonDuplicateDeclaration
+		}
 	case verify && inSync:
 		// Without drift: reads only, no PUT or POST.
 		next = attempt{uid: string(obj.GetUID()), key: key, ok: true, at: now}
 	case err == nil && p.declare:
 		if derr := r.act.Declare(ctx, obj, desired); derr != nil {
-			next = r.failed(last, key, rabbitmq.Message(derr), now)
+			// A vhost, user, queue or exchange not declared yet is
+			// retried promptly at first (retryDelay).
+			derrMissing = rabbitmq.IsMissingDependency(derr)
+			next = r.failed(last, key, rabbitmq.Message(derr), now, derrMissing)
 			next.drift = drift
-			if rabbitmq.IsMissingDependency(derr) {
-				derrMissing = true
-				// A vhost, user, queue or exchange not declared yet:
-				// ordering, resolved by a prompt retry rather than a long
-				// backoff (docs/topology.md, "Reconciliation").
-				next.next = minTime(next.next, now.Add(r.opts.DependencyRetry))
-			}
 			logger.Info("declaration failed; retrying with backoff", "error", rabbitmq.Message(derr), "retryIn", next.next.Sub(now).String())
 		} else {
 			next = attempt{uid: string(obj.GetUID()), key: key, ok: true, at: now}
@@ -217,6 +215,25 @@ func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	return ctrl.Result{RequeueAfter: r.requeueAfter(next, p, now)}, nil
 }
 
+// resolve returns the desired state of obj (actuator.Resolve), the key of
+// the attempt (its hash, or the text of the error) and the error: a
+// *duplicateError when another resource declares the same broker object
+// and is older (duplicates.go).
+func (r *reconciler[T]) resolve(ctx context.Context, obj T) (any, string, error) {
+	desired, err := r.act.Resolve(ctx, obj)
+	var key string
+	if err == nil {
+		key, err = desiredHash(desired)
+	}
+	if err == nil {
+		err = r.duplicate(ctx, obj)
+	}
+	if err != nil {
+		return nil, "resolve: " + err.Error(), err
+	}
+	return desired, key, nil
+}
+
 // firstMissingDependency reports whether next is the first failed
 // declaration of a resource that has no Ready condition yet, failed because
 // a dependency is not declared yet (missing).
@@ -234,14 +251,15 @@ func (r *reconciler[T]) repaired(ctx context.Context, obj T, drift string) {
 	repairsTotal.WithLabelValues(r.kind).Inc()
 }
 
-// failed records one more consecutive failure of key.
-func (r *reconciler[T]) failed(last attempt, key, message string, now time.Time) attempt {
+// failed records one more consecutive failure of key; missing says the
+// broker refused for a missing dependency (retryDelay).
+func (r *reconciler[T]) failed(last attempt, key, message string, now time.Time, missing bool) attempt {
 	n := 1
 	if !last.ok && last.key == key {
 		n = last.failures + 1
 	}
 	return attempt{uid: last.uid, key: key, failures: n, message: message,
-		next: now.Add(backoff(n, r.opts.BackoffBase, r.opts.BackoffMax))}
+		next: now.Add(retryDelay(n, missing, r.opts.BackoffBase, r.opts.BackoffMax, r.opts.DependencyRetry))}
 }
 
 // requeueAfter is the next wake-up: the backoff after a failure, the forced
@@ -267,7 +285,7 @@ func (r *reconciler[T]) requeueAfter(a attempt, p plan, now time.Time) time.Dura
 // for what the Ready condition already says (docs/topology.md,
 // "Reconciliation").
 func (r *reconciler[T]) writeStatus(ctx context.Context, before, obj T, a attempt) error {
-	cond := readyCondition(a.ok, a.message, obj.GetGeneration())
+	cond := readyCondition(a.ok, a.reason, a.message, obj.GetGeneration())
 	prev := findReady(before.TopologyStatus())
 	changed := applyStatus(obj.TopologyStatus(), cond, metav1.NewTime(r.now()))
 	if !changed && equalStatus(before, obj) {
@@ -287,7 +305,7 @@ func (r *reconciler[T]) writeStatus(ctx context.Context, before, obj T, a attemp
 			r.events.Eventf(obj, nil, corev1.EventTypeNormal, rmqv1.ReasonSuccessfulCreateOrUpdate, EventActionDeclare,
 				"%s declared in RabbitMQ", r.kind)
 		default:
-			r.events.Eventf(obj, nil, corev1.EventTypeWarning, rmqv1.ReasonFailedCreateOrUpdate, EventActionDeclare,
+			r.events.Eventf(obj, nil, corev1.EventTypeWarning, cond.Reason, EventActionDeclare,
 				"%s", cond.Message)
 		}
 	}
@@ -296,20 +314,29 @@ func (r *reconciler[T]) writeStatus(ctx context.Context, before, obj T, a attemp
 
 // finalize runs when the resource is being deleted: with deletionPolicy
 // delete the broker object is deleted first (a 404 counts as deleted), then
-// our finalizer is removed. A failed deletion is retried with backoff.
+// our finalizer is removed. A failed deletion is retried with backoff. A
+// broker object another resource still declares is kept (duplicates.go).
 func (r *reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(obj, rmqv1.Finalizer) {
 		return ctrl.Result{}, nil
 	}
 	key := client.ObjectKeyFromObject(obj)
-	if obj.EffectiveDeletionPolicy() == rmqv1.DeletionPolicyDelete {
+	deletes := obj.EffectiveDeletionPolicy() == rmqv1.DeletionPolicyDelete
+	if deletes {
+		kept, err := r.keptForOthers(ctx, obj)
+		if err != nil {
+			return ctrl.Result{}, err
+		}
+		deletes = !kept
+	}
+	if deletes {
 		now := r.now()
 		last := r.remembered(key, obj.GetUID())
 		if p := planDeclare(last, "delete", now, r.opts.ResyncPeriod); !p.declare {
 			return ctrl.Result{RequeueAfter: p.wait}, nil
 		}
 		if err := r.act.Delete(ctx, obj); err != nil {
-			a := r.failed(last, "delete", rabbitmq.Message(err), now)
+			a := r.failed(last, "delete", rabbitmq.Message(err), now, false)
 			r.remember(key, a)
 			log.FromContext(ctx).Info("deletion failed; retrying with backoff", "error", a.message, "retryIn", a.next.Sub(now).String())
 			r.events.Eventf(obj, nil, corev1.EventTypeWarning, EventReasonFailedDelete, EventActionDelete, "%s", truncate(a.message, maxMessage))
@@ -345,10 +372,3 @@ func waitingf(format string, args ...any) error {
 }
 
 func isWaiting(err error) bool { return errors.Is(err, errWaiting) }
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
-}

@@ -226,17 +226,29 @@ func TestReconcile_RetainRemovesFinalizer(t *testing.T) {
 	}
 }
 
-func TestReconcile_MissingDependencyRetriesPromptly(t *testing.T) {
+func TestReconcile_MissingDependencyRetriesPromptlyThenBacksOff(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, queue(rmqv1.RabbitmqClusterReference{Name: "rabbitmq"}))
 	f.act.declareErr = rabbithole.ErrorResponse{StatusCode: 404, Message: "not_found", Reason: "vhost_not_found"}
 	var res ctrl.Result
-	for i := 0; i < 12; i++ {
+	for i := 0; i < dependencyRetries; i++ {
 		res = f.reconcile(t)
 		f.now = f.now.Add(res.RequeueAfter)
 	}
-	if f.act.declares != 12 || res.RequeueAfter > f.r.opts.DependencyRetry {
+	if f.act.declares != dependencyRetries || res.RequeueAfter > f.r.opts.DependencyRetry {
 		t.Fatalf("declares=%d requeue=%v, want every wake-up to retry within %v", f.act.declares, res.RequeueAfter, f.r.opts.DependencyRetry)
+	}
+	// A refusal that persists backs off: each wait doubles up to BackoffMax.
+	for i := 0; i < 12; i++ {
+		prev := res.RequeueAfter
+		res = f.reconcile(t)
+		f.now = f.now.Add(res.RequeueAfter)
+		if res.RequeueAfter != min(2*prev, f.r.opts.BackoffMax) {
+			t.Fatalf("wait %v after %v, want it doubled up to %v", res.RequeueAfter, prev, f.r.opts.BackoffMax)
+		}
+	}
+	if f.act.declares != dependencyRetries+12 {
+		t.Fatalf("declares=%d, want one per wake-up", f.act.declares)
 	}
 	f.act.declareErr = rabbithole.ErrorResponse{StatusCode: 503, Message: "unavailable"}
 	for i := 0; i < 12; i++ {

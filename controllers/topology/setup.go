@@ -13,11 +13,13 @@ import (
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/apiutil"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -56,8 +58,9 @@ type Options struct {
 	BackoffBase, BackoffMax time.Duration
 	// DependencyRetry caps the backoff when the broker answers 404 to a
 	// declaration (a vhost, queue or exchange not declared yet), or 400
-	// vhost_or_user_not_found to a Permission, so
-	// dependents follow their dependency promptly. Default 5 s.
+	// vhost_or_user_not_found to a Permission, so dependents follow their
+	// dependency promptly: for the first failures, then doubling
+	// (retryDelay). Default 5 s.
 	DependencyRetry time.Duration
 	// DependencyWait bounds how long a Binding that has never been declared
 	// waits, without a request or a status write, for the Queue or Exchange
@@ -195,13 +198,31 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 
 func setup[T object](mgr ctrl.Manager, c *Controllers, kind string, newObj func() T, act actuator[T],
 	extra func(*ctrl.Builder) *ctrl.Builder) error {
+	newList, err := listOf(mgr.GetScheme(), newObj())
+	if err != nil {
+		return err
+	}
+	d, ok := act.(declarer[T])
+	if !ok {
+		return fmt.Errorf("topology: the %s actuator does not say what it declares", kind)
+	}
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), newObj(), declaresIndex, func(o client.Object) []string {
+		if k := d.indexKey(o.(T)); k != "" {
+			return []string{declaresValue(k)}
+		}
+		return nil
+	}); err != nil {
+		return fmt.Errorf("index %ss by the broker object they declare: %w", kind, err)
+	}
 	r := &reconciler[T]{
-		kind: kind, client: mgr.GetClient(), newObj: newObj, act: act, opts: &c.opts,
+		kind: kind, client: mgr.GetClient(), newObj: newObj, newList: newList, act: act, opts: &c.opts,
 		events:  mgr.GetEventRecorder("orderhub-topology"),
 		skipped: c.skipped, now: time.Now, state: map[types.NamespacedName]attempt{},
 	}
 	bld := ctrl.NewControllerManagedBy(mgr).
 		For(newObj()).
+		Watches(newObj(), handler.EnqueueRequestsFromMapFunc(declarationsOfSameObject(mgr.GetClient(), d, newList)),
+			builder.WithPredicates(declarationLeft(d))).
 		Named("topology-" + strings.ToLower(kind)).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: c.opts.MaxConcurrentReconciles,
@@ -246,4 +267,21 @@ func permissionsOfUser(kube client.Client) handler.MapFunc {
 		}
 		return out
 	}
+}
+
+// listOf returns a constructor of the list type of obj's kind (its kind with
+// "List" appended, from scheme).
+func listOf(scheme *runtime.Scheme, obj client.Object) (func() client.ObjectList, error) {
+	gvk, err := apiutil.GVKForObject(obj, scheme)
+	if err != nil {
+		return nil, err
+	}
+	gvk.Kind += "List"
+	if _, err := scheme.New(gvk); err != nil {
+		return nil, err
+	}
+	return func() client.ObjectList {
+		l, _ := scheme.New(gvk) // checked above
+		return l.(client.ObjectList)
+	}, nil
 }

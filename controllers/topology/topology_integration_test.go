@@ -242,8 +242,15 @@ func TestIntegration_Topology_PermissionFinalizesAfterItsUser(t *testing.T) {
 	byRef := &rmqv1.Permission{ObjectMeta: meta_(uniq("perm")), Spec: rmqv1.PermissionSpec{
 		UserReference: &corev1.LocalObjectReference{Name: u.Name}, Vhost: "/",
 		Permissions: rmqv1.VhostPermissions{Configure: ".*", Write: ".*", Read: ".*"}, RabbitmqClusterReference: ref()}}
+	// In another vhost: a second Permission for the same user and vhost
+	// would be a duplicate declaration (duplicates.go).
+	other := uniq("permvhost")
+	if _, err := admin.PutVhost(other, rabbithole.VhostSettings{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.DeleteVhost(other) })
 	byName := &rmqv1.Permission{ObjectMeta: meta_(uniq("perm")), Spec: rmqv1.PermissionSpec{
-		User: username, Vhost: "/", Permissions: rmqv1.VhostPermissions{Read: ".*"}, RabbitmqClusterReference: ref()}}
+		User: username, Vhost: other, Permissions: rmqv1.VhostPermissions{Read: ".*"}, RabbitmqClusterReference: ref()}}
 	create(t, byRef)
 	waitReady(t, byRef)
 	p, err := admin.GetPermissionsIn("/", username)
@@ -443,6 +450,21 @@ func TestIntegration_Topology_ClusterReferenceValidation(t *testing.T) {
 	}}
 	if err := kube.Create(bg, empty); !apierrors.IsInvalid(err) {
 		t.Errorf("empty name: create returned %v, want Invalid", err)
+	}
+	// docs/topology.md, "Empty strings beside the other field": upstream
+	// accepts an empty name beside a connectionSecret, and an empty user
+	// beside a userReference; here both are refused.
+	for what, spec := range map[string]map[string]any{
+		"Vhost": {"name": "x", "rabbitmqClusterReference": map[string]any{"name": "", "connectionSecret": map[string]any{"name": "c"}}},
+		"Permission": {"user": "", "userReference": map[string]any{"name": "u"}, "vhost": "/",
+			"permissions": map[string]any{"read": ".*"}, "rabbitmqClusterReference": map[string]any{"name": clusterName}},
+	} {
+		o := &unstructured.Unstructured{Object: map[string]any{
+			"apiVersion": rmqv1.GroupVersion.String(), "kind": what,
+			"metadata": map[string]any{"namespace": suiteNS, "name": uniq("invalid")}, "spec": spec}}
+		if err := kube.Create(bg, o); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "exactly one of") {
+			t.Errorf("%s with an empty string beside the other field: create returned %v, want Invalid naming the rule", what, err)
+		}
 	}
 	v := &rmqv1.Vhost{ObjectMeta: meta_(uniq("defaults")), Spec: rmqv1.VhostSpec{Name: uniq("defaults-vh"), RabbitmqClusterReference: ref()}}
 	create(t, v)

@@ -120,7 +120,8 @@ func (c Config) Endpoint() string {
 // CAFile (or the system roots). transport, when non-nil, replaces the
 // default transport (tests and the benchmark count requests with it). Every
 // request carries version.UserAgent and is counted in
-// orderhub_rabbitmq_requests_total (metrics.go).
+// orderhub_rabbitmq_requests_total (metrics.go); a 401 keeps the broker's
+// reason (refusal.go).
 func NewClient(c Config, transport http.RoundTripper) (*rabbithole.Client, error) {
 	if err := c.complete(); err != nil {
 		return nil, err
@@ -144,7 +145,8 @@ func NewClient(c Config, transport http.RoundTripper) (*rabbithole.Client, error
 		}
 		transport = t
 	}
-	cl, err := rabbithole.NewTLSClient(c.Endpoint(), c.Username, c.Password, countingTransport{next: version.Transport(transport)})
+	cl, err := rabbithole.NewTLSClient(c.Endpoint(), c.Username, c.Password,
+		refusalTransport{next: countingTransport{next: version.Transport(transport)}})
 	if err != nil {
 		return nil, err
 	}

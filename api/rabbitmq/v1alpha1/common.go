@@ -14,9 +14,10 @@ const Finalizer = "rabbitmq.osh.openstack.org/finalizer"
 // kubectl wait --for=condition=Ready and the printer columns read it.
 const ConditionReady = "Ready"
 
-// Reasons of the Ready condition. They are upstream's two reasons and nothing
-// else (docs/topology.md, "Which resources are served"): a resource
-// this controller does not serve carries no condition at all.
+// Reasons of the Ready condition: upstream's two reasons, and
+// DuplicateDeclaration, which upstream has no rule for (docs/topology.md,
+// "Several declarations of one broker object"). A resource this controller
+// does not serve carries no condition at all.
 const (
 	// ReasonSuccessfulCreateOrUpdate: the broker accepted the declaration
 	// (Ready=True). Nothing to do.
@@ -26,6 +27,11 @@ const (
 	// a broker refusal carries the broker's own text. The controller retries
 	// with backoff.
 	ReasonFailedCreateOrUpdate = "FailedCreateOrUpdate"
+	// ReasonDuplicateDeclaration: an older resource served by this
+	// controller declares the same broker object (Ready=False); the
+	// message names it. Nothing is written to the broker for this resource;
+	// it takes over when the older one is deleted.
+	ReasonDuplicateDeclaration = "DuplicateDeclaration"
 )
 
 // DeletionPolicy says what happens in RabbitMQ when the resource is deleted.
@@ -77,9 +83,9 @@ type TopologyStatus struct {
 	// ObservedGeneration is the generation the broker last accepted.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
-	// Conditions holds the Ready condition (reasons SuccessfulCreateOrUpdate
-	// and FailedCreateOrUpdate). Absent on a resource this controller does not
-	// serve.
+	// Conditions holds the Ready condition (reasons SuccessfulCreateOrUpdate,
+	// FailedCreateOrUpdate and DuplicateDeclaration). Absent on a resource
+	// this controller does not serve.
 	// +listType=map
 	// +listMapKey=type
 	// +optional
