@@ -41,6 +41,8 @@ func runIdentityContext(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// One Lease per Keystone served (lease.go).
+	mf.lockTarget = []string{mf.namespace, opts.RefName, strings.TrimRight(cfg.AuthURL, "/")}
 	scheme, err := newScheme(kv1.AddToScheme)
 	if err != nil {
 		return err
