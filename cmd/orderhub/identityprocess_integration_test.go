@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -72,21 +71,7 @@ func startIdentityProcess(t *testing.T, st *testenv.Stack, bin, name, ns string,
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	logPath, err := st.StartProcess(ctx, name, bin, all, append([]string{"KUBECONFIG=" + st.Kube.Kubeconfig}, env...),
-		func(ctx context.Context) error {
-			req, err := http.NewRequestWithContext(ctx, http.MethodGet, health, nil)
-			if err != nil {
-				return err
-			}
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				return err
-			}
-			resp.Body.Close()
-			if resp.StatusCode != http.StatusOK {
-				return fmt.Errorf("healthz: %s", resp.Status)
-			}
-			return nil
-		})
+		func(ctx context.Context) error { return httpGetOK(ctx, health) })
 	if err != nil {
 		t.Fatalf("start %s: %v (log %s)", name, err, logPath)
 	}

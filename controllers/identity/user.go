@@ -163,26 +163,35 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 	}
 	o.Status.UserID = u.ID
 	var out outcome
-	if upd, ok := userUpdate(o.Spec, dpid, u); ok {
-		if _, err := users.Update(ctx, a.c, u.ID, upd).Extract(); err != nil {
-			return outcome{}, fmt.Errorf("update %s: %w", where, err)
-		}
-		msg := updated(where, fieldsOf(upd.ToUserUpdateMap()))
-		if upd.Name != "" {
-			msg += fmt.Sprintf(", was name %q", u.Name)
-			a.forget("user", did, u.Name)
-		}
-		out.changes = append(out.changes, msg)
+	if out.changes, err = a.update(ctx, o, u, did, dpid, where); err != nil {
+		return outcome{}, err
 	}
-	key := client.ObjectKeyFromObject(o)
 	if !enabled(o.Spec.Enabled) {
 		// A disabled user cannot authenticate, so the password cannot be
 		// probed; once re-enabled it is probed again.
-		a.held.forget(key)
+		a.held.forget(client.ObjectKeyFromObject(o))
 		out.message = where + " is disabled; password not checked"
 		return out, nil
 	}
 	return a.checkPassword(ctx, o, u.ID, pw, in.resync, out)
+}
+
+// update patches the existing user u (in domain did) where it differs from
+// the spec (userUpdate) and returns the change made, if any.
+func (a userActuator) update(ctx context.Context, o *kv1.User, u users.User, did, dpid, where string) ([]string, error) {
+	upd, ok := userUpdate(o.Spec, dpid, u)
+	if !ok {
+		return nil, nil
+	}
+	if _, err := users.Update(ctx, a.c, u.ID, upd).Extract(); err != nil {
+		return nil, fmt.Errorf("update %s: %w", where, err)
+	}
+	msg := updated(where, fieldsOf(upd.ToUserUpdateMap()))
+	if upd.Name != "" {
+		msg += fmt.Sprintf(", was name %q", u.Name)
+		a.forget("user", did, u.Name)
+	}
+	return []string{msg}, nil
 }
 
 // checkPassword probes the password of the existing, enabled user userID
