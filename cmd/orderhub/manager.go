@@ -30,8 +30,12 @@ type managerFlags struct {
 	pprofAddr      string
 	leaderElect    bool
 	leaderElectNS  string
-	namespace      string
-	zap            zap.Options
+	leaderElectID  string
+	// lockTarget is what this instance serves, set by the subcommand before
+	// newManager; the default Lease name is derived from it (leaderElectionID).
+	lockTarget []string
+	namespace  string
+	zap        zap.Options
 }
 
 func (m *managerFlags) register(fs *flag.FlagSet, name string) {
@@ -45,6 +49,7 @@ func (m *managerFlags) register(fs *flag.FlagSet, name string) {
 		"They are unauthenticated: bind them to loopback.")
 	fs.BoolVar(&m.leaderElect, "leader-elect", true, "Elect a leader so only one replica reconciles at a time.")
 	fs.StringVar(&m.leaderElectNS, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the watched namespace or the in-cluster one).")
+	fs.StringVar(&m.leaderElectID, "leader-election-id", "", "Name of the leader election Lease. Empty: "+leaseHelp[name]+".")
 	fs.StringVar(&m.namespace, "namespace", "", namespaceHelp[name])
 	m.zap.BindFlags(fs)
 }
@@ -52,6 +57,12 @@ func (m *managerFlags) register(fs *flag.FlagSet, name string) {
 // defaultProbeAddr gives each subcommand its own health port, so the three
 // can run side by side on one host (the local stack) without flags.
 var defaultProbeAddr = map[string]string{"hub": ":8081", "identity": ":8082", "topology": ":8083"}
+
+var leaseHelp = map[string]string{
+	"hub":      "orderhub-hub",
+	"identity": "orderhub-identity-<hash of the namespace, --keystone-ref-name and OS_AUTH_URL>, one Lease per Keystone served",
+	"topology": "orderhub-topology-<hash of the namespace, the broker URL and RABBITMQ_CLUSTER_NAME>, one Lease per broker served",
+}
 
 var namespaceHelp = map[string]string{
 	"hub":      "Namespace to watch; empty watches all namespaces the RBAC allows.",
@@ -72,13 +83,17 @@ func (m *managerFlags) newManager(name string, scheme *runtime.Scheme, customize
 	if err != nil {
 		return nil, fmt.Errorf("no Kubernetes configuration (set KUBECONFIG or run in a cluster): %w", err)
 	}
+	lease, err := leaderElectionID(name, m.leaderElectID, m.lockTarget)
+	if err != nil {
+		return nil, err
+	}
 	opts := ctrl.Options{
 		Scheme:                  scheme,
 		Metrics:                 m.metricsOptions(),
 		HealthProbeBindAddress:  m.probeAddr,
 		PprofBindAddress:        m.pprofAddr,
 		LeaderElection:          m.leaderElect,
-		LeaderElectionID:        "orderhub-" + name,
+		LeaderElectionID:        lease,
 		LeaderElectionNamespace: m.leaderElectNS,
 		// A replica that stops (pod deleted, rolling update) gives the Lease
 		// up at once, so a standby takes over within its retry period instead
@@ -99,6 +114,9 @@ func (m *managerFlags) newManager(name string, scheme *runtime.Scheme, customize
 	mgr, err := ctrl.NewManager(cfg, opts)
 	if err != nil {
 		return nil, err
+	}
+	if m.leaderElect {
+		ctrl.Log.WithName(name).Info("leader election", "lease", opts.LeaderElectionNamespace+"/"+lease)
 	}
 	if err := mgr.AddHealthzCheck("healthz", healthz.Ping); err != nil {
 		return nil, err

@@ -66,6 +66,7 @@ func runTopology(args []string) error {
 	if err != nil {
 		return err
 	}
+	mf.lockTarget = []string{mf.namespace, cfg.Endpoint(), cfg.ClusterName} // one Lease per broker served (lease.go)
 	mgr, err := mf.newManager("topology", scheme, withoutManagedFields)
 	if err != nil {
 		return err

@@ -94,6 +94,10 @@ type Options struct {
 	// Resync is the period of the forced resync that re-applies every
 	// resource, probes passwords and repairs drift made outside the controller.
 	Resync time.Duration
+	// ProbeInterval is the shortest time between two probes of a User's
+	// unchanged password (only the forced resync probes one); 0: MinResync.
+	// A changed value is probed at once.
+	ProbeInterval time.Duration
 	// Backoff is the delay before a failed resource is retried when its
 	// spec.retryInterval is unset.
 	Backoff time.Duration

@@ -43,6 +43,9 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 	if opts.Resync <= 0 {
 		opts.Resync = DefaultResync
 	}
+	if opts.ProbeInterval <= 0 {
+		opts.ProbeInterval = MinResync
+	}
 	if opts.Backoff <= 0 {
 		opts.Backoff = DefaultBackoff
 	}
@@ -65,7 +68,8 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 		setup(mgr, opts, projectActuator{lookups: l}, func() *kv1.Project { return &kv1.Project{} }, wake, nil),
 		setup(mgr, opts, roleActuator{lookups: l}, func() *kv1.Role { return &kv1.Role{} }, wake, nil),
 		setup(mgr, opts, groupActuator{lookups: l}, func() *kv1.Group { return &kv1.Group{} }, wake, nil),
-		setup(mgr, opts, userActuator{lookups: l, probe: sess, self: sess.Self, budget: newProbeBudget()}, func() *kv1.User { return &kv1.User{} }, wake,
+		setup(mgr, opts, userActuator{lookups: l, probe: sess, self: sess.Self, budget: newProbeBudget(),
+			held: newHeldPasswords(), probeInterval: opts.ProbeInterval}, func() *kv1.User { return &kv1.User{} }, wake,
 			func(b *ctrl.Builder) *ctrl.Builder {
 				return b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(usersOfSecret(mgr.GetClient())))
 			}),

@@ -139,7 +139,7 @@ func runSuite(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	if err := SetupWithManager(mgr, sess, Options{RefName: testRefName, Resync: resync, Backoff: testBackoff}); err != nil {
+	if err := SetupWithManager(mgr, sess, Options{RefName: testRefName, Resync: resync, ProbeInterval: resync, Backoff: testBackoff}); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}

@@ -3,6 +3,7 @@ package identity
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	corev1 "k8s.io/api/core/v1"
@@ -33,6 +34,12 @@ type userActuator struct {
 	self func() string
 	// budget keeps retries of a failed password write from probing again.
 	budget *probeBudget
+	// held remembers the value Keystone last held per resource, so an
+	// unchanged password is probed only on the forced resync, at most once
+	// per probeInterval (heldpassword.go).
+	held          *heldPasswords
+	probeInterval time.Duration
+	now           func() time.Time // nil: time.Now
 }
 
 var _ actuator[*kv1.User] = userActuator{}
@@ -110,11 +117,10 @@ func decidePassword(res keystone.ProbeResult, err error) passwordAction {
 }
 
 // apply creates or updates the user. For an existing, enabled user it probes
-// the password and writes it only on 401. apply is only called when the
-// desired state (spec + the Secret's value) changed, on the forced resync, or
-// to retry a failure; the probe budget keeps a retried write from probing a
-// value Keystone already rejected, so each value costs at most one failed
-// login while its write keeps failing.
+// the password when its value changed or on the forced resync, and writes it
+// only on 401 (checkPassword); the probe budget keeps a retried write from
+// probing a value Keystone already rejected, so each value costs at most one
+// failed login while its write keeps failing.
 func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (outcome, error) {
 	did, err := a.domainID(ctx, o.Spec.Domain)
 	if err != nil {
@@ -151,33 +157,57 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 	a.remember("user", did, o.Spec.Name, u.ID)
 	if created {
 		// Created with the password: nothing to probe.
+		a.held.note(client.ObjectKeyFromObject(o), o.UID, u.ID, pw, a.clock())
 		o.Status.UserID = u.ID
 		return changed("created " + where), nil
 	}
 	o.Status.UserID = u.ID
 	var out outcome
-	if upd, ok := userUpdate(o.Spec, dpid, u); ok {
-		if _, err := users.Update(ctx, a.c, u.ID, upd).Extract(); err != nil {
-			return outcome{}, fmt.Errorf("update %s: %w", where, err)
-		}
-		msg := updated(where, fieldsOf(upd.ToUserUpdateMap()))
-		if upd.Name != "" {
-			msg += fmt.Sprintf(", was name %q", u.Name)
-			a.forget("user", did, u.Name)
-		}
-		out.changes = append(out.changes, msg)
+	if out.changes, err = a.update(ctx, o, u, did, dpid, where); err != nil {
+		return outcome{}, err
 	}
 	if !enabled(o.Spec.Enabled) {
-		// A disabled user cannot authenticate, so the password cannot be probed.
+		// A disabled user cannot authenticate, so the password cannot be
+		// probed; once re-enabled it is probed again.
+		a.held.forget(client.ObjectKeyFromObject(o))
 		out.message = where + " is disabled; password not checked"
 		return out, nil
 	}
+	return a.checkPassword(ctx, o, u.ID, pw, in.resync, out)
+}
+
+// update patches the existing user u (in domain did) where it differs from
+// the spec (userUpdate) and returns the change made, if any.
+func (a userActuator) update(ctx context.Context, o *kv1.User, u users.User, did, dpid, where string) ([]string, error) {
+	upd, ok := userUpdate(o.Spec, dpid, u)
+	if !ok {
+		return nil, nil
+	}
+	if _, err := users.Update(ctx, a.c, u.ID, upd).Extract(); err != nil {
+		return nil, fmt.Errorf("update %s: %w", where, err)
+	}
+	msg := updated(where, fieldsOf(upd.ToUserUpdateMap()))
+	if upd.Name != "" {
+		msg += fmt.Sprintf(", was name %q", u.Name)
+		a.forget("user", did, u.Name)
+	}
+	return []string{msg}, nil
+}
+
+// checkPassword probes the password of the existing, enabled user userID
+// when probeDue says so and writes it only on 401 (docs/identity.md, "Users
+// and passwords"); out carries the changes apply made before.
+func (a userActuator) checkPassword(ctx context.Context, o *kv1.User, userID, pw string, resync bool, out outcome) (outcome, error) {
+	where := fmt.Sprintf("user %s in domain %s", o.Spec.Name, displayDomain(o.Spec.Domain))
 	key := client.ObjectKeyFromObject(o)
+	if !a.held.due(key, o.UID, userID, pw, resync, a.clock(), a.probeInterval) {
+		return upToDate(where, out), nil
+	}
 	action := passwordWrite
 	var perr error
 	if !a.budget.rejected(key, o.UID, pw) {
 		var res keystone.ProbeResult
-		res, perr = a.probe.ProbePassword(ctx, u.ID, pw)
+		res, perr = a.probe.ProbePassword(ctx, userID, pw)
 		action = decidePassword(res, perr)
 	}
 	switch action {
@@ -186,22 +216,36 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 		// write failed): remember it before writing, so a failed write is
 		// retried without another failed login.
 		a.budget.noteRejected(key, o.UID, pw)
-		if _, err := users.Update(ctx, a.c, u.ID, users.UpdateOpts{Password: pw}).Extract(); err != nil {
+		if _, err := users.Update(ctx, a.c, userID, users.UpdateOpts{Password: pw}).Extract(); err != nil {
 			return outcome{}, fmt.Errorf("set password of %s (Keystone refused the current one; the write is retried without another login attempt): %w", where, err)
 		}
 		a.budget.forget(key)
+		a.held.note(key, o.UID, userID, pw, a.clock())
 		out.changes = append(out.changes, "set password of "+where)
 		out.message = where + ": password set"
+		return out, nil
 	case passwordFail:
 		return outcome{}, fmt.Errorf("check password of %s (not written): %w", where, perr)
-	default:
-		a.budget.forget(key)
-		out.message = where + " is up to date"
-		if len(out.changes) > 0 {
-			out.message = out.changes[0]
-		}
 	}
-	return out, nil
+	a.budget.forget(key)
+	a.held.note(key, o.UID, userID, pw, a.clock())
+	return upToDate(where, out), nil
+}
+
+// upToDate is out with the Ready message of a user whose password Keystone holds.
+func upToDate(where string, out outcome) outcome {
+	out.message = where + " is up to date"
+	if len(out.changes) > 0 {
+		out.message = out.changes[0]
+	}
+	return out
+}
+
+func (a userActuator) clock() time.Time {
+	if a.now == nil {
+		return time.Now()
+	}
+	return a.now()
 }
 
 func (a userActuator) selfID() string {
@@ -212,7 +256,10 @@ func (a userActuator) selfID() string {
 }
 
 // forgetResource drops what the actuator remembers about a deleted resource.
-func (a userActuator) forgetResource(key types.NamespacedName) { a.budget.forget(key) }
+func (a userActuator) forgetResource(key types.NamespacedName) {
+	a.budget.forget(key)
+	a.held.forget(key)
+}
 
 func (a userActuator) remove(ctx context.Context, o *kv1.User) error {
 	id := o.Status.UserID

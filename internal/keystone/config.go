@@ -4,10 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
-
-	"sigs.k8s.io/yaml"
 )
 
 // Config holds admin credentials for Keystone. Fields left empty are not sent.
@@ -33,43 +30,77 @@ type Config struct {
 	Interface string
 	CACert    string // OS_CACERT: path of a PEM CA bundle used to verify Keystone
 	Insecure  bool   // OS_INSECURE=true or clouds.yaml verify: false
+
+	// AuthType is OS_AUTH_TYPE (clouds.yaml auth_type): password,
+	// v3password, token, v3token or v3applicationcredential; empty: inferred
+	// (Method).
+	AuthType                    string
+	Token                       string // OS_TOKEN; never logged
+	ApplicationCredentialID     string // OS_APPLICATION_CREDENTIAL_ID
+	ApplicationCredentialName   string // OS_APPLICATION_CREDENTIAL_NAME (with the user)
+	ApplicationCredentialSecret string // OS_APPLICATION_CREDENTIAL_SECRET; never logged
 }
 
-// String describes the configuration without the password.
+// String describes the configuration without a secret.
 func (c Config) String() string {
-	user := c.Username
-	if user == "" {
-		user = c.UserID
-	}
-	return fmt.Sprintf("%s as %s (user domain %q, project %q in %q)", c.AuthURL, user,
-		firstNonEmpty(c.UserDomainName, c.UserDomainID), firstNonEmpty(c.ProjectName, c.ProjectID),
-		firstNonEmpty(c.ProjectDomainName, c.ProjectDomainID))
+	return fmt.Sprintf("%s as %s", c.AuthURL, c.credential())
 }
 
-// credential describes the user and scope without the URL and the password.
-func (c Config) credential() string {
-	user := c.Username
-	if user == "" {
-		user = c.UserID
-	}
-	return fmt.Sprintf("user %s in domain %q, project %q in %q", user,
-		firstNonEmpty(c.UserDomainName, c.UserDomainID), firstNonEmpty(c.ProjectName, c.ProjectID),
-		firstNonEmpty(c.ProjectDomainName, c.ProjectDomainID))
-}
-
-// Validate reports the first missing field needed to authenticate.
+// Validate reports the first missing setting needed to authenticate with the
+// configured method (Method), naming the variable to set.
 func (c Config) Validate() error {
-	switch {
-	case c.AuthURL == "":
+	if c.AuthURL == "" {
 		return errors.New("keystone: no auth URL (OS_AUTH_URL or clouds.yaml auth.auth_url)")
+	}
+	m, err := c.Method()
+	if err != nil {
+		return err
+	}
+	switch m {
+	case AuthApplicationCredential:
+		return c.validateApplicationCredential()
+	case AuthToken:
+		if c.Token == "" {
+			return errors.New("keystone: no token (OS_TOKEN or clouds.yaml auth.token) for auth type token")
+		}
+		return c.validateProject()
+	}
+	return c.validatePassword()
+}
+
+func (c Config) validatePassword() error {
+	switch {
 	case c.Username == "" && c.UserID == "":
-		return errors.New("keystone: no user (OS_USERNAME or OS_USER_ID)")
+		return errors.New("keystone: no user (OS_USERNAME or OS_USER_ID; or an application credential: OS_APPLICATION_CREDENTIAL_ID and OS_APPLICATION_CREDENTIAL_SECRET; or a token: OS_TOKEN)")
 	case c.Password == "":
 		return errors.New("keystone: no password (OS_PASSWORD)")
 	case c.Username != "" && c.UserDomainName == "" && c.UserDomainID == "":
 		return errors.New("keystone: OS_USERNAME needs OS_USER_DOMAIN_NAME or OS_USER_DOMAIN_ID")
-	case c.ProjectName != "" && c.ProjectDomainName == "" && c.ProjectDomainID == "":
+	}
+	return c.validateProject()
+}
+
+func (c Config) validateProject() error {
+	if c.ProjectName != "" && c.ProjectDomainName == "" && c.ProjectDomainID == "" {
 		return errors.New("keystone: OS_PROJECT_NAME needs OS_PROJECT_DOMAIN_NAME or OS_PROJECT_DOMAIN_ID")
+	}
+	return nil
+}
+
+// validateApplicationCredential: a secret, and an ID, or a name with its
+// user (an application credential name is unique per user only).
+func (c Config) validateApplicationCredential() error {
+	switch {
+	case c.ApplicationCredentialSecret == "":
+		return errors.New("keystone: no application credential secret (OS_APPLICATION_CREDENTIAL_SECRET)")
+	case c.ApplicationCredentialID != "":
+		return nil
+	case c.ApplicationCredentialName == "":
+		return errors.New("keystone: no application credential (OS_APPLICATION_CREDENTIAL_ID, or OS_APPLICATION_CREDENTIAL_NAME with its user)")
+	case c.Username == "" && c.UserID == "":
+		return errors.New("keystone: OS_APPLICATION_CREDENTIAL_NAME needs its user (OS_USER_ID, or OS_USERNAME with OS_USER_DOMAIN_NAME or OS_USER_DOMAIN_ID)")
+	case c.Username != "" && c.UserDomainName == "" && c.UserDomainID == "":
+		return errors.New("keystone: OS_USERNAME needs OS_USER_DOMAIN_NAME or OS_USER_DOMAIN_ID")
 	}
 	return nil
 }
@@ -77,7 +108,8 @@ func (c Config) Validate() error {
 // ConfigFromEnv reads the OS_* variables through getenv (os.Getenv in
 // production). gophercloud's openstack.AuthOptionsFromEnv ignores the user
 // and project domain variables, OS_CACERT and OS_INTERFACE that
-// OpenStack-Helm's admin openrc Secret sets, so they are mapped here.
+// OpenStack-Helm's admin openrc Secret sets, and OS_TOKEN and OS_AUTH_TYPE,
+// so they are mapped here.
 // OS_DOMAIN_NAME/OS_DOMAIN_ID fill both domains when the specific ones are unset.
 func ConfigFromEnv(getenv func(string) string) Config {
 	c := Config{
@@ -95,62 +127,14 @@ func ConfigFromEnv(getenv func(string) string) Config {
 		Interface:         getenv("OS_INTERFACE"),
 		CACert:            getenv("OS_CACERT"),
 		Insecure:          strings.EqualFold(getenv("OS_INSECURE"), "true"),
+
+		AuthType:                    getenv("OS_AUTH_TYPE"),
+		Token:                       getenv("OS_TOKEN"),
+		ApplicationCredentialID:     getenv("OS_APPLICATION_CREDENTIAL_ID"),
+		ApplicationCredentialName:   getenv("OS_APPLICATION_CREDENTIAL_NAME"),
+		ApplicationCredentialSecret: getenv("OS_APPLICATION_CREDENTIAL_SECRET"),
 	}
 	return c
-}
-
-// cloudsFile is the subset of clouds.yaml this package reads.
-type cloudsFile struct {
-	Clouds map[string]struct {
-		Auth struct {
-			AuthURL           string `json:"auth_url"`
-			Username          string `json:"username"`
-			UserID            string `json:"user_id"`
-			Password          string `json:"password"`
-			UserDomainName    string `json:"user_domain_name"`
-			UserDomainID      string `json:"user_domain_id"`
-			ProjectName       string `json:"project_name"`
-			ProjectID         string `json:"project_id"`
-			ProjectDomainName string `json:"project_domain_name"`
-			ProjectDomainID   string `json:"project_domain_id"`
-			DomainName        string `json:"domain_name"`
-			DomainID          string `json:"domain_id"`
-		} `json:"auth"`
-		RegionName string `json:"region_name"`
-		Interface  string `json:"interface"`
-		CACert     string `json:"cacert"`
-		Verify     *bool  `json:"verify"`
-	} `json:"clouds"`
-}
-
-// ConfigFromCloudsYAML reads cloud from the clouds.yaml at path. It returns an
-// error when the file cannot be read or parsed or has no such cloud.
-func ConfigFromCloudsYAML(path, cloud string) (Config, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return Config{}, fmt.Errorf("keystone: read clouds.yaml: %w", err)
-	}
-	var f cloudsFile
-	if err := yaml.Unmarshal(b, &f); err != nil {
-		return Config{}, fmt.Errorf("keystone: parse %s: %w", path, err)
-	}
-	cl, ok := f.Clouds[cloud]
-	if !ok {
-		return Config{}, fmt.Errorf("keystone: %s has no cloud %q", path, cloud)
-	}
-	a := cl.Auth
-	c := Config{
-		AuthURL: a.AuthURL, Username: a.Username, UserID: a.UserID, Password: a.Password,
-		UserDomainName:    firstNonEmpty(a.UserDomainName, a.DomainName),
-		UserDomainID:      firstNonEmpty(a.UserDomainID, a.DomainID),
-		ProjectName:       a.ProjectName,
-		ProjectID:         a.ProjectID,
-		ProjectDomainName: firstNonEmpty(a.ProjectDomainName, a.DomainName),
-		ProjectDomainID:   firstNonEmpty(a.ProjectDomainID, a.DomainID),
-		RegionName:        cl.RegionName, Interface: cl.Interface, CACert: cl.CACert,
-		Insecure: cl.Verify != nil && !*cl.Verify,
-	}
-	return c, nil
 }
 
 // LoadConfig finds the admin credentials the way the openstack CLI does:
@@ -176,23 +160,6 @@ func LoadConfig() (Config, error) {
 		c = ConfigFromEnv(os.Getenv)
 	}
 	return c, c.Validate()
-}
-
-func findCloudsYAML() string {
-	cands := []string{os.Getenv("OS_CLIENT_CONFIG_FILE"), "clouds.yaml"}
-	if home, err := os.UserHomeDir(); err == nil {
-		cands = append(cands, filepath.Join(home, ".config", "openstack", "clouds.yaml"))
-	}
-	cands = append(cands, "/etc/openstack/clouds.yaml")
-	for _, p := range cands {
-		if p == "" {
-			continue
-		}
-		if _, err := os.Stat(p); err == nil {
-			return p
-		}
-	}
-	return ""
 }
 
 func firstNonEmpty(s ...string) string {

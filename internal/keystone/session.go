@@ -101,6 +101,9 @@ type ConnectError struct {
 	Endpoint string
 	// Credential describes the admin credential (Config.String without the URL).
 	Credential string
+	// Check names the settings to check when Keystone rejects the
+	// credential; empty: those of a password.
+	Check string
 	// Rejected is true when Keystone answered and refused the credential (401);
 	// false when it could not be reached or answered something else.
 	Rejected bool
@@ -109,8 +112,12 @@ type ConnectError struct {
 
 func (e *ConnectError) Error() string {
 	if e.Rejected {
-		return fmt.Sprintf("Keystone at %s rejected the admin credential (%s; check OS_USERNAME, OS_PASSWORD and the domains, or the clouds.yaml): %v",
-			e.Endpoint, e.Credential, e.Err)
+		check := e.Check
+		if check == "" {
+			check = "OS_USERNAME, OS_PASSWORD and the domains"
+		}
+		return fmt.Sprintf("Keystone at %s rejected the admin credential (%s; check %s, or the clouds.yaml): %v",
+			e.Endpoint, e.Credential, check, e.Err)
 	}
 	if IsNetwork(e.Err) {
 		return fmt.Sprintf("Keystone endpoint %s is unreachable (check OS_AUTH_URL): %v", e.Endpoint, e.Err)
@@ -156,24 +163,16 @@ func (s *Session) Connect(ctx context.Context) error {
 	}
 	s.lastTry = now
 	cfg := s.cfg
-	ao := gophercloud.AuthOptions{
-		IdentityEndpoint: cfg.AuthURL,
-		Username:         cfg.Username,
-		UserID:           cfg.UserID,
-		Password:         cfg.Password,
-		DomainName:       cfg.UserDomainName,
-		DomainID:         cfg.UserDomainID,
-		AllowReauth:      true,
-	}
-	if cfg.ProjectName != "" || cfg.ProjectID != "" {
-		ao.Scope = &gophercloud.AuthScope{ProjectName: cfg.ProjectName, ProjectID: cfg.ProjectID,
-			DomainName: cfg.ProjectDomainName, DomainID: cfg.ProjectDomainID}
-	}
+	ao := cfg.authOptions()
 	if err := openstack.Authenticate(ctx, s.pc, ao); err != nil {
-		s.lastErr = &ConnectError{Endpoint: cfg.AuthURL, Credential: cfg.credential(), Rejected: IsUnauthorized(err), Err: err}
+		s.lastErr = &ConnectError{Endpoint: cfg.AuthURL, Credential: cfg.credential(), Check: cfg.check(), Rejected: IsUnauthorized(err), Err: err}
 		return s.lastErr
 	}
-	if r, ok := s.pc.GetAuthResult().(tokens.CreateResult); ok {
+	// A created token (password, application credential, rescoped token)
+	// or a token used as it is (tokens.GetResult) both name their user.
+	if r, ok := s.pc.GetAuthResult().(interface {
+		ExtractUser() (*tokens.User, error)
+	}); ok {
 		if u, err := r.ExtractUser(); err == nil && u != nil {
 			s.UserID = u.ID
 		}
