@@ -91,7 +91,7 @@ type CredentialRotationStatus struct {
 // credential or a service-account password.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Namespaced,categories=c5c3
+// +kubebuilder:resource:scope=Namespaced,categories={c5c3,orderhub},shortName=crot
 // +kubebuilder:printcolumn:name="Target",type=string,JSONPath=`.spec.target`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=='Ready')].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
