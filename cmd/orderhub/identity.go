@@ -48,6 +48,9 @@ func runIdentityContext(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if mf.version {
+		return printVersion()
+	}
 	if mf.namespace == "" {
 		mf.namespace = ownNamespace()
 	}

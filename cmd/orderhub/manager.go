@@ -31,6 +31,7 @@ type managerFlags struct {
 	leaderElect    bool
 	leaderElectNS  string
 	namespace      string
+	version        bool
 	zap            zap.Options
 }
 
@@ -46,6 +47,7 @@ func (m *managerFlags) register(fs *flag.FlagSet, name string) {
 	fs.BoolVar(&m.leaderElect, "leader-elect", true, "Elect a leader so only one replica reconciles at a time.")
 	fs.StringVar(&m.leaderElectNS, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the watched namespace or the in-cluster one).")
 	fs.StringVar(&m.namespace, "namespace", "", namespaceHelp[name])
+	fs.BoolVar(&m.version, "version", false, "Print the version, commit and Go version, and exit.")
 	m.zap.BindFlags(fs)
 }
 
