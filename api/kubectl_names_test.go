@@ -36,7 +36,7 @@ type peer struct {
 // shadows that name (kubectl expands categories first).
 var peers = []peer{
 	{
-		source: "Kubernetes v1.37 built-in resources (kubectl api-resources)",
+		source: "Kubernetes v1.37 built-in resources (kubectl api-resources; the discovery of kube-apiserver v1.37.2)",
 		names: []string{
 			"bindings", "binding", "componentstatuses", "componentstatus", "cs", "configmaps", "configmap", "cm",
 			"endpoints", "ep", "events", "event", "ev", "limitranges", "limitrange", "limits", "namespaces", "namespace", "ns",
@@ -61,8 +61,17 @@ var peers = []peer{
 			"priorityclasses", "priorityclass", "pc", "csidrivers", "csinodes", "csistoragecapacities",
 			"storageclasses", "storageclass", "sc", "volumeattachments", "volumeattributesclasses", "vac",
 			"storageversionmigrations",
+			// Singulars of the kinds above whose plural is listed alone.
+			"controllerrevision", "selfsubjectreview", "tokenreview", "localsubjectaccessreview", "subjectaccessreview",
+			"selfsubjectrulesreview", "selfsubjectaccessreview", "clustertrustbundle", "podcertificaterequest",
+			"servicecidr", "ingressclass", "csinode", "csistoragecapacity", "volumeattributesclass", "csidriver",
+			"volumeattachment", "mutatingadmissionpolicybinding", "validatingwebhookconfiguration",
+			"mutatingwebhookconfiguration", "mutatingadmissionpolicy", "validatingadmissionpolicybinding",
+			"validatingadmissionpolicy", "runtimeclass", "deviceclass", "resourceclaim", "resourceslice",
+			"devicetaintrule", "resourceclaimtemplate", "flowschema", "prioritylevelconfiguration",
+			"storageversionmigration",
 		},
-		categories: []string{"all"},
+		categories: []string{"all", "api-extensions"},
 	},
 	{
 		// Every CRD has plural and singular only, no shortNames.
