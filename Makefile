@@ -12,7 +12,9 @@ CONTROLLER_GEN := $(ORDERHUB_CONTROLLER_GEN)
 VERSION ?= $(shell git describe --tags --always --dirty --match 'v*' 2>/dev/null || echo dev)
 IMAGE ?= localhost/orderhub
 IMAGE_TAR ?= bin/orderhub-image.tar
-LDFLAGS := -X github.com/c5c3/orderhub/internal/version.Version=$(VERSION)
+# The commit --version prints: GOFLAGS=-buildvcs=false leaves it out of the Go build info, so it is set here.
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+LDFLAGS := -X github.com/c5c3/orderhub/internal/version.Version=$(VERSION) -X github.com/c5c3/orderhub/internal/version.Commit=$(COMMIT)
 # Integration tests start real servers; keep them one package at a time on 2 cores.
 TEST_P ?= 1
 TEST_TIMEOUT ?= 60m
@@ -42,7 +44,7 @@ build: ## Build bin/orderhub.
 .PHONY: image
 image: ## Build the OCI image $(IMAGE):$(VERSION) without Docker into $(IMAGE_TAR) (ctr -n k8s.io images import $(IMAGE_TAR)).
 	hack/tools.sh crane
-	hack/image.sh "$(VERSION)" "$(IMAGE)" "$(IMAGE_TAR)"
+	COMMIT="$(COMMIT)" hack/image.sh "$(VERSION)" "$(IMAGE)" "$(IMAGE_TAR)"
 
 .PHONY: vet
 vet: ## gofmt check, citation check (hack/check-citations.sh), the package section of docs/architecture.md (hack/archcheck) and go vet (with and without the integration tag).

@@ -3,7 +3,8 @@
 # charts/orderhub/files, so the chart and config/ never drift apart
 # (make manifests runs this; make verify-generated fails on a difference):
 #
-#   files/crds/<crd>.yaml         config/crd/bases, plus helm.sh/resource-policy: keep
+#   files/crds/<crd>.yaml         config/crd/bases (templates/crds.yaml adds
+#                                 helm.sh/resource-policy: keep under crds.keep)
 #   files/rbac/<controller>.yaml  the rules of config/rbac/<controller>/role.yaml (and target/)
 #   files/webhook/{mutating,validating}.yaml  config/webhook/manifests.yaml, one document each
 #
@@ -19,15 +20,11 @@ for f in config/crd/bases/*.yaml; do
 	out="$files/crds/$(basename "$f")"
 	{
 		printf "$header\n" "$f"
-		# Keep the CRDs (and so every custom resource) when the release is
-		# uninstalled: Helm skips resources with this annotation.
-		awk '
-			/^---$/ && NR == 1 { next }
-			{ print }
-			/^  annotations:$/ && !done { print "    helm.sh/resource-policy: keep"; done = 1 }
-		' "$f"
+		awk '/^---$/ && NR == 1 { next } { print }' "$f"
 	} >"$out"
-	grep -q 'helm.sh/resource-policy: keep' "$out" || { echo "chart-generate: no metadata.annotations in $f" >&2; exit 1; }
+	# templates/crds.yaml inserts the keep annotation after the one line
+	# "  annotations:" (metadata.annotations; deeper keys are indented more).
+	[ "$(grep -c '^  annotations:$' "$out")" -eq 1 ] || { echo "chart-generate: not one metadata.annotations in $f" >&2; exit 1; }
 done
 
 for c in hub identity topology target; do

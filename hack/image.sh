@@ -4,6 +4,8 @@
 #
 #   hack/image.sh VERSION IMAGE OUT
 #
+# COMMIT (default: git rev-parse HEAD) is the commit `orderhub --version` prints.
+#
 # One layer on an empty base: the static binary /orderhub, the host's CA
 # bundle at /etc/ssl/certs/ca-certificates.crt, /etc/passwd and /etc/group
 # naming the non-root user 65532 (nonroot), and an empty /tmp. The image runs
@@ -21,6 +23,7 @@ crane=${ORDERHUB_CRANE:?set ORDERHUB_CRANE (hack/tools.sh env)}
 ca=${CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
 [ -s "$ca" ] || { echo "image: no CA bundle at $ca (Debian: ca-certificates; or set CA_BUNDLE)" >&2; exit 1; }
 arch=$(go env GOARCH)
+commit=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || true)}
 
 work=$(mktemp -d)
 reg_pid=
@@ -33,7 +36,7 @@ trap cleanup EXIT
 root="$work/root"
 mkdir -p "$root/etc/ssl/certs" "$root/tmp"
 CGO_ENABLED=0 GOOS=linux GOARCH="$arch" go build -trimpath \
-	-ldflags "-s -w -X github.com/c5c3/orderhub/internal/version.Version=$version" \
+	-ldflags "-s -w -X github.com/c5c3/orderhub/internal/version.Version=$version -X github.com/c5c3/orderhub/internal/version.Commit=$commit" \
 	-o "$root/orderhub" ./cmd/orderhub
 cp "$ca" "$root/etc/ssl/certs/ca-certificates.crt"
 printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$root/etc/passwd"

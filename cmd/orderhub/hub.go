@@ -151,6 +151,9 @@ func runHubContext(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if mf.version {
+		return printVersion()
+	}
 	cpOpts := hf.controlPlaneOptions()
 	tcOpts, err := hf.targetClusterOptions(mf.namespace)
 	if err != nil {

@@ -36,6 +36,9 @@ func runIdentityContext(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	if f.manager.version {
+		return printVersion()
+	}
 	mf, opts := f.manager, f.opts
 	cfg, err := keystone.LoadConfig()
 	if err != nil {
@@ -105,6 +108,9 @@ func parseIdentityFlags(args []string) (identityFlags, error) {
 	fs.IntVar(&f.opts.MaxConcurrentReconciles, "concurrency", 4, "Resources of one kind reconciled in parallel.")
 	if err := fs.Parse(args); err != nil {
 		return f, err
+	}
+	if f.manager.version {
+		return f, nil // runIdentityContext prints the version and exits
 	}
 	if f.manager.namespace == "" {
 		f.manager.namespace = ownNamespace()

@@ -27,6 +27,12 @@ type subcommand struct {
 // one file.
 var subcommands = map[string]subcommand{}
 
+// printVersion writes version.Info to standard output, for --version.
+func printVersion() error {
+	_, err := fmt.Println(version.Info())
+	return err
+}
+
 func usage() {
 	fmt.Fprintf(os.Stderr, "usage: orderhub <subcommand> [flags]\n\nsubcommands:\n")
 	names := make([]string, 0, len(subcommands))
@@ -37,7 +43,7 @@ func usage() {
 	for _, n := range names {
 		fmt.Fprintf(os.Stderr, "  %-10s %s\n", n, subcommands[n].summary)
 	}
-	fmt.Fprintf(os.Stderr, "\n'orderhub <subcommand> -h' lists its flags; 'orderhub --version' prints the version.\n")
+	fmt.Fprintf(os.Stderr, "\n'orderhub <subcommand> -h' lists its flags; 'orderhub [<subcommand>] --version' prints the version and commit.\n")
 }
 
 func main() {
@@ -49,7 +55,7 @@ func main() {
 		return
 	}
 	if os.Args[1] == "--version" || os.Args[1] == "-version" || os.Args[1] == "version" {
-		fmt.Println(version.Version)
+		_ = printVersion()
 		return
 	}
 	sc, ok := subcommands[os.Args[1]]

@@ -35,6 +35,7 @@ type managerFlags struct {
 	// newManager; the default Lease name is derived from it (leaderElectionID).
 	lockTarget []string
 	namespace  string
+	version    bool
 	zap        zap.Options
 }
 
@@ -51,6 +52,7 @@ func (m *managerFlags) register(fs *flag.FlagSet, name string) {
 	fs.StringVar(&m.leaderElectNS, "leader-election-namespace", "", "Namespace of the leader election Lease (default: the watched namespace or the in-cluster one).")
 	fs.StringVar(&m.leaderElectID, "leader-election-id", "", "Name of the leader election Lease. Empty: "+leaseHelp[name]+".")
 	fs.StringVar(&m.namespace, "namespace", "", namespaceHelp[name])
+	fs.BoolVar(&m.version, "version", false, "Print the version, commit and Go version, and exit.")
 	m.zap.BindFlags(fs)
 }
 

@@ -47,6 +47,9 @@ func runTopology(args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if mf.version {
+		return printVersion()
+	}
 	if mf.namespace == "" {
 		mf.namespace = os.Getenv(envNamespace)
 	}

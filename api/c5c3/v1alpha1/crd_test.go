@@ -130,10 +130,13 @@ func TestCRDs_PrinterColumns(t *testing.T) {
 	t.Parallel()
 	crds := loadCRDs(t)
 	want := map[string][]string{
-		"KeystoneService":               {"Ready", "ControlPlane", "Type", "Age"},
-		"KeystoneApplicationCredential": {"Ready", "ControlPlane", "User", "Project", "Generation", "NextRotation", "Age"},
-		"ControlPlane":                  {"Ready", "Release", "Age"},
-		"CredentialRotation":            {"Target", "Ready", "Age"},
+		"KeystoneService":               {"Ready", "Reason", "ControlPlane", "Type", "Age"},
+		"KeystoneApplicationCredential": {"Ready", "Reason", "ControlPlane", "User", "Project", "Generation", "NextRotation", "Age"},
+		"ControlPlane":                  {"Ready", "Reason", "Release", "Age"},
+		"CredentialRotation":            {"Target", "Ready", "Reason", "Age"},
+		"KeystoneUser":                  {"Ready", "Reason", "ControlPlane", "User", "Generation", "Age"},
+		"KeystoneProject":               {"Ready", "Reason", "ControlPlane", "Project", "Age"},
+		"KeystoneRoleAssignment":        {"Ready", "Reason", "ControlPlane", "User", "Project", "Role", "Age"},
 	}
 	for kind, cols := range want {
 		crd, ok := crds[kind]

@@ -143,14 +143,15 @@ type KeystoneApplicationCredentialStatus struct {
 // order.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Namespaced,categories=c5c3
+// +kubebuilder:resource:scope=Namespaced,categories={c5c3,orderhub},shortName=ksac
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="metadata.name must be at most 63 bytes"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=='Ready')].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=='Ready')].reason`
 // +kubebuilder:printcolumn:name="ControlPlane",type=string,JSONPath=`.spec.controlPlaneRef.name`
 // +kubebuilder:printcolumn:name="User",type=string,JSONPath=`.spec.userRef.name`
 // +kubebuilder:printcolumn:name="Project",type=string,JSONPath=`.spec.projectRef.name`
 // +kubebuilder:printcolumn:name="Generation",type=integer,JSONPath=`.status.credentialGeneration`
-// +kubebuilder:printcolumn:name="NextRotation",type=string,JSONPath=`.status.nextRotation`
+// +kubebuilder:printcolumn:name="NextRotation",type=string,JSONPath=`.status.nextRotation`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 type KeystoneApplicationCredential struct {
 	metav1.TypeMeta   `json:",inline"`

@@ -65,9 +65,10 @@ type KeystoneRoleAssignmentStatus struct {
 // role) from a namespace a ControlPlane assigns.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Namespaced,categories=c5c3
+// +kubebuilder:resource:scope=Namespaced,categories={c5c3,orderhub},shortName=ksra
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="metadata.name must be at most 63 bytes"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=='Ready')].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=='Ready')].reason`
 // +kubebuilder:printcolumn:name="ControlPlane",type=string,JSONPath=`.spec.controlPlaneRef.name`
 // +kubebuilder:printcolumn:name="User",type=string,JSONPath=`.spec.userRef.name`
 // +kubebuilder:printcolumn:name="Project",type=string,JSONPath=`.spec.projectRef.name`

@@ -204,8 +204,9 @@ type KeystoneServiceAccountStatus struct {
 // against the identity plane of a ControlPlane.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Namespaced,categories=c5c3
+// +kubebuilder:resource:scope=Namespaced,categories={c5c3,orderhub},shortName=kss
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=='Ready')].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=='Ready')].reason`
 // +kubebuilder:printcolumn:name="ControlPlane",type=string,JSONPath=`.spec.controlPlaneRef.name`
 // +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.spec.catalog.serviceType`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`

@@ -123,9 +123,10 @@ type KeystoneUserStatus struct {
 // assigns; its password is delivered as the Secret <metadata.name>-credentials.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:scope=Namespaced,categories=c5c3
+// +kubebuilder:resource:scope=Namespaced,categories={c5c3,orderhub},shortName=ksu
 // +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="metadata.name must be at most 63 bytes"
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=='Ready')].status`
+// +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=='Ready')].reason`
 // +kubebuilder:printcolumn:name="ControlPlane",type=string,JSONPath=`.spec.controlPlaneRef.name`
 // +kubebuilder:printcolumn:name="User",type=string,JSONPath=`.status.userName`
 // +kubebuilder:printcolumn:name="Generation",type=integer,JSONPath=`.status.passwordGeneration`

@@ -39,7 +39,7 @@ type DomainStatus struct {
 // disables the domain, as Keystone requires.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=keystone
+// +kubebuilder:resource:categories={keystone,orderhub},shortName=kdom
 // +kubebuilder:printcolumn:name="Keystone Name",type=string,JSONPath=`.spec.name`
 // +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.status.domainID`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

@@ -96,7 +96,7 @@ type EndpointStatus struct {
 // also a core resource.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=keystone
+// +kubebuilder:resource:categories={keystone,orderhub},shortName=kep
 // +kubebuilder:printcolumn:name="Service",type=string,JSONPath=`.spec.service.name`
 // +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.spec.service.type`
 // +kubebuilder:printcolumn:name="Region",type=string,JSONPath=`.spec.region`

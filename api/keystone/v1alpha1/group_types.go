@@ -38,7 +38,7 @@ type GroupStatus struct {
 // Group is a Keystone group of users.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=keystone
+// +kubebuilder:resource:categories={keystone,orderhub},shortName=kgrp
 // +kubebuilder:printcolumn:name="Keystone Name",type=string,JSONPath=`.spec.name`
 // +kubebuilder:printcolumn:name="Domain",type=string,JSONPath=`.spec.domain`
 // +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.status.groupID`

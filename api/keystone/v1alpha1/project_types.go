@@ -43,7 +43,7 @@ type ProjectStatus struct {
 // Project is a Keystone project within a domain.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=keystone
+// +kubebuilder:resource:categories={keystone,orderhub},shortName=kproj
 // +kubebuilder:printcolumn:name="Keystone Name",type=string,JSONPath=`.spec.name`
 // +kubebuilder:printcolumn:name="Domain",type=string,JSONPath=`.spec.domain`
 // +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.status.projectID`

@@ -37,7 +37,7 @@ type RoleStatus struct {
 // because "roles" is also an RBAC resource.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=keystone
+// +kubebuilder:resource:categories={keystone,orderhub},shortName=krole
 // +kubebuilder:printcolumn:name="Keystone Name",type=string,JSONPath=`.spec.name`
 // +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.status.roleID`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

@@ -43,7 +43,7 @@ type RoleAssignmentStatus struct {
 // credentials: restrict write access to it like the admin Secret itself.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=keystone
+// +kubebuilder:resource:categories={keystone,orderhub},shortName=kra
 // +kubebuilder:printcolumn:name="Role",type=string,JSONPath=`.spec.role.name`
 // +kubebuilder:printcolumn:name="User",type=string,JSONPath=`.spec.user.name`
 // +kubebuilder:printcolumn:name="Group",type=string,JSONPath=`.spec.group.name`,priority=1

@@ -43,7 +43,7 @@ type ServiceStatus struct {
 // services.keystone.osh.openstack.org, because "services" is also a core resource.
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=keystone
+// +kubebuilder:resource:categories={keystone,orderhub},shortName=ksrv
 // +kubebuilder:printcolumn:name="Keystone Name",type=string,JSONPath=`.spec.name`
 // +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.spec.type`
 // +kubebuilder:printcolumn:name="ID",type=string,JSONPath=`.status.serviceID`

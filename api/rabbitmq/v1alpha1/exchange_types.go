@@ -52,7 +52,7 @@ type ExchangeSpec struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=rabbitmq
+// +kubebuilder:resource:categories={rabbitmq,orderhub},shortName=rex
 // +kubebuilder:printcolumn:name="Exchange",type=string,JSONPath=`.spec.name`
 // +kubebuilder:printcolumn:name="Vhost",type=string,JSONPath=`.spec.vhost`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

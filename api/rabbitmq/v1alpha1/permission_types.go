@@ -54,7 +54,7 @@ type VhostPermissions struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=rabbitmq
+// +kubebuilder:resource:categories={rabbitmq,orderhub},shortName=rperm
 // +kubebuilder:printcolumn:name="Vhost",type=string,JSONPath=`.spec.vhost`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1

@@ -50,7 +50,7 @@ type PolicySpec struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=rabbitmq
+// +kubebuilder:resource:categories={rabbitmq,orderhub},shortName=rpol
 // +kubebuilder:printcolumn:name="Policy",type=string,JSONPath=`.spec.name`
 // +kubebuilder:printcolumn:name="Vhost",type=string,JSONPath=`.spec.vhost`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

@@ -65,7 +65,7 @@ type QueueSpec struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=rabbitmq
+// +kubebuilder:resource:categories={rabbitmq,orderhub},shortName=rq
 // +kubebuilder:printcolumn:name="Queue",type=string,JSONPath=`.spec.name`
 // +kubebuilder:printcolumn:name="Vhost",type=string,JSONPath=`.spec.vhost`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`

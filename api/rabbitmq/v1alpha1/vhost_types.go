@@ -51,7 +51,7 @@ type VhostLimits struct {
 
 // +kubebuilder:object:root=true
 // +kubebuilder:subresource:status
-// +kubebuilder:resource:categories=rabbitmq
+// +kubebuilder:resource:categories={rabbitmq,orderhub},shortName=rvhost
 // +kubebuilder:printcolumn:name="Vhost",type=string,JSONPath=`.spec.name`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Reason",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].reason`,priority=1
