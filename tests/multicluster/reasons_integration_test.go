@@ -113,6 +113,7 @@ func TestReasons_ClusterNameTooLong(t *testing.T) {
 			if c == nil || c.Reason != c5c3v1alpha1.ReasonClusterNameTooLong || !strings.Contains(c.Message, longName) {
 				return fmt.Errorf("%s is %+v", o.typ, c)
 			}
+			testenv.ObservedCondition(t, o.obj, *c)
 			return nil
 		})
 	}
@@ -254,6 +255,7 @@ func TestReasons_KeystoneNotPublished(t *testing.T) {
 		if c == nil || c.Reason != c5c3v1alpha1.ReasonKeystoneNotPublished || !strings.Contains(c.Message, "publicEndpoint") {
 			return fmt.Errorf("DeliveryReady is %+v", c)
 		}
+		testenv.ObservedCondition(t, ku, *c)
 		return nil
 	})
 	var secrets corev1.SecretList

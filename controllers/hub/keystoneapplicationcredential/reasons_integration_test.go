@@ -60,6 +60,7 @@ func waitMessage(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential, t
 		if c.Status != metav1.ConditionFalse || c.Reason != reason || !strings.Contains(c.Message, want) {
 			return fmt.Errorf("%s=%s/%s: %s", typ, c.Status, c.Reason, c.Message)
 		}
+		testenv.ObservedCondition(t, ac, c)
 		return nil
 	})
 }
@@ -285,6 +286,7 @@ func waitClassified(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential
 	eventually(t, waitTimeout, fmt.Sprintf("CredentialReady=%s naming %q", reason, want), func() error {
 		c := condition(get(t, ac), c5c3v1alpha1.ConditionCredentialReady)
 		if c.Status == metav1.ConditionFalse && c.Reason == reason && strings.Contains(c.Message, want) {
+			testenv.ObservedCondition(t, ac, c)
 			return nil
 		}
 		var creds orcv1alpha1.ApplicationCredentialList

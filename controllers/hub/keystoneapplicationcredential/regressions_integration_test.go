@@ -184,6 +184,7 @@ func TestIntegration_ApplicationCredential_SecretLostDuringGrace(t *testing.T) {
 		if c.Reason != c5c3v1alpha1.ReasonWaitingForCredential || !strings.Contains(c.Message, lost) {
 			return fmt.Errorf("DeliveryReady=%s/%s: %s", c.Status, c.Reason, c.Message)
 		}
+		testenv.ObservedCondition(t, ac, c)
 		return nil
 	})
 	eventually(t, 3*time.Minute, "generation 1 deleted and a generation 3 delivered", func() error {
@@ -239,6 +240,7 @@ func TestIntegration_ApplicationCredential_FailedSuccessorAfterPasswordRotation(
 		if c.Reason != c5c3v1alpha1.ReasonCredentialFailed || !strings.Contains(c.Message, "401") {
 			return fmt.Errorf("CredentialReady=%s/%s: %s", c.Status, c.Reason, c.Message)
 		}
+		testenv.ObservedCondition(t, ac, c)
 		return nil
 	})
 	if id, err := authDelivered(ctx, ac); err != nil || id != gen1 {
@@ -336,6 +338,7 @@ func TestIntegration_ApplicationCredential_GraceRunsFromDelivery(t *testing.T) {
 			return fmt.Errorf("generation %d, DeliveryReady=%s/%s: %s", a.Status.CredentialGeneration, c.Status, c.Reason, c.Message)
 		}
 		switchDeleteAt = a.Status.PreviousCredentialDeleteAt.Time
+		testenv.ObservedCondition(t, a, c)
 		return nil
 	})
 	// The outage outlasts the grace period counted from the status switch.

@@ -93,6 +93,7 @@ func waitForMessage(t *testing.T, ks *c5c3v1alpha1.KeystoneService, typ, reason,
 		if c == nil || c.Reason != reason || c.ObservedGeneration != got.Generation || !strings.Contains(c.Message, want) {
 			return fmt.Errorf("condition is %+v at generation %d", c, got.Generation)
 		}
+		testenv.ObservedCondition(t, &got, *c)
 		return nil
 	})
 }
