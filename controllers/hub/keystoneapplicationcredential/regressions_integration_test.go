@@ -404,8 +404,13 @@ func TestIntegration_ApplicationCredential_DeletedOutOfBand(t *testing.T) {
 	w := newWorld(t, ns, "oob")
 	w.grantRole(t)
 	ac := w.order("oob-appcred", 0, 20*time.Second)
+	log := watchConditions(t, ac)
 	create(t, ac)
 	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
+	// Before the first generation was Available both sub-conditions
+	// waited for it ("Conditions").
+	log.waitSeen(t, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential, "")
+	log.waitSeen(t, c5c3v1alpha1.ConditionDeliveryReady, metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential, "no credential exists yet")
 	id := get(t, ac).Status.CredentialID
 	if err := applicationcredentials.Delete(ctx, identity, w.userID, id).ExtractErr(); err != nil {
 		t.Fatal(err)
@@ -423,4 +428,7 @@ func TestIntegration_ApplicationCredential_DeletedOutOfBand(t *testing.T) {
 		}
 		return nil
 	})
+	// While it was replaced, CredentialReady said why.
+	log.waitSeen(t, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential,
+		"Keystone rejects delivered generation 1")
 }
