@@ -56,6 +56,20 @@
 // gaps, each with what to add. Exit status: 0 when every reason has a live
 // test (and every External-mode reason has one in each required package), 1
 // otherwise, 2 on a parse error or an unreadable log.
+//
+// Per kind (with -results only): every (kind, condition type, status,
+// reason) of the condition tables of the docs/reference pages, and every
+// event (kind, Normal or Warning, reason) they name (docs.go), counts as live
+// only when a test that passed in the log asserted exactly that on an object
+// of that kind. A Go test shows it through its wait helper, which calls
+// testenv.ObservedCondition or ObservedEvent with what it read once its wait
+// held, logging the test's full name (observed.go); a chainsaw suite through
+// an assert step naming the kind and the condition
+// (chainsawconditions.go), when its subtest passed. The table prints each
+// triple with its live tests, then per kind: triples, live, known gaps,
+// gaps. A triple with no live test fails the run unless -known-gaps lists
+// it with why; an entry there that is live, or no longer documented, fails
+// the run too, so the file only shrinks (kinds.go).
 package main
 
 import (
@@ -112,6 +126,8 @@ func main() {
 	conditions := flag.String("conditions", "api/c5c3/v1alpha1/conditions.go", "the Go file declaring the Reason* constants")
 	root := flag.String("root", ".", "the repository root to scan for tests")
 	results := flag.String("results", "", "a `go test -v` log; when set, only tests it shows passing count")
+	reference := flag.String("reference", "docs/reference", "the reference pages whose condition tables and events must be live")
+	knownGaps := flag.String("known-gaps", "hack/reasons/known-gaps.txt", "the documented triples known to have no live test yet")
 	flag.Parse()
 
 	reasons, err := parseReasons(*conditions)
@@ -149,7 +165,52 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	os.Exit(report(os.Stdout, reasons, hits, written, res))
+	rc := report(os.Stdout, reasons, hits, written, res)
+	if res == nil {
+		fmt.Println("per-kind conditions: not checked (they need -results, the log of a test run)")
+		os.Exit(rc)
+	}
+	if k, err := checkKinds(*root, *reference, *knownGaps, *results, res); err != nil {
+		fmt.Fprintln(os.Stderr, "reasons:", err)
+		os.Exit(2)
+	} else if k > rc {
+		rc = k
+	}
+	os.Exit(rc)
+}
+
+// checkKinds reads the reference pages, the observations of the log, the
+// chainsaw suites and the known gaps, and prints the per-kind table
+// (reportKinds).
+func checkKinds(root, reference, knownGaps, results string, res *testResults) (int, error) {
+	docs, err := parseReference(filepath.Join(root, reference))
+	if err != nil {
+		return 2, err
+	}
+	module, err := modulePath(root)
+	if err != nil {
+		return 2, err
+	}
+	obs, err := parseObserved(results, module)
+	if err != nil {
+		return 2, err
+	}
+	suites, err := scanChainsawConditions(root)
+	if err != nil {
+		return 2, err
+	}
+	known, err := parseKnownGaps(filepath.Join(root, knownGaps))
+	if err != nil {
+		return 2, err
+	}
+	suiteOutcome := func(s string) outcome {
+		if o, ok := res.sub[s]; ok {
+			return o
+		}
+		return notRun
+	}
+	fmt.Println()
+	return reportKinds(os.Stdout, docs, obs, suites, suiteOutcome, known), nil
 }
 
 // modulePath reads the module path from root/go.mod.

@@ -105,6 +105,7 @@ func WaitForReason[T client.Object](tb testing.TB, c client.Client, timeout time
 		if cond == nil || cond.Reason != reason || cond.ObservedGeneration != got.GetGeneration() {
 			return fmt.Errorf("condition is %+v at generation %d", cond, got.GetGeneration())
 		}
+		ObservedCondition(tb, got, *cond)
 		return nil
 	})
 	return got

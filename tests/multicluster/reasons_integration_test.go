@@ -21,6 +21,8 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneapplicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneproject"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneroleassignment"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneuser"
 	"github.com/c5c3/orderhub/delivery/clusters"
 	"github.com/c5c3/orderhub/internal/testenv"
@@ -28,8 +30,8 @@ import (
 
 // TestReasons_ClusterNameTooLong: a target cluster registered under a name
 // longer than the 63 characters a label value carries (its registration
-// Secret's name, a DNS subdomain, admits it). Orders on it are refused at
-// the first gate with ClusterNameTooLong (docs/reference/keystoneapplicationcredential.md,
+// Secret's name, a DNS subdomain, admits it). Orders of every kind on it are
+// refused at the first gate, on each sub-condition, with ClusterNameTooLong (docs/reference/keystoneapplicationcredential.md,
 // "Conditions"), nothing is projected onto the management cluster, and
 // the orders can be deleted.
 func TestReasons_ClusterNameTooLong(t *testing.T) {
@@ -81,6 +83,12 @@ func TestReasons_ClusterNameTooLong(t *testing.T) {
 	if err := keystoneuser.SetupWithManager(h, keystoneuser.Options{}); err != nil {
 		t.Fatal(err)
 	}
+	if err := keystoneproject.SetupWithManager(h, keystoneproject.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := keystoneroleassignment.SetupWithManager(h, keystoneroleassignment.Options{}); err != nil {
+		t.Fatal(err)
+	}
 	if err := keystoneapplicationcredential.SetupWithManager(h, keystoneapplicationcredential.Options{}); err != nil {
 		t.Fatal(err)
 	}
@@ -100,21 +108,35 @@ func TestReasons_ClusterNameTooLong(t *testing.T) {
 	ac := &c5c3v1alpha1.KeystoneApplicationCredential{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "long-cluster-credential"},
 		Spec: c5c3v1alpha1.KeystoneApplicationCredentialSpec{ControlPlaneRef: ref,
 			UserRef: c5c3v1alpha1.OrderRef{Name: ku.Name}, ProjectRef: c5c3v1alpha1.OrderRef{Name: "any-project"}}}
+	kp := &c5c3v1alpha1.KeystoneProject{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "long-cluster-project"},
+		Spec: c5c3v1alpha1.KeystoneProjectSpec{ControlPlaneRef: ref}}
+	ra := &c5c3v1alpha1.KeystoneRoleAssignment{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "long-cluster-member"},
+		Spec: c5c3v1alpha1.KeystoneRoleAssignmentSpec{ControlPlaneRef: ref, UserRef: c5c3v1alpha1.OrderRef{Name: ku.Name},
+			ProjectRef: c5c3v1alpha1.OrderRef{Name: kp.Name}, Role: "member"}}
+	// Every sub-condition of each kind reads the gate.
 	for _, o := range []struct {
-		obj client.Object
-		typ string
-	}{{ku, c5c3v1alpha1.ConditionUserReady}, {ac, c5c3v1alpha1.ConditionCredentialReady}} {
+		obj   client.Object
+		types []string
+	}{
+		{ku, []string{c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ConditionDeliveryReady}},
+		{ac, []string{c5c3v1alpha1.ConditionCredentialReady, c5c3v1alpha1.ConditionDeliveryReady}},
+		{kp, []string{c5c3v1alpha1.ConditionProjectReady}},
+		{ra, []string{c5c3v1alpha1.ConditionAssignmentReady}},
+	} {
 		mustCreate(t, targetKube, o.obj)
-		testenv.Eventually(t, timeout, o.obj.GetName()+" "+o.typ+" ClusterNameTooLong", func() error {
-			if err := targetKube.Get(ctx, client.ObjectKeyFromObject(o.obj), o.obj); err != nil {
-				return err
-			}
-			c := meta.FindStatusCondition(conditionsOf(o.obj), o.typ)
-			if c == nil || c.Reason != c5c3v1alpha1.ReasonClusterNameTooLong || !strings.Contains(c.Message, longName) {
-				return fmt.Errorf("%s is %+v", o.typ, c)
-			}
-			return nil
-		})
+		for _, typ := range o.types {
+			testenv.Eventually(t, timeout, o.obj.GetName()+" "+typ+" ClusterNameTooLong", func() error {
+				if err := targetKube.Get(ctx, client.ObjectKeyFromObject(o.obj), o.obj); err != nil {
+					return err
+				}
+				c := meta.FindStatusCondition(conditionsOf(o.obj), typ)
+				if c == nil || c.Reason != c5c3v1alpha1.ReasonClusterNameTooLong || !strings.Contains(c.Message, longName) {
+					return fmt.Errorf("%s is %+v", typ, c)
+				}
+				testenv.ObservedCondition(t, o.obj, *c)
+				return nil
+			})
+		}
 	}
 
 	// Nothing projected: no Secret, K-ORC object or claim in the plane's
@@ -129,7 +151,7 @@ func TestReasons_ClusterNameTooLong(t *testing.T) {
 		}
 	}
 
-	for _, obj := range []client.Object{ac, ku} {
+	for _, obj := range []client.Object{ac, ra, ku, kp} {
 		if err := targetKube.Delete(ctx, obj); err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +183,10 @@ func (v passManagedAuthURL) Verify(ctx context.Context, r controlplane.TokenRequ
 // spec.services.keystone.publicEndpoint nor a gateway: the target cannot
 // reach the in-cluster Keystone Service, so DeliveryReady says
 // KeystoneNotPublished naming the remedy (docs/reference/keystoneuser.md)
-// and no Secret is delivered on the target; the order deletes.
+// and no Secret is delivered on the target; a KeystoneApplicationCredential
+// of that user says the same before any credential exists
+// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
+// contract"); the orders delete.
 //
 // Fault injection inside the hub: the stack runs no Managed Keystone, so
 // the plane's in-cluster authURL (http://cp-keystone.<ns>.svc:5000/v3)
@@ -223,6 +248,9 @@ func TestReasons_KeystoneNotPublished(t *testing.T) {
 	if err := keystoneuser.SetupWithManager(h, keystoneuser.Options{}); err != nil {
 		t.Fatal(err)
 	}
+	if err := keystoneapplicationcredential.SetupWithManager(h, keystoneapplicationcredential.Options{}); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
 	go func() { done <- h.Manager.Start(ctx) }()
 	defer func() {
@@ -254,6 +282,24 @@ func TestReasons_KeystoneNotPublished(t *testing.T) {
 		if c == nil || c.Reason != c5c3v1alpha1.ReasonKeystoneNotPublished || !strings.Contains(c.Message, "publicEndpoint") {
 			return fmt.Errorf("DeliveryReady is %+v", c)
 		}
+		testenv.ObservedCondition(t, ku, *c)
+		return nil
+	})
+	// A credential order names the missing endpoint before any credential
+	// exists (its project is not even ordered).
+	ac := &c5c3v1alpha1.KeystoneApplicationCredential{ObjectMeta: metav1.ObjectMeta{Namespace: tenantNS, Name: "unpublished-credential"},
+		Spec: c5c3v1alpha1.KeystoneApplicationCredentialSpec{ControlPlaneRef: ku.Spec.ControlPlaneRef,
+			UserRef: c5c3v1alpha1.OrderRef{Name: ku.Name}, ProjectRef: c5c3v1alpha1.OrderRef{Name: "any-project"}}}
+	mustCreate(t, targetKube, ac)
+	testenv.Eventually(t, timeout, ac.Name+" DeliveryReady KeystoneNotPublished", func() error {
+		if err := targetKube.Get(ctx, client.ObjectKeyFromObject(ac), ac); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(ac.Status.Conditions, c5c3v1alpha1.ConditionDeliveryReady)
+		if c == nil || c.Reason != c5c3v1alpha1.ReasonKeystoneNotPublished || !strings.Contains(c.Message, "publicEndpoint") {
+			return fmt.Errorf("DeliveryReady is %+v", c)
+		}
+		testenv.ObservedCondition(t, ac, *c)
 		return nil
 	})
 	var secrets corev1.SecretList
@@ -261,10 +307,20 @@ func TestReasons_KeystoneNotPublished(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range secrets.Items {
-		if strings.HasPrefix(s.Name, ku.Name) {
+		if strings.HasPrefix(s.Name, ku.Name) || strings.HasPrefix(s.Name, ac.Name) {
 			t.Errorf("Secret %s delivered on the target although Keystone is not published", s.Name)
 		}
 	}
+	if err := targetKube.Delete(ctx, ac); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, timeout, ac.Name+" deleted", func() error {
+		err := targetKube.Get(ctx, client.ObjectKeyFromObject(ac), ac)
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		return fmt.Errorf("still there (finalizers %v): %v", ac.GetFinalizers(), err)
+	})
 	if err := targetKube.Delete(ctx, ku); err != nil {
 		t.Fatal(err)
 	}

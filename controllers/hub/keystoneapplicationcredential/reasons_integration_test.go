@@ -28,6 +28,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/internal/testenv"
 )
 
@@ -60,6 +61,7 @@ func waitMessage(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential, t
 		if c.Status != metav1.ConditionFalse || c.Reason != reason || !strings.Contains(c.Message, want) {
 			return fmt.Errorf("%s=%s/%s: %s", typ, c.Status, c.Reason, c.Message)
 		}
+		testenv.ObservedCondition(t, ac, c)
 		return nil
 	})
 }
@@ -285,6 +287,7 @@ func waitClassified(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential
 	eventually(t, waitTimeout, fmt.Sprintf("CredentialReady=%s naming %q", reason, want), func() error {
 		c := condition(get(t, ac), c5c3v1alpha1.ConditionCredentialReady)
 		if c.Status == metav1.ConditionFalse && c.Reason == reason && strings.Contains(c.Message, want) {
+			testenv.ObservedCondition(t, ac, c)
 			return nil
 		}
 		var creds orcv1alpha1.ApplicationCredentialList
@@ -405,6 +408,170 @@ func setPlaneAuthURL(t *testing.T, cp *c5c3v1alpha1.ControlPlane, u string) {
 		c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady)
 		if c == nil || c.ObservedGeneration != got.Generation || c.Reason != c5c3v1alpha1.ReasonAdminCredentialReady {
 			return fmt.Errorf("AdminCredentialReady %+v at generation %d", c, got.Generation)
+		}
+		return nil
+	})
+}
+
+// TestReasons_OrderGates: an order whose ControlPlane, references or
+// delivered Secret cannot be served names the cause
+// (docs/reference/keystoneapplicationcredential.md, "Conditions"):
+//
+//   - ControlPlaneNotFound on both sub-conditions: spec.controlPlaneRef
+//     names no ControlPlane;
+//   - WaitingForAdminCredential on both: the plane's admin check fails (its
+//     authURL refuses connections); once it passes again the order moves
+//     on to its references;
+//   - UserNotFound, ProjectNotFound: a reference names no order;
+//   - WaitingForProject: the KeystoneProject is not provisioned yet;
+//   - DeliveryRefused: a Secret of the delivered name exists that the order
+//     does not own; it is left as it is, and the credential is delivered
+//     once it is gone.
+//
+// Nothing is minted for a refused order.
+func TestReasons_OrderGates(t *testing.T) {
+	const ns = "reasons-gates"
+	ensureNamespace(t, ns)
+	planeReady(t)
+	w := newWorld(t, ns, "gates")
+	w.grantRole(t)
+
+	noMint := func(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential) {
+		t.Helper()
+		if creds, err := kORCCredentials(context.Background(), ac); err != nil || len(creds) != 0 {
+			t.Errorf("%d K-ORC ApplicationCredentials (%v), want none", len(creds), err)
+		}
+	}
+	t.Run("ControlPlaneNotFound", func(t *testing.T) {
+		t.Parallel()
+		ac := w.order("gate-noplane", time.Hour, time.Minute)
+		ac.Spec.ControlPlaneRef.Name = "absent"
+		create(t, ac)
+		for _, typ := range []string{c5c3v1alpha1.ConditionCredentialReady, c5c3v1alpha1.ConditionDeliveryReady} {
+			waitMessage(t, ac, typ, c5c3v1alpha1.ReasonControlPlaneNotFound, "absent")
+		}
+		noMint(t, ac)
+		deleteAndWaitGone(t, ac)
+	})
+	t.Run("WaitingForAdminCredential", func(t *testing.T) {
+		t.Parallel()
+		const plane, pns = "openstack-gates", "reasons-gates-noadmin"
+		cp := newPlaneIn(t, plane, pns, "")
+		setPlane(t, cp, func(p *c5c3v1alpha1.ControlPlane) {
+			p.Spec.Services.Keystone.External.AuthURL = "http://127.0.0.1:2/v3"
+		})
+		ac := &c5c3v1alpha1.KeystoneApplicationCredential{ObjectMeta: metav1.ObjectMeta{Name: "gate-noadmin", Namespace: pns},
+			Spec: c5c3v1alpha1.KeystoneApplicationCredentialSpec{ControlPlaneRef: c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: plane},
+				UserRef: c5c3v1alpha1.OrderRef{Name: "nobody"}, ProjectRef: c5c3v1alpha1.OrderRef{Name: "nowhere"}}}
+		create(t, ac)
+		for _, typ := range []string{c5c3v1alpha1.ConditionCredentialReady, c5c3v1alpha1.ConditionDeliveryReady} {
+			waitMessage(t, ac, typ, c5c3v1alpha1.ReasonWaitingForAdminCredential, "is not AdminCredentialReady (EndpointUnreachable)")
+		}
+		setPlaneAuthURL(t, cp, stack.Keystone.URL)
+		waitMessage(t, ac, c5c3v1alpha1.ConditionCredentialReady, c5c3v1alpha1.ReasonUserNotFound, "nobody")
+		noMint(t, ac)
+		deleteAndWaitGone(t, ac)
+		if err := kube.Delete(context.Background(), cp); err != nil {
+			t.Fatal(err)
+		}
+	})
+	t.Run("References", func(t *testing.T) {
+		t.Parallel()
+		unready := &c5c3v1alpha1.KeystoneProject{ObjectMeta: metav1.ObjectMeta{Name: "unready-project", Namespace: ns},
+			Spec: c5c3v1alpha1.KeystoneProjectSpec{ControlPlaneRef: c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: planeNS}}}
+		create(t, unready)
+		for _, tc := range []struct {
+			name, user, project, reason, want string
+		}{
+			{"gate-nouser", "absent-user", w.project, c5c3v1alpha1.ReasonUserNotFound, "KeystoneUser absent-user, which does not exist"},
+			{"gate-noproject", w.user, "absent-project", c5c3v1alpha1.ReasonProjectNotFound, "KeystoneProject absent-project, which does not exist"},
+			{"gate-unready", w.user, unready.Name, c5c3v1alpha1.ReasonWaitingForProject, "KeystoneProject unready-project is not provisioned yet"},
+		} {
+			ac := w.order(tc.name, time.Hour, time.Minute)
+			ac.Spec.UserRef.Name, ac.Spec.ProjectRef.Name = tc.user, tc.project
+			create(t, ac)
+			waitMessage(t, ac, c5c3v1alpha1.ConditionCredentialReady, tc.reason, tc.want)
+			noMint(t, ac)
+			deleteAndWaitGone(t, ac)
+		}
+	})
+	t.Run("DeliveryRefused", func(t *testing.T) {
+		t.Parallel()
+		ctx := context.Background()
+		ac := w.order("gate-foreign", time.Hour, time.Minute)
+		foreign := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: ac.Name + "-credentials", Namespace: ns},
+			Data: map[string][]byte{"owner": []byte("somebody else")}}
+		create(t, foreign)
+		create(t, ac)
+		waitMessage(t, ac, c5c3v1alpha1.ConditionDeliveryReady, c5c3v1alpha1.ReasonDeliveryRefused, "is not owned by this order")
+		var got corev1.Secret
+		if err := kube.Get(ctx, client.ObjectKeyFromObject(foreign), &got); err != nil {
+			t.Fatal(err)
+		}
+		if len(got.OwnerReferences) != 0 || len(got.Data) != 1 || string(got.Data["owner"]) != "somebody else" {
+			t.Errorf("the foreign Secret was changed: owners %v, data keys %d", got.OwnerReferences, len(got.Data))
+		}
+		if err := kube.Delete(ctx, foreign); err != nil {
+			t.Fatal(err)
+		}
+		waitReason(t, ac, c5c3v1alpha1.ConditionDeliveryReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonDelivered)
+		c, _, err := delivered(ctx, ac)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := authenticate(ctx, c); err != nil {
+			t.Errorf("the delivered credential does not authenticate: %v", err)
+		}
+		deleteAndWaitGone(t, ac)
+	})
+}
+
+// TestReasons_TeardownWithoutControlPlane: a delivered order whose
+// ControlPlane is deleted reads ControlPlaneNotFound on both
+// sub-conditions; deleted then, it is released in one pass although K-ORC
+// has nothing left to reach Keystone with, and every child it had in the
+// plane's namespace is deleted (docs/reference/keystoneapplicationcredential.md,
+// "Deletion Semantics").
+func TestReasons_TeardownWithoutControlPlane(t *testing.T) {
+	ctx := context.Background()
+	const plane, ns = "openstack-planegone", "reasons-planegone"
+	cp := newPlaneIn(t, plane, ns, "")
+	w := newWorldOn(t, ns, "planegone", plane)
+	ac := w.order("planegone", time.Hour, time.Minute)
+	ac.Spec.ControlPlaneRef = c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: plane}
+	create(t, ac)
+	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
+
+	if err := kube.Delete(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []string{c5c3v1alpha1.ConditionCredentialReady, c5c3v1alpha1.ConditionDeliveryReady} {
+		waitMessage(t, ac, typ, c5c3v1alpha1.ReasonControlPlaneNotFound, plane+"/cp does not exist")
+	}
+	deleteAndWaitGone(t, ac)
+	labels := client.MatchingLabels(orders.ChildLabels(orders.Order{Kind: orders.KindKeystoneApplicationCredential, Namespace: ns, Name: ac.Name}))
+	eventually(t, waitTimeout, "every child in the plane's namespace deleted", func() error {
+		var creds orcv1alpha1.ApplicationCredentialList
+		var secrets corev1.SecretList
+		if err := kube.List(ctx, &creds, client.InNamespace(plane), labels); err != nil {
+			return err
+		}
+		if err := kube.List(ctx, &secrets, client.InNamespace(plane), labels); err != nil {
+			return err
+		}
+		var left []string
+		for _, o := range creds.Items {
+			if o.DeletionTimestamp.IsZero() {
+				left = append(left, "ApplicationCredential "+o.Name)
+			}
+		}
+		for _, o := range secrets.Items {
+			if o.DeletionTimestamp.IsZero() {
+				left = append(left, "Secret "+o.Name)
+			}
+		}
+		if len(left) > 0 {
+			return fmt.Errorf("not deleted: %v", left)
 		}
 		return nil
 	})

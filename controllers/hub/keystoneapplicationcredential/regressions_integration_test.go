@@ -184,6 +184,7 @@ func TestIntegration_ApplicationCredential_SecretLostDuringGrace(t *testing.T) {
 		if c.Reason != c5c3v1alpha1.ReasonWaitingForCredential || !strings.Contains(c.Message, lost) {
 			return fmt.Errorf("DeliveryReady=%s/%s: %s", c.Status, c.Reason, c.Message)
 		}
+		testenv.ObservedCondition(t, ac, c)
 		return nil
 	})
 	eventually(t, 3*time.Minute, "generation 1 deleted and a generation 3 delivered", func() error {
@@ -239,6 +240,7 @@ func TestIntegration_ApplicationCredential_FailedSuccessorAfterPasswordRotation(
 		if c.Reason != c5c3v1alpha1.ReasonCredentialFailed || !strings.Contains(c.Message, "401") {
 			return fmt.Errorf("CredentialReady=%s/%s: %s", c.Status, c.Reason, c.Message)
 		}
+		testenv.ObservedCondition(t, ac, c)
 		return nil
 	})
 	if id, err := authDelivered(ctx, ac); err != nil || id != gen1 {
@@ -336,6 +338,7 @@ func TestIntegration_ApplicationCredential_GraceRunsFromDelivery(t *testing.T) {
 			return fmt.Errorf("generation %d, DeliveryReady=%s/%s: %s", a.Status.CredentialGeneration, c.Status, c.Reason, c.Message)
 		}
 		switchDeleteAt = a.Status.PreviousCredentialDeleteAt.Time
+		testenv.ObservedCondition(t, a, c)
 		return nil
 	})
 	// The outage outlasts the grace period counted from the status switch.
@@ -401,8 +404,13 @@ func TestIntegration_ApplicationCredential_DeletedOutOfBand(t *testing.T) {
 	w := newWorld(t, ns, "oob")
 	w.grantRole(t)
 	ac := w.order("oob-appcred", 0, 20*time.Second)
+	log := watchConditions(t, ac)
 	create(t, ac)
 	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
+	// Before the first generation was Available both sub-conditions
+	// waited for it ("Conditions").
+	log.waitSeen(t, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential, "")
+	log.waitSeen(t, c5c3v1alpha1.ConditionDeliveryReady, metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential, "no credential exists yet")
 	id := get(t, ac).Status.CredentialID
 	if err := applicationcredentials.Delete(ctx, identity, w.userID, id).ExtractErr(); err != nil {
 		t.Fatal(err)
@@ -420,4 +428,7 @@ func TestIntegration_ApplicationCredential_DeletedOutOfBand(t *testing.T) {
 		}
 		return nil
 	})
+	// While it was replaced, CredentialReady said why.
+	log.waitSeen(t, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential,
+		"Keystone rejects delivered generation 1")
 }

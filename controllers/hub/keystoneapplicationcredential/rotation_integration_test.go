@@ -262,3 +262,53 @@ func TestIntegration_ApplicationCredential_RotationRun(t *testing.T) {
 		return fmt.Errorf("still there: %v", err)
 	})
 }
+
+// TestIntegration_ApplicationCredential_RotatesOnExpiry: a credential
+// created with the schedule on carries a Keystone expiry; with the schedule
+// then turned off (interval 0s) the order keeps it until it expires and
+// replaces it then (docs/reference/keystoneapplicationcredential.md,
+// "Rotation": "the live credential has expired in Keystone"; "Turning the
+// schedule off leaves the live credential's expiry in force"). While it is
+// replaced CredentialReady reads WaitingForCredential naming the expired
+// generation (or Keystone's rejection of it, when the periodic check saw
+// the 401 first); generation 2 is delivered without an expiry and
+// authenticates. Interval 1m and grace 30s give an expiry 6m30s after the
+// creation.
+func TestIntegration_ApplicationCredential_RotatesOnExpiry(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	planeReady(t)
+	const ns = "tenant-expiry"
+	ensureNamespace(t, ns)
+	w := newWorld(t, ns, "expiry")
+	w.grantRole(t)
+	ac := w.order("expiry-appcred", time.Minute, 30*time.Second)
+	create(t, ac)
+	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
+	updateOrder(t, ac, func(a *c5c3v1alpha1.KeystoneApplicationCredential) { a.Spec.Rotation.Interval = &metav1.Duration{} })
+	first := get(t, ac)
+	if first.Status.CredentialGeneration != 1 || first.Status.CredentialExpiresAt == nil {
+		t.Fatalf("generation %d, expiry %v; want generation 1 with an expiry", first.Status.CredentialGeneration, first.Status.CredentialExpiresAt)
+	}
+	log := watchConditions(t, ac)
+	expiresAt := first.Status.CredentialExpiresAt.Time
+	eventually(t, time.Until(expiresAt)+waitTimeout, "generation 2 delivered after generation 1 expired", func() error {
+		a := get(t, ac)
+		got, err := authDelivered(ctx, ac)
+		if a.Status.CredentialGeneration != 2 || err != nil || got != a.Status.CredentialID {
+			c := condition(a, c5c3v1alpha1.ConditionCredentialReady)
+			return fmt.Errorf("generation %d, Secret carries %s: %v; CredentialReady=%s/%s: %s", a.Status.CredentialGeneration, got, err,
+				c.Status, c.Reason, c.Message)
+		}
+		return nil
+	})
+	if time.Now().Before(expiresAt) {
+		t.Fatalf("generation 2 was delivered before generation 1 expired at %s", expiresAt.Format(time.RFC3339))
+	}
+	log.waitSeen(t, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential,
+		"delivered generation 1")
+	if a := get(t, ac); a.Status.CredentialExpiresAt != nil {
+		t.Errorf("generation 2 expires at %s; the schedule is off, so it carries no expiry", a.Status.CredentialExpiresAt)
+	}
+	deleteAndWaitGone(t, ac)
+}

@@ -224,6 +224,7 @@ func waitReason(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential, ty
 		if c.Status != status || c.Reason != reason {
 			return fmt.Errorf("%s=%s/%s: %s", typ, c.Status, c.Reason, c.Message)
 		}
+		testenv.ObservedCondition(t, ac, c)
 		return nil
 	})
 }
@@ -306,6 +307,7 @@ func waitEvent(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential, rea
 		for _, e := range events.Items {
 			if e.InvolvedObject.Name == ac.Name && e.Reason == reason {
 				t.Logf("event %s: %s", e.Reason, e.Message)
+				testenv.ObservedEvent(t, ac, e.Type, e.Reason)
 				return nil
 			}
 		}

@@ -173,9 +173,11 @@ func TestUnassignedNamespaceIsFrozen(t *testing.T) {
 	kp := order(unassignedNS, "frozen-project", "", "")
 	create(t, kp)
 	got := waitForReason(t, kp, c5c3v1alpha1.ConditionProjectReady, c5c3v1alpha1.ReasonNamespaceNotAssigned)
-	if c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionReady); c == nil || c.Reason != c5c3v1alpha1.ReasonNotAllReady {
+	c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionReady)
+	if c == nil || c.Reason != c5c3v1alpha1.ReasonNotAllReady {
 		t.Fatalf("Ready %+v", c)
 	}
+	testenv.ObservedCondition(t, got, *c)
 	if len(got.Finalizers) != 0 || got.Status.ProjectID != "" {
 		t.Fatalf("a frozen order got %v / %+v", got.Finalizers, got.Status)
 	}

@@ -41,6 +41,7 @@ func waitProjectMessage(t *testing.T, kp *c5c3v1alpha1.KeystoneProject, reason, 
 		if c == nil || c.Reason != reason || c.ObservedGeneration != got.Generation || !strings.Contains(c.Message, want) {
 			return fmt.Errorf("ProjectReady is %+v", c)
 		}
+		testenv.ObservedCondition(t, &got, *c)
 		return nil
 	})
 }

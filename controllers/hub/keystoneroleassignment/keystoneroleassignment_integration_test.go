@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/internal/testenv"
 )
 
 // TestRoleNotAllowed: a role the namespace's allowedRoles does not list is
@@ -22,9 +23,11 @@ func TestRoleNotAllowed(t *testing.T) {
 	ra := assignment("workflow-reader", "workflow", "workflow-project", "reader")
 	create(t, ra)
 	got := waitForReason(t, ra, c5c3v1alpha1.ConditionAssignmentReady, c5c3v1alpha1.ReasonRoleNotAllowed)
-	if c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionReady); c == nil || c.Reason != c5c3v1alpha1.ReasonNotAllReady {
+	c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionReady)
+	if c == nil || c.Reason != c5c3v1alpha1.ReasonNotAllReady {
 		t.Fatalf("Ready %+v", c)
 	}
+	testenv.ObservedCondition(t, got, *c)
 	if got.Status.RoleID != "" {
 		t.Fatalf("status %+v", got.Status)
 	}

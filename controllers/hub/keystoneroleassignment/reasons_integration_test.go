@@ -39,6 +39,7 @@ func waitAssignmentMessage(t *testing.T, ra *c5c3v1alpha1.KeystoneRoleAssignment
 		if c == nil || c.Reason != reason || c.ObservedGeneration != got.Generation || !strings.Contains(c.Message, want) {
 			return fmt.Errorf("AssignmentReady is %+v", c)
 		}
+		testenv.ObservedCondition(t, &got, *c)
 		return nil
 	})
 }

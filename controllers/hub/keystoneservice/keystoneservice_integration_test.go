@@ -48,6 +48,7 @@ func waitForCondition(t *testing.T, ks *c5c3v1alpha1.KeystoneService, typ, reaso
 		if c == nil || c.Reason != reason || c.ObservedGeneration != got.Generation {
 			return fmt.Errorf("condition is %+v at generation %d", c, got.Generation)
 		}
+		testenv.ObservedCondition(t, &got, *c)
 		return nil
 	})
 	return &got

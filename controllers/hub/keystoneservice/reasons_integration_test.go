@@ -93,6 +93,7 @@ func waitForMessage(t *testing.T, ks *c5c3v1alpha1.KeystoneService, typ, reason,
 		if c == nil || c.Reason != reason || c.ObservedGeneration != got.Generation || !strings.Contains(c.Message, want) {
 			return fmt.Errorf("condition is %+v at generation %d", c, got.Generation)
 		}
+		testenv.ObservedCondition(t, &got, *c)
 		return nil
 	})
 }
@@ -343,6 +344,10 @@ func rotation(ns, name, keystoneService string, target c5c3v1alpha1.CredentialRo
 // and registers nothing; a CredentialRotation of its account waits for a
 // first password (WaitingForServiceAccount). Once the Secret is created the
 // registration is provisioned and the rotation fires (RotationTriggered).
+// The registration declares account.rotation.mode Scheduled and the
+// rotation intervalDays, which are accepted and deferred: each records a
+// ScheduledRotationDeferred Normal event (docs/reference/keystoneservice.md,
+// "ServiceAccountRotationSpec"; docs/reference/credentialrotation.md).
 func TestReasons_WaitingForAdminCredential(t *testing.T) {
 	ctx := context.Background()
 	const ns = "openstack-nopassword"
@@ -352,16 +357,17 @@ func TestReasons_WaitingForAdminCredential(t *testing.T) {
 	ks.Spec.ControlPlaneRef.Namespace = ""
 	ks.Spec.Account = accountRegistration(ns, "waits", "reasons-waits", true).Spec.Account
 	ks.Spec.Account.UserName = "reasons-waits-user"
+	ks.Spec.Account.Rotation = &c5c3v1alpha1.ServiceAccountRotationSpec{Mode: c5c3v1alpha1.RotationModeScheduled}
 	create(t, ks)
-	got := waitForCondition(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonWaitingForAdminCredential)
-	if c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionAccountReady); c == nil ||
-		c.Reason != c5c3v1alpha1.ReasonWaitingForAdminCredential {
-		t.Errorf("AccountReady = %+v, want WaitingForAdminCredential", c)
-	}
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonWaitingForAdminCredential)
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonWaitingForAdminCredential)
+	waitEvent(t, ks, corev1.EventTypeNormal, c5c3v1alpha1.EventScheduledRotationDeferred)
 	if n := len(keystoneServices(t, "waits-it")); n != 0 {
 		t.Errorf("%d catalog services registered while the plane has no admin credential", n)
 	}
 	rot := rotation(ns, "waits-rotation", ks.Name, c5c3v1alpha1.CredentialRotationTargetServiceAccountPassword)
+	intervalDays := int32(30)
+	rot.Spec.IntervalDays = &intervalDays
 	create(t, rot)
 	rotationReady(t, rot, c5c3v1alpha1.ReasonWaitingForServiceAccount)
 
@@ -369,6 +375,7 @@ func TestReasons_WaitingForAdminCredential(t *testing.T) {
 		Data: map[string][]byte{controlplane.DefaultPasswordKey: []byte(stack.Keystone.AdminPassword)}})
 	waitForCondition(t, ks, c5c3v1alpha1.ConditionReady, c5c3v1alpha1.ReasonAllReady)
 	rotationReady(t, rot, c5c3v1alpha1.ReasonRotationTriggered)
+	waitEvent(t, rot, corev1.EventTypeNormal, c5c3v1alpha1.EventScheduledRotationDeferred)
 	eventually(t, waitTimeout, "the rotation delivers password generation 2", func() error {
 		var cur c5c3v1alpha1.KeystoneService
 		if err := kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: ks.Name}, &cur); err != nil {
@@ -476,6 +483,110 @@ func TestReasons_WaitingForCatalog(t *testing.T) {
 	})
 	waitForCondition(t, ks, c5c3v1alpha1.ConditionCatalogReady, c5c3v1alpha1.ReasonCatalogRegistered)
 	deleteAndWaitGone(t, ks, typ)
+	if err := kube.Delete(ctx, cp); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// waitEvent waits for an event of eventType and reason on obj (events are
+// written asynchronously) and logs its message.
+func waitEvent(t *testing.T, obj client.Object, eventType, reason string) {
+	t.Helper()
+	eventually(t, waitTimeout, "the "+reason+" event on "+obj.GetName(), func() error {
+		var events corev1.EventList
+		if err := kube.List(context.Background(), &events, client.InNamespace(obj.GetNamespace())); err != nil {
+			return err
+		}
+		for _, e := range events.Items {
+			if e.InvolvedObject.Name == obj.GetName() && e.InvolvedObject.Kind == testenv.KindOf(obj) && e.Type == eventType && e.Reason == reason {
+				t.Logf("event %s: %s", e.Reason, e.Message)
+				testenv.ObservedEvent(t, obj, e.Type, e.Reason)
+				return nil
+			}
+		}
+		return fmt.Errorf("no %s %s event among %d", eventType, reason, len(events.Items))
+	})
+}
+
+// TestReasons_AccountGates: the account block reads the shared gate and
+// the plane's secret store (docs/reference/keystoneservice.md,
+// "Conditions"): ControlPlaneNotFound when spec.controlPlaneRef names no
+// plane, SecretStoreNotReady while the plane's secret store is not ready
+// (its ClusterSecretStore does not exist), and AccountProvisioned once the
+// store is back. Nothing is created in Keystone for a registration without
+// a plane.
+func TestReasons_AccountGates(t *testing.T) {
+	ctx := context.Background()
+	t.Run("ControlPlaneNotFound", func(t *testing.T) {
+		t.Parallel()
+		ks := accountRegistration(planeNS, "acct-noplane", "acct-noplane-project", true)
+		ks.Spec.ControlPlaneRef.Name = "absent"
+		create(t, ks)
+		waitForMessage(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonControlPlaneNotFound, "absent")
+		if u := keystoneUser(t, "acct-noplane"); u != nil {
+			t.Errorf("user %s created for a registration without a plane", u.Name)
+		}
+		deleteAndWaitGone(t, ks, "none")
+	})
+	t.Run("SecretStoreNotReady", func(t *testing.T) {
+		t.Parallel()
+		const ns = "openstack-acctstore"
+		cp := newPlane(t, ns, stack.Keystone.AdminPassword, "")
+		setPlane(t, cp, func(p *c5c3v1alpha1.ControlPlane) {
+			p.Spec.SecretStoreRef = &c5c3v1alpha1.SecretStoreRefSpec{Kind: "ClusterSecretStore", Name: "missing-store"}
+		})
+		planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonAdminCredentialReady)
+		ks := accountRegistration(ns, "acct-store", "acct-store-project", true)
+		ks.Spec.ControlPlaneRef.Namespace = ""
+		create(t, ks)
+		waitForCondition(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonSecretStoreNotReady)
+		setPlane(t, cp, func(p *c5c3v1alpha1.ControlPlane) { p.Spec.SecretStoreRef = nil })
+		waitForCondition(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonAccountProvisioned)
+		deleteAndWaitGone(t, ks, "none")
+		if err := kube.Delete(ctx, cp); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
+
+// TestReasons_AdminIdentityEditedOntoOwnedUser: the plane's admin identity
+// is edited onto the user a provisioned registration owns (its
+// adminCredential names that user, with the password the registration
+// delivered). The account reads ServiceAccountCollision naming the edit and
+// the remedy (move the ControlPlane back, do not delete the registration),
+// and the user stays in Keystone; once the plane is moved back the account
+// is provisioned again (docs/reference/keystoneservice.md, "Collision and
+// adoption").
+func TestReasons_AdminIdentityEditedOntoOwnedUser(t *testing.T) {
+	ctx := context.Background()
+	const ns = "openstack-adminedit"
+	cp := newPlane(t, ns, stack.Keystone.AdminPassword, "")
+	planeCondition(t, cp, c5c3v1alpha1.ConditionAdminCredentialReady, c5c3v1alpha1.ReasonAdminCredentialReady)
+	ks := accountRegistration(ns, "edited", "edited-project", true, "member")
+	ks.Spec.ControlPlaneRef.Namespace = ""
+	create(t, ks)
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonAccountProvisioned)
+	var consumer corev1.Secret
+	if err := kube.Get(ctx, types.NamespacedName{Namespace: ns, Name: ks.Name + "-credentials"}, &consumer); err != nil {
+		t.Fatal(err)
+	}
+	create(t, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "edited-admin", Namespace: ns},
+		Data: map[string][]byte{controlplane.DefaultPasswordKey: consumer.Data["password"]}})
+
+	setPlane(t, cp, func(p *c5c3v1alpha1.ControlPlane) {
+		p.Spec.KORC.AdminCredential.UserName = "edited"
+		p.Spec.KORC.AdminCredential.ProjectName = "edited-project"
+		p.Spec.KORC.AdminCredential.PasswordSecretRef.Name = "edited-admin"
+	})
+	waitForMessage(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonServiceAccountCollision,
+		"admin identity was edited onto the user this registration owns")
+	if u := keystoneUser(t, "edited"); u == nil {
+		t.Fatal("the registration's user is gone from Keystone")
+	}
+
+	setPlane(t, cp, func(p *c5c3v1alpha1.ControlPlane) { p.Spec.KORC.AdminCredential = c5c3v1alpha1.AdminCredentialSpec{} })
+	waitForCondition(t, ks, c5c3v1alpha1.ConditionAccountReady, c5c3v1alpha1.ReasonAccountProvisioned)
+	deleteAndWaitGone(t, ks, "none")
 	if err := kube.Delete(ctx, cp); err != nil {
 		t.Fatal(err)
 	}

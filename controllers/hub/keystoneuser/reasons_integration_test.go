@@ -98,6 +98,7 @@ func waitUserMessage(t *testing.T, ku *c5c3v1alpha1.KeystoneUser, reason, want s
 		if c == nil || c.Reason != reason || c.ObservedGeneration != got.Generation || !strings.Contains(c.Message, want) {
 			return fmt.Errorf("UserReady is %+v", c)
 		}
+		testenv.ObservedCondition(t, &got, *c)
 		return nil
 	})
 }
