@@ -39,7 +39,7 @@ func main() {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{join .Imports ","}}`, "./...").Output()
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}|{{len .GoFiles}}|{{join .Imports ","}}`, "./...").Output()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "go list:", err)
 		os.Exit(2)
@@ -107,12 +107,17 @@ func parseSections(r io.Reader) (map[string][]string, error) {
 	return sections, sc.Err()
 }
 
-// parseImports maps each package of `go list` output (path|imports) to its
-// imports within the module, both relative to the module root.
+// parseImports maps each package of `go list` output (path|Go files|imports)
+// to its imports within the module, both relative to the module root. A
+// package of test files only is left out: tests may import anything.
 func parseImports(out string) map[string][]string {
 	pkgs := map[string][]string{}
 	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
-		path, imports, _ := strings.Cut(line, "|")
+		path, rest, _ := strings.Cut(line, "|")
+		files, imports, _ := strings.Cut(rest, "|")
+		if files == "0" {
+			continue
+		}
 		rel := strings.TrimPrefix(strings.TrimPrefix(path, module), "/")
 		var own []string
 		for _, imp := range strings.Split(imports, ",") {

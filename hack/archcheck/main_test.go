@@ -24,7 +24,8 @@ func TestParseSections(t *testing.T) {
 func TestCheck(t *testing.T) {
 	t.Parallel()
 	sections := map[string][]string{"a": {"b"}, "b": nil, "gone": nil}
-	pkgs := parseImports(module + "/a|fmt," + module + "/b," + module + "/c\n" + module + "/b|\n" + module + "/new|\n" + module + "/hack/x|" + module + "/a")
+	pkgs := parseImports(module + "/a|2|fmt," + module + "/b," + module + "/c\n" + module + "/b|1|\n" + module + "/new|1|\n" +
+		module + "/hack/x|1|" + module + "/a\n" + module + "/testsonly|0|" + module + "/c")
 	want := []string{
 		"a imports c, which its \"May import\" list does not name",
 		"package new has no section",
