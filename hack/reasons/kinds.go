@@ -57,11 +57,13 @@ type kindCoverage struct {
 // reportKinds prints, per kind, each documented triple with the passing
 // tests that asserted it, then the totals and the failures, and returns
 // the exit status: 1 when a triple has no live test and is not a known gap,
-// or when a known gap is live or no longer documented (the file only
-// shrinks); 0 otherwise.
+// or when a known gap is no longer documented; 0 otherwise. A known gap a
+// passing test asserted is printed as a note to remove the entry, not
+// failed: a short-lived state can be seen in one run and missed in the
+// next, and the run must not depend on that.
 func reportKinds(w io.Writer, docs []triple, obs []observation, suites []suiteTriple, suiteOutcome func(string) outcome, known []knownGap) int {
 	cov := coverage(docs, obs, suites, suiteOutcome, known)
-	var failures []string
+	var failures, notes []string
 	documented := map[triple]bool{}
 	for _, t := range docs {
 		documented[t] = true
@@ -87,7 +89,7 @@ func reportKinds(w io.Writer, docs []triple, obs []observation, suites []suiteTr
 		switch {
 		case len(c.live) > 0 && c.known != nil:
 			tot.live++
-			failures = append(failures, fmt.Sprintf("known gap %s (line %d) is live now: remove it from the known-gaps file", c.t, c.known.line))
+			notes = append(notes, fmt.Sprintf("known gap %s (line %d) is live now: remove it from the known-gaps file", c.t, c.known.line))
 		case len(c.live) > 0:
 			tot.live++
 		case c.known != nil:
@@ -109,6 +111,9 @@ func reportKinds(w io.Writer, docs []triple, obs []observation, suites []suiteTr
 		all.triples, all.live, all.known, all.gaps = all.triples+t.triples, all.live+t.live, all.known+t.known, all.gaps+t.gaps
 	}
 	fmt.Fprintf(w, "%-32s %8d %6d %12d %6d\n", "total", all.triples, all.live, all.known, all.gaps)
+	for _, n := range notes {
+		fmt.Fprintf(w, "NOTE: %s\n", n)
+	}
 	if len(failures) == 0 {
 		return 0
 	}

@@ -68,8 +68,8 @@
 // (chainsawconditions.go), when its subtest passed. The table prints each
 // triple with its live tests, then per kind: triples, live, known gaps,
 // gaps. A triple with no live test fails the run unless -known-gaps lists
-// it with why; an entry there that is live, or no longer documented, fails
-// the run too, so the file only shrinks (kinds.go).
+// it with why; an entry no longer documented fails the run too, and one a
+// passing test asserted is reported as a note to remove it (kinds.go).
 package main
 
 import (

@@ -285,11 +285,17 @@ func TestReportKinds(t *testing.T) {
 	}
 
 	out.Reset()
+	// A known gap seen live is a note, not a failure: a short-lived state
+	// can be seen in one run and not the next.
+	if rc := reportKinds(&out, docs, obs, chainsaw, outcomes, append(known, knownGap{t: minted, why: "stale", line: 2})); rc != 0 {
+		t.Errorf("exit %d with a known gap seen live, want 0:\n%s", rc, out.String())
+	}
+	out.Reset()
 	known = append(known, knownGap{t: minted, why: "stale", line: 2}, knownGap{t: triple{"Widget", "Ready", "True", "Gone"}, why: "x", line: 3})
 	if rc := reportKinds(&out, docs, obs, chainsaw, outcomes, known); rc != 1 {
-		t.Errorf("exit %d with stale known gaps, want 1", rc)
+		t.Errorf("exit %d with a known gap no longer documented, want 1", rc)
 	}
-	for _, want := range []string{"Widget CredentialReady True Minted (line 2) is live now", "Widget Ready True Gone (line 3) is no longer listed"} {
+	for _, want := range []string{"NOTE: known gap Widget CredentialReady True Minted (line 2) is live now", "Widget Ready True Gone (line 3) is no longer listed"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
