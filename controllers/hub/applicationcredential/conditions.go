@@ -49,47 +49,47 @@ var refusalOrder = []string{
 // RefusalOf is the first refusing reference gate, in the order of
 // docs/reference/keystoneapplicationcredential.md, "Conditions"; Passed when
 // nothing refuses.
-func RefusalOf(r References) orders.Gate {
+func RefusalOf(r References) conditions.Gate {
 	pns, pn := orders.PlaneKey(r.Spec.ControlPlaneRef, r.Namespace)
 	ug := orders.UserGate(r.Namespace, r.Spec.UserRef, r.User, pns, pn)
 	if ug.Passed() && !r.PasswordReady {
-		ug = orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
+		ug = conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
 			"the password of KeystoneUser %s's generation %d is not available yet", r.User.Name, r.User.Status.PasswordGeneration)}
 	}
 	if ug.Passed() && r.UserID == "" {
-		ug = orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
+		ug = conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
 			"KeystoneUser %s has no Keystone user in its ControlPlane yet (its K-ORC User reports no id)", r.User.Name)}
 	}
 	pg := orders.ProjectGate(r.Namespace, r.Spec.ProjectRef, r.Project, pns, pn)
 	if pg.Passed() && r.ProjectID == "" {
-		pg = orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject, Message: fmt.Sprintf(
+		pg = conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject, Message: fmt.Sprintf(
 			"KeystoneProject %s has no Keystone project in its ControlPlane yet (its K-ORC Project reports no id)", r.Project.Name)}
 	}
 	for _, reason := range refusalOrder {
-		for _, g := range []orders.Gate{ug, pg} {
+		for _, g := range []conditions.Gate{ug, pg} {
 			if g.Reason == reason {
 				return g
 			}
 		}
 	}
 	if !r.RoleAssigned {
-		return orders.Gate{Reason: c5c3v1alpha1.ReasonNoRoleOnProject, Message: fmt.Sprintf(
+		return conditions.Gate{Reason: c5c3v1alpha1.ReasonNoRoleOnProject, Message: fmt.Sprintf(
 			"no KeystoneRoleAssignment in namespace %s has assigned KeystoneUser %s a role on KeystoneProject %s: create one (its role must be in the namespace's allowedRoles)",
 			r.Namespace, r.Spec.UserRef.Name, r.Spec.ProjectRef.Name)}
 	}
 	if r.CABundleMissing {
-		return orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForCABundle, Message: "the Keystone CA bundle the ControlPlane references " +
+		return conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForCABundle, Message: "the Keystone CA bundle the ControlPlane references " +
 			"(spec.services.keystone.external.caBundleSecretRef) is not available: create that Secret in the plane's namespace"}
 	}
-	return orders.Gate{}
+	return conditions.Gate{}
 }
 
 // Observation is what one pass observed, after it acted, for the conditions.
 type Observation struct {
 	// Gate is the shared gate, written onto both sub-conditions.
-	Gate orders.Gate
+	Gate conditions.Gate
 	// Refusal is RefusalOf the references; CredentialReady only.
-	Refusal             orders.Gate
+	Refusal             conditions.Gate
 	TransportRetryError error
 	// CredentialError is a Kubernetes-level failure on the credential's objects.
 	CredentialError error
@@ -99,7 +99,7 @@ type Observation struct {
 	ExpiredNow      bool
 	// Classified is K-ORC's classified failure on the first credential against an
 	// External plane; Passed when unclassified.
-	Classified orders.Gate
+	Classified conditions.Gate
 	// DeliveryError is a Kubernetes-level failure on a delivery object.
 	DeliveryError error
 	// ForeignSecret: a same-named Secret the order does not own exists.
@@ -119,7 +119,7 @@ type Observation struct {
 // credentialReady is the CredentialReady chain, first match wins
 // (docs/reference/keystoneapplicationcredential.md, "Conditions").
 var credentialReady = conditions.Chain[Observation]{
-	conditions.GateClosed(func(o Observation) orders.Gate { return o.Gate }),
+	conditions.GateClosed(func(o Observation) conditions.Gate { return o.Gate }),
 	func(o Observation) (conditions.Verdict, bool) {
 		if o.TransportRetryError != nil {
 			return conditions.False(c5c3v1alpha1.ReasonTransportErrorRetryFailed,
@@ -128,7 +128,7 @@ var credentialReady = conditions.Chain[Observation]{
 		return conditions.Next()
 	},
 	conditions.Failed(c5c3v1alpha1.ReasonCredentialError, func(o Observation) error { return o.CredentialError }),
-	conditions.GateClosed(func(o Observation) orders.Gate { return o.Refusal }),
+	conditions.GateClosed(func(o Observation) conditions.Gate { return o.Refusal }),
 	credentialFailed,
 	firstCredential,
 	deliveredReplaced,

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
-	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -84,8 +84,8 @@ func TestRefusalOf(t *testing.T) {
 
 func TestCredentialCondition(t *testing.T) {
 	t.Parallel()
-	gate := orders.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "not assigned"}
-	refusal := orders.Gate{Reason: c5c3v1alpha1.ReasonUserNotFound, Message: "no user"}
+	gate := conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "not assigned"}
+	refusal := conditions.Gate{Reason: c5c3v1alpha1.ReasonUserNotFound, Message: "no user"}
 	live := Observation{Current: 1, Credentials: []Credential{cred(1, korc.PhaseAvailable)}, Delivered: true}
 	with := func(mut func(*Observation)) Observation {
 		o := live
@@ -126,9 +126,9 @@ func TestCredentialCondition(t *testing.T) {
 			metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential, "generation 1 Available yet: waiting for user"},
 		{"first credential failed", Observation{Credentials: []Credential{{Generation: 1, State: korc.State{Phase: korc.PhaseFailed, Reason: "UnrecoverableError", Message: "x"}}}},
 			metav1.ConditionFalse, c5c3v1alpha1.ReasonCredentialFailed, "raise spec.credentialGeneration above 1"},
-		{"External plane: classified cause replaces the wait", Observation{Classified: orders.Gate{Reason: c5c3v1alpha1.ReasonAuthenticationFailed, Message: "401"},
+		{"External plane: classified cause replaces the wait", Observation{Classified: conditions.Gate{Reason: c5c3v1alpha1.ReasonAuthenticationFailed, Message: "401"},
 			Credentials: []Credential{cred(1, korc.PhaseProgressing)}}, metav1.ConditionFalse, c5c3v1alpha1.ReasonAuthenticationFailed, "401"},
-		{"classification does not replace minted", with(func(o *Observation) { o.Classified = orders.Gate{Reason: c5c3v1alpha1.ReasonAuthenticationFailed} }),
+		{"classification does not replace minted", with(func(o *Observation) { o.Classified = conditions.Gate{Reason: c5c3v1alpha1.ReasonAuthenticationFailed} }),
 			metav1.ConditionTrue, c5c3v1alpha1.ReasonCredentialMinted, ""},
 		{"delivered credential gone", with(func(o *Observation) { o.Credentials = nil }), metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential, "gone from Keystone"},
 		{"delivered credential expired", with(func(o *Observation) { o.ExpiredNow = true }), metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential, "expired"},
@@ -160,10 +160,10 @@ func TestDeliveryCondition(t *testing.T) {
 	}{
 		{"delivered", ok, metav1.ConditionTrue, c5c3v1alpha1.ReasonDelivered, "workflow-appcred-credentials carries generation 2"},
 		{"frozen", with(func(o *Observation) {
-			o.Gate = orders.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "frozen"}
+			o.Gate = conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "frozen"}
 		}),
 			metav1.ConditionFalse, c5c3v1alpha1.ReasonNamespaceNotAssigned, "frozen"},
-		{"refusal does not touch delivery", with(func(o *Observation) { o.Refusal = orders.Gate{Reason: c5c3v1alpha1.ReasonNoRoleOnProject} }),
+		{"refusal does not touch delivery", with(func(o *Observation) { o.Refusal = conditions.Gate{Reason: c5c3v1alpha1.ReasonNoRoleOnProject} }),
 			metav1.ConditionTrue, c5c3v1alpha1.ReasonDelivered, ""},
 		{"error first", with(func(o *Observation) { o.DeliveryError, o.ForeignSecret = errors.New("apply failed"), true }),
 			metav1.ConditionFalse, c5c3v1alpha1.ReasonDeliveryError, "apply failed"},
@@ -208,7 +208,7 @@ func TestConditions(t *testing.T) {
 	}{
 		{"all ready", Observation{Current: 1, Credentials: []Credential{cred(1, korc.PhaseAvailable)}, BackupSynced: true, Delivered: true},
 			[3]string{c5c3v1alpha1.ReasonCredentialMinted, c5c3v1alpha1.ReasonDelivered, c5c3v1alpha1.ReasonAllReady}, metav1.ConditionTrue, ""},
-		{"frozen: both read the gate", Observation{Gate: orders.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned}, Current: 1, Delivered: true},
+		{"frozen: both read the gate", Observation{Gate: conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned}, Current: 1, Delivered: true},
 			[3]string{c5c3v1alpha1.ReasonNamespaceNotAssigned, c5c3v1alpha1.ReasonNamespaceNotAssigned, c5c3v1alpha1.ReasonNotAllReady}, metav1.ConditionFalse,
 			"CredentialReady=False (NamespaceNotAssigned), DeliveryReady=False (NamespaceNotAssigned)"},
 		{"delivery only", Observation{Current: 1, Credentials: []Credential{cred(1, korc.PhaseAvailable)}},

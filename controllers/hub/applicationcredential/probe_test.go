@@ -9,7 +9,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
-	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -29,12 +29,12 @@ func TestProbeDue(t *testing.T) {
 		{"not delivered yet", func() Input { in := steady(now); in.Delivered = false; return in }, now.Add(-time.Hour), false},
 		{"frozen", func() Input {
 			in := steady(now)
-			in.Gate = orders.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned}
+			in.Gate = conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned}
 			return in
 		}, now.Add(-time.Hour), false},
 		{"refused", func() Input {
 			in := steady(now)
-			in.Refusal = orders.Gate{Reason: c5c3v1alpha1.ReasonNoRoleOnProject}
+			in.Refusal = conditions.Gate{Reason: c5c3v1alpha1.ReasonNoRoleOnProject}
 			return in
 		}, now.Add(-time.Hour), false},
 		{"grace period runs", func() Input { return inGrace(t0.Add(730 * time.Hour)) }, now.Add(-time.Hour), false},

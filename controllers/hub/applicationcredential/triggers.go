@@ -7,7 +7,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 
-	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -93,9 +93,9 @@ type Credential struct {
 // Input is everything Decide reads. Times are absolute; nil means absent.
 type Input struct {
 	Now  time.Time
-	Gate orders.Gate
+	Gate conditions.Gate
 	// Refusal is the first refusing reference gate.
-	Refusal  orders.Gate
+	Refusal  conditions.Gate
 	Desired  int64
 	Schedule Schedule
 	// Current is status.credentialGeneration (0 before the first switch).

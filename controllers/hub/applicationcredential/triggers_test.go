@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
-	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -49,8 +49,8 @@ func inGrace(now time.Time) Input {
 
 func TestDecide_ClocksAndSpecs(t *testing.T) {
 	t.Parallel()
-	frozen := orders.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "m"}
-	noRole := orders.Gate{Reason: c5c3v1alpha1.ReasonNoRoleOnProject, Message: "m"}
+	frozen := conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "m"}
+	noRole := conditions.Gate{Reason: c5c3v1alpha1.ReasonNoRoleOnProject, Message: "m"}
 	tests := []struct {
 		name string
 		in   func() Input
@@ -361,7 +361,7 @@ func TestRequeueAfter(t *testing.T) {
 		}(), true, 10 * time.Minute},
 		{"frozen: no schedule", func() Input {
 			in := steady(t0.Add(700 * time.Hour))
-			in.Gate = orders.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned}
+			in.Gate = conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned}
 			return in
 		}(), false, 0},
 	}

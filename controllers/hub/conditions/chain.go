@@ -7,8 +7,6 @@ package conditions
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/c5c3/orderhub/controllers/hub/orders"
 )
 
 // Verdict is what a policy decides: the condition's reason and message;
@@ -60,9 +58,9 @@ func True(reason, msg string) (Verdict, bool) {
 // Next is a policy's "not mine": the chain goes on.
 func Next() (Verdict, bool) { return Verdict{}, false }
 
-// GateClosed is the rung of a closed gate (orders.Gate): its reason and
+// GateClosed is the rung of a closed gate (Gate): its reason and
 // message.
-func GateClosed[O any](gate func(O) orders.Gate) Policy[O] {
+func GateClosed[O any](gate func(O) Gate) Policy[O] {
 	return func(o O) (Verdict, bool) {
 		if g := gate(o); !g.Passed() {
 			return False(g.Reason, g.Message)

@@ -5,17 +5,15 @@ import (
 	"testing"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
-	"github.com/c5c3/orderhub/controllers/hub/orders"
 )
 
 type obs struct {
-	gate orders.Gate
+	gate Gate
 	err  error
 }
 
 var chain = Chain[obs]{
-	GateClosed(func(o obs) orders.Gate { return o.gate }),
+	GateClosed(func(o obs) Gate { return o.gate }),
 	Failed("Broken", func(o obs) error { return o.err }),
 	func(obs) (Verdict, bool) { return True("Fine", "all good") },
 }
@@ -29,7 +27,7 @@ func TestChain_FirstMatchWins(t *testing.T) {
 		reason string
 		msg    string
 	}{
-		{"a closed gate comes first", obs{gate: orders.Gate{Reason: "Frozen", Message: "frozen"}, err: errors.New("x")}, metav1.ConditionFalse, "Frozen", "frozen"},
+		{"a closed gate comes first", obs{gate: Gate{Reason: "Frozen", Message: "frozen"}, err: errors.New("x")}, metav1.ConditionFalse, "Frozen", "frozen"},
 		{"a failure", obs{err: errors.New("boom")}, metav1.ConditionFalse, "Broken", "boom"},
 		{"the success rung", obs{}, metav1.ConditionTrue, "Fine", "all good"},
 	}

@@ -13,12 +13,12 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 	"github.com/c5c3/orderhub/delivery/apply"
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 )
@@ -29,10 +29,6 @@ const ControllerName = "orderhub-controlplane"
 // CACertKey is the Secret key K-ORC reads a CA bundle from
 // (orcv1alpha1.CloudCredencialsCASecretKey, spelled as upstream).
 const CACertKey = "cacert"
-
-// staleReadRetry is the requeue after a status write refused for a stale
-// read (a Conflict); the newer plane's watch event normally comes first.
-const staleReadRetry = time.Second
 
 // OpenBao is where the per-namespace SecretStores point and how they log
 // in: OpenBao's Kubernetes auth method, as a ServiceAccount the plane
@@ -73,8 +69,7 @@ type Options struct {
 	FailureConfirmation time.Duration
 }
 
-// Reconciler reconciles ControlPlanes. Its only status writer is
-// writeStatus.
+// Reconciler is the ControlPlane kind of lifecycle.Loop.
 type Reconciler struct {
 	client   client.Client
 	recorder recorder.EventRecorder
@@ -97,39 +92,48 @@ func (r *Reconciler) holdTransient(ctx context.Context, cp *c5c3v1alpha1.Control
 	return got, held
 }
 
-// Reconcile fulfils the plane contract for one ControlPlane.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var cp c5c3v1alpha1.ControlPlane
-	if err := r.client.Get(ctx, req.NamespacedName, &cp); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	if !cp.DeletionTimestamp.IsZero() {
-		// Everything in the plane namespace is owned by the plane and
-		// garbage-collected with it.
-		return ctrl.Result{}, nil
-	}
-	if res, parked, err := r.parkIfDuplicate(ctx, &cp); parked || err != nil {
-		return res, err
-	}
-	o, errs := r.observe(ctx, &cp)
-	admin, held := r.holdTransient(ctx, &cp, AdminCredentialCondition(o, cp.Generation))
-	newGeneration := cp.Status.ObservedGeneration != cp.Generation
-	ready, err := r.writeStatus(ctx, &cp, Conditions(admin, cp.Generation))
-	if err == nil && newGeneration {
-		r.warnTenantConsent(&cp)
-	}
-	if apierrors.IsConflict(err) && len(errs) == 0 {
-		// This pass read a plane older than the server's: the newer one's
-		// watch event runs the next pass; the requeue is a safety net.
-		return ctrl.Result{RequeueAfter: staleReadRetry}, nil
-	}
+// New is an empty ControlPlane (lifecycle.Kind).
+func (r *Reconciler) New() *c5c3v1alpha1.ControlPlane { return &c5c3v1alpha1.ControlPlane{} }
+
+// Pass fulfils the plane contract for cp (lifecycle.Kind): the duplicate
+// guard, then observe, then the conditions to write.
+func (r *Reconciler) Pass(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (*planeStatus, lifecycle.Progress) {
+	older, err := r.olderPlane(ctx, cp)
 	if err != nil {
-		errs = append(errs, err)
+		return nil, lifecycle.Failed(err)
+	}
+	if older != nil {
+		return r.update(cp, DuplicateConditions(cp, older, cp.Generation)), lifecycle.After(DuplicateRecheckInterval)
+	}
+	o, errs := r.observe(ctx, cp)
+	admin, held := r.holdTransient(ctx, cp, AdminCredentialCondition(o, cp.Generation))
+	conds := Conditions(admin, cp.Generation)
+	u := r.update(cp, conds)
+	if cp.Status.ObservedGeneration != cp.Generation {
+		u.Written = func() { r.warnTenantConsent(cp) }
 	}
 	if err := errors.Join(errs...); err != nil {
-		return ctrl.Result{}, err
+		return u, lifecycle.Failed(err)
 	}
-	return ctrl.Result{RequeueAfter: r.requeue(held, ready)}, nil
+	return u, lifecycle.After(r.requeue(held, conds[len(conds)-1].Status == metav1.ConditionTrue))
+}
+
+// planeStatus is what a pass writes: conditions only.
+type planeStatus = lifecycle.StatusUpdate[c5c3v1alpha1.ControlPlaneStatus]
+
+func (r *Reconciler) update(cp *c5c3v1alpha1.ControlPlane, conds []metav1.Condition) *planeStatus {
+	return &planeStatus{Fields: cp.Status, Conditions: conds, Now: metav1.NewTime(r.now())}
+}
+
+// statusWriter is the plane's only status writer; the optimistic lock makes
+// a pass that read a stale plane fail with a Conflict instead of writing
+// its conditions over newer ones.
+func statusWriter(rec recorder.EventRecorder) lifecycle.StatusWriter[*c5c3v1alpha1.ControlPlane, c5c3v1alpha1.ControlPlaneStatus] {
+	return lifecycle.StatusWriter[*c5c3v1alpha1.ControlPlane, c5c3v1alpha1.ControlPlaneStatus]{Kind: "ControlPlane",
+		Recorder: rec, OptimisticLock: true,
+		Fields: func(cp *c5c3v1alpha1.ControlPlane) (*c5c3v1alpha1.ControlPlaneStatus, *[]metav1.Condition, *int64) {
+			return &cp.Status, &cp.Status.Conditions, &cp.Status.ObservedGeneration
+		}}
 }
 
 // observe runs the plane's steps: read the admin password and CA bundle,
@@ -181,28 +185,17 @@ func (r *Reconciler) requeue(held, ready bool) time.Duration {
 	return r.opts.RecheckInterval
 }
 
-// parkIfDuplicate runs the duplicate guard before anything is projected:
-// when an older ControlPlane exists in cp's namespace (Duplicate), it writes
-// the DuplicateConditions and reports parked, and the pass ends there: no
-// Secret, SecretStore or Domain import is written for cp, and the older
-// plane is not touched. The list is read from the cache; the cache holds
-// every plane created before cp was enqueued, since the informer applies
-// events in order, and a plane that appears later enqueues cp through the
-// ControlPlane watch. A failed list is returned as an error (retried with
-// backoff), because proceeding could let a duplicate project.
-func (r *Reconciler) parkIfDuplicate(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (ctrl.Result, bool, error) {
+// olderPlane is the older ControlPlane of cp's namespace that parks cp
+// (Duplicate), nil when none: a parked plane writes nothing but its
+// conditions. The list is read from the cache, which holds every plane
+// created before cp was enqueued; a later one enqueues cp through the watch.
+// Errors: the list failed (proceeding could let a duplicate project).
+func (r *Reconciler) olderPlane(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (*c5c3v1alpha1.ControlPlane, error) {
 	var list c5c3v1alpha1.ControlPlaneList
 	if err := r.client.List(ctx, &list, client.InNamespace(cp.Namespace)); err != nil {
-		return ctrl.Result{}, false, fmt.Errorf("list the ControlPlanes of namespace %s: %w", cp.Namespace, err)
+		return nil, fmt.Errorf("list the ControlPlanes of namespace %s: %w", cp.Namespace, err)
 	}
-	older := Duplicate(cp, list.Items)
-	if older == nil {
-		return ctrl.Result{}, false, nil
-	}
-	if _, err := r.writeStatus(ctx, cp, DuplicateConditions(cp, older, cp.Generation)); err != nil {
-		return ctrl.Result{}, true, err
-	}
-	return ctrl.Result{RequeueAfter: DuplicateRecheckInterval}, true, nil
+	return Duplicate(cp, list.Items), nil
 }
 
 // readInputs reads the admin password and the optional CA bundle, recording
@@ -278,36 +271,10 @@ func (r *Reconciler) applyDomainImport(ctx context.Context, cp *c5c3v1alpha1.Con
 	return nil
 }
 
-// writeStatus is the only status writer: it sets want (Conditions or
-// DuplicateConditions, Ready last), emits an event per condition whose
-// status or reason changed, and reports whether the plane is Ready.
-func (r *Reconciler) writeStatus(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, want []metav1.Condition) (bool, error) {
-	base := cp.DeepCopy()
-	changed := SetConditions(&cp.Status.Conditions, want, metav1.NewTime(r.now()))
-	cp.Status.ObservedGeneration = cp.Generation
-	if len(changed) > 0 || base.Status.ObservedGeneration != cp.Generation {
-		// The optimistic lock makes a pass that read a stale plane fail with
-		// a Conflict instead of writing its conditions over newer ones (which
-		// would move their lastTransitionTime).
-		if err := r.client.Status().Patch(ctx, cp, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-			return false, fmt.Errorf("write ControlPlane status: %w", err)
-		}
-	}
-	for _, c := range changed {
-		typ := corev1.EventTypeNormal
-		if c.Status != metav1.ConditionTrue {
-			typ = corev1.EventTypeWarning
-		}
-		r.recorder.Eventf(cp, nil, typ, c.Reason, "Reconcile", "%s=%s: %s", c.Type, c.Status, c.Message)
-		log.FromContext(ctx).Info("condition changed", "type", c.Type, "status", c.Status, "reason", c.Reason)
-	}
-	return want[len(want)-1].Status == metav1.ConditionTrue, nil
-}
-
 // warnTenantConsent emits a Warning event EventTenantNamespaceConsented
 // per tenant namespace cp also consents for KeystoneServices
 // (ControlPlane.ConsentedTenantNamespaces); Reconcile calls it once per
-// observed generation.
+// observed generation, after the status write.
 func (r *Reconciler) warnTenantConsent(cp *c5c3v1alpha1.ControlPlane) {
 	for _, ns := range cp.ConsentedTenantNamespaces() {
 		r.recorder.Eventf(cp, nil, corev1.EventTypeWarning, c5c3v1alpha1.EventTenantNamespaceConsented, "Reconcile",

@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 	"github.com/c5c3/orderhub/delivery/eso"
 )
 
@@ -100,7 +101,8 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 			Watches(&c5c3v1alpha1.KeystoneService{}, handler.EnqueueRequestsFromMapFunc(planeOfService),
 				builder.WithPredicates(deletion))
 	}
-	return b.Complete(r)
+	return b.Complete(lifecycle.Loop[*c5c3v1alpha1.ControlPlane, c5c3v1alpha1.ControlPlaneStatus]{
+		Client: c, Kind: r, Status: statusWriter(r.recorder)})
 }
 
 // createOrDelete passes only create and delete events.

@@ -3,7 +3,6 @@ package controlplane
 import (
 	"fmt"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -79,19 +78,4 @@ func ReadyCondition(subs []metav1.Condition, generation int64) metav1.Condition 
 // admin, then Ready.
 func Conditions(admin metav1.Condition, generation int64) []metav1.Condition {
 	return []metav1.Condition{admin, ReadyCondition([]metav1.Condition{admin}, generation)}
-}
-
-// SetConditions sets want on *conds, keeping LastTransitionTime where the
-// status did not change, and reports which condition types changed status
-// or reason (for events).
-func SetConditions(conds *[]metav1.Condition, want []metav1.Condition, now metav1.Time) (changed []metav1.Condition) {
-	for _, w := range want {
-		old := meta.FindStatusCondition(*conds, w.Type)
-		if old == nil || old.Status != w.Status || old.Reason != w.Reason {
-			changed = append(changed, w)
-		}
-		w.LastTransitionTime = now
-		meta.SetStatusCondition(conds, w)
-	}
-	return changed
 }

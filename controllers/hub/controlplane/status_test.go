@@ -8,6 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 )
 
 func TestConditions(t *testing.T) {
@@ -53,16 +54,16 @@ func TestSetConditionsKeepsTransitionTime(t *testing.T) {
 	t.Parallel()
 	t0, t1 := metav1.NewTime(time.Unix(100, 0)), metav1.NewTime(time.Unix(200, 0))
 	var conds []metav1.Condition
-	if ch := SetConditions(&conds, Conditions(AdminCredentialCondition(Observation{}, 1), 1), t0); len(ch) != 2 {
+	if ch := conditions.Set(&conds, Conditions(AdminCredentialCondition(Observation{}, 1), 1), t0); len(ch) != 2 {
 		t.Fatalf("first set: %d changed, want 2", len(ch))
 	}
-	if ch := SetConditions(&conds, Conditions(AdminCredentialCondition(Observation{}, 2), 2), t1); len(ch) != 0 {
+	if ch := conditions.Set(&conds, Conditions(AdminCredentialCondition(Observation{}, 2), 2), t1); len(ch) != 0 {
 		t.Fatalf("same conditions again: %d changed, want 0", len(ch))
 	}
 	if !conds[0].LastTransitionTime.Equal(&t0) || conds[0].ObservedGeneration != 2 {
 		t.Errorf("unchanged condition: time %v gen %d, want %v gen 2", conds[0].LastTransitionTime, conds[0].ObservedGeneration, t0)
 	}
-	ch := SetConditions(&conds, Conditions(AdminCredentialCondition(Observation{StoreNotReady: "s"}, 2), 2), t1)
+	ch := conditions.Set(&conds, Conditions(AdminCredentialCondition(Observation{StoreNotReady: "s"}, 2), 2), t1)
 	if len(ch) != 2 || !conds[0].LastTransitionTime.Equal(&t1) {
 		t.Errorf("flip: %d changed, time %v", len(ch), conds[0].LastTransitionTime)
 	}

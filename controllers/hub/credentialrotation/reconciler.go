@@ -8,7 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 )
 
 // ControllerName names the controller, its field owner and its event source.
@@ -30,7 +31,7 @@ const WaitInterval = 10 * time.Second
 // +kubebuilder:rbac:groups=c5c3.io,resources=credentialrotations/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=c5c3.io,resources=keystoneservices,verbs=get;list;watch;patch
 
-// Reconciler reconciles CredentialRotations.
+// Reconciler is the CredentialRotation kind of lifecycle.Loop.
 type Reconciler struct {
 	client   client.Client
 	recorder recorder.EventRecorder
@@ -45,7 +46,9 @@ func SetupWithManager(mgr ctrl.Manager) error {
 		Named("credentialrotation").
 		For(&c5c3v1alpha1.CredentialRotation{}).
 		Watches(&c5c3v1alpha1.KeystoneService{}, handler.EnqueueRequestsFromMapFunc(r.rotationsOf)).
-		Complete(r)
+		Complete(lifecycle.Loop[*c5c3v1alpha1.CredentialRotation, c5c3v1alpha1.CredentialRotationStatus]{
+			Client: r.client, Kind: r, Status: lifecycle.StatusWriter[*c5c3v1alpha1.CredentialRotation, c5c3v1alpha1.CredentialRotationStatus]{
+				Kind: "CredentialRotation", Recorder: r.recorder, Fields: statusFields}})
 }
 
 func (r *Reconciler) rotationsOf(ctx context.Context, o client.Object) []reconcile.Request {
@@ -62,54 +65,76 @@ func (r *Reconciler) rotationsOf(ctx context.Context, o client.Object) []reconci
 	return reqs
 }
 
-// Reconcile runs one pass.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var cr c5c3v1alpha1.CredentialRotation
-	if err := r.client.Get(ctx, req.NamespacedName, &cr); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
+// New is an empty CredentialRotation (lifecycle.Kind).
+func (r *Reconciler) New() *c5c3v1alpha1.CredentialRotation {
+	return &c5c3v1alpha1.CredentialRotation{}
+}
+
+// Pass decides cr against the KeystoneService it names (Decide), nudges it
+// when due, and returns the Ready condition to write (lifecycle.Kind).
+func (r *Reconciler) Pass(ctx context.Context, cr *c5c3v1alpha1.CredentialRotation) (
+	*lifecycle.StatusUpdate[c5c3v1alpha1.CredentialRotationStatus], lifecycle.Progress) {
+	ks, err := r.keystoneService(ctx, cr)
+	if err != nil {
+		return nil, lifecycle.Failed(err)
 	}
-	var ks *c5c3v1alpha1.KeystoneService
-	if cr.Spec.KeystoneService != "" {
-		var k c5c3v1alpha1.KeystoneService
-		err := r.client.Get(ctx, types.NamespacedName{Namespace: cr.Namespace, Name: cr.Spec.KeystoneService}, &k)
-		switch {
-		case err == nil:
-			ks = &k
-		case !apierrors.IsNotFound(err):
-			return ctrl.Result{}, err
-		}
-	}
-	d := Decide(&cr, ks)
+	d := Decide(cr, ks)
 	if d.Action == Done {
-		return ctrl.Result{}, nil
+		return nil, lifecycle.Watch()
 	}
 	if d.Action == Nudge {
-		patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
-			c5c3v1alpha1.AnnotationPasswordRotationRequest: RequestValue(&cr)}}})
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		if err := r.client.Patch(ctx, ks, client.RawPatch(types.MergePatchType, patch)); err != nil {
-			return ctrl.Result{}, fmt.Errorf("request the rotation on KeystoneService %s: %w", ks.Name, err)
-		}
-		r.recorder.Eventf(&cr, ks, corev1.EventTypeNormal, "RotationNudged", "Rotate",
-			"requested a new password generation of KeystoneService %s", ks.Name)
-		if cr.Spec.IntervalDays != nil || cr.Spec.PreRotationDays != nil || cr.Spec.GracePeriodDays != nil {
-			r.recorder.Eventf(&cr, nil, corev1.EventTypeNormal, c5c3v1alpha1.EventScheduledRotationDeferred, "Rotate",
-				"intervalDays, preRotationDays and gracePeriodDays are accepted but scheduling is deferred: this rotation ran once")
+		if err := r.nudge(ctx, cr, ks); err != nil {
+			return nil, lifecycle.Failed(err)
 		}
 	}
-	base := cr.DeepCopy()
-	meta.SetStatusCondition(&cr.Status.Conditions, d.Ready)
-	cr.Status.ObservedGeneration = cr.Generation
+	st := cr.Status
 	if d.Action == Nudge || d.Action == Refuse {
-		cr.Status.LastTriggeredGeneration = cr.Generation
+		st.LastTriggeredGeneration = cr.Generation
 	}
-	if err := r.client.Status().Patch(ctx, &cr, client.MergeFrom(base)); err != nil {
-		return ctrl.Result{}, err
-	}
+	u := &lifecycle.StatusUpdate[c5c3v1alpha1.CredentialRotationStatus]{Fields: st,
+		Conditions: []metav1.Condition{d.Ready}, Now: metav1.Now()}
 	if d.Action == Wait {
-		return ctrl.Result{RequeueAfter: WaitInterval}, nil
+		return u, lifecycle.After(WaitInterval)
 	}
-	return ctrl.Result{}, nil
+	return u, lifecycle.Watch()
+}
+
+// keystoneService is the KeystoneService cr names, nil when it names none or
+// it does not exist.
+func (r *Reconciler) keystoneService(ctx context.Context, cr *c5c3v1alpha1.CredentialRotation) (*c5c3v1alpha1.KeystoneService, error) {
+	if cr.Spec.KeystoneService == "" {
+		return nil, nil
+	}
+	var ks c5c3v1alpha1.KeystoneService
+	err := r.client.Get(ctx, types.NamespacedName{Namespace: cr.Namespace, Name: cr.Spec.KeystoneService}, &ks)
+	if apierrors.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &ks, nil
+}
+
+// nudge writes cr's rotation request on ks and records RotationNudged.
+func (r *Reconciler) nudge(ctx context.Context, cr *c5c3v1alpha1.CredentialRotation, ks *c5c3v1alpha1.KeystoneService) error {
+	patch, err := json.Marshal(map[string]any{"metadata": map[string]any{"annotations": map[string]string{
+		c5c3v1alpha1.AnnotationPasswordRotationRequest: RequestValue(cr)}}})
+	if err != nil {
+		return err
+	}
+	if err := r.client.Patch(ctx, ks, client.RawPatch(types.MergePatchType, patch)); err != nil {
+		return fmt.Errorf("request the rotation on KeystoneService %s: %w", ks.Name, err)
+	}
+	r.recorder.Eventf(cr, ks, corev1.EventTypeNormal, "RotationNudged", "Rotate",
+		"requested a new password generation of KeystoneService %s", ks.Name)
+	if cr.Spec.IntervalDays != nil || cr.Spec.PreRotationDays != nil || cr.Spec.GracePeriodDays != nil {
+		r.recorder.Eventf(cr, nil, corev1.EventTypeNormal, c5c3v1alpha1.EventScheduledRotationDeferred, "Rotate",
+			"intervalDays, preRotationDays and gracePeriodDays are accepted but scheduling is deferred: this rotation ran once")
+	}
+	return nil
+}
+
+func statusFields(cr *c5c3v1alpha1.CredentialRotation) (*c5c3v1alpha1.CredentialRotationStatus, *[]metav1.Condition, *int64) {
+	return &cr.Status, &cr.Status.Conditions, &cr.Status.ObservedGeneration
 }

@@ -16,7 +16,9 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/apply"
 	"github.com/c5c3/orderhub/korc"
@@ -61,9 +63,9 @@ type pass struct {
 	ac       *c5c3v1alpha1.KeystoneApplicationCredential
 	ord      orders.Order
 	cp       *c5c3v1alpha1.ControlPlane
-	gate     orders.Gate // the shared gate (orders.GateOf); unset in teardown
-	ns       string      // the plane's namespace, where the children live
-	prefix   string      // korc.ChildPrefix of the order
+	gate     conditions.Gate // the shared gate (orders.GateOf); unset in teardown
+	ns       string          // the plane's namespace, where the children live
+	prefix   string          // korc.ChildPrefix of the order
 	lbl      map[string]string
 	now      time.Time
 	schedule applicationcredential.Schedule
@@ -90,7 +92,7 @@ type (
 	orderStatus = c5c3v1alpha1.KeystoneApplicationCredentialStatus
 )
 
-// loop is the order loop under orders.StatusWriter.OptimisticLock.
+// loop is the order loop under lifecycle.StatusWriter.OptimisticLock.
 func (r *Reconciler) loop() orders.Loop[orderObj, orderStatus] {
 	l := orders.NewLoop[orderObj, orderStatus](r.Base, kind{r}, orders.KindKeystoneApplicationCredential,
 		c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown,
@@ -144,12 +146,12 @@ func (p *pass) Act(ctx context.Context) error {
 // Gated changes nothing (docs/reference/keystoneapplicationcredential.md, "Consent").
 func (*pass) Gated(context.Context) error { return nil }
 
-func (p *pass) Status() orders.StatusUpdate[orderStatus] {
+func (p *pass) Status() lifecycle.StatusUpdate[orderStatus] {
 	p.obs.Current = p.st.CredentialGeneration
 	p.obs.Credentials = p.creds
 	p.obs.ExpiredNow = applicationcredential.Expired(timeOf(p.st.CredentialExpiresAt), p.now)
 	p.conds = applicationcredential.Conditions(p.obs, p.ac.Generation)
-	return orders.StatusUpdate[orderStatus]{Fields: p.st, Conditions: p.conds, Now: metav1.NewTime(p.now)}
+	return lifecycle.StatusUpdate[orderStatus]{Fields: p.st, Conditions: p.conds, Now: metav1.NewTime(p.now)}
 }
 
 // Requeue is applicationcredential.RequeueAfter, at most NotReadyRequeue while
@@ -267,7 +269,7 @@ func (p *pass) classifyFirst() {
 	}
 	if s, ok := applicationcredential.Successor(p.creds, 0); ok {
 		if reason, ok := korc.ClassifyExternal(s.State); ok {
-			p.obs.Classified = orders.Gate{Reason: reason, Message: fmt.Sprintf(
+			p.obs.Classified = conditions.Gate{Reason: reason, Message: fmt.Sprintf(
 				"K-ORC cannot create generation %d: %s", s.Generation, s.State.Message)}
 		}
 	}

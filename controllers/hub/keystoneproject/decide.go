@@ -89,7 +89,7 @@ func AdminProjectOf(kp *c5c3v1alpha1.KeystoneProject, cp *c5c3v1alpha1.ControlPl
 // Observation is what one pass learned about the order.
 type Observation struct {
 	// Gate is the shared gate (orders.GateOf).
-	Gate orders.Gate
+	Gate conditions.Gate
 	// Plane names the plane for messages ("<ns>/<name>").
 	Plane string
 	// External is true against an External-mode plane: a wait is replaced
@@ -125,7 +125,7 @@ type Observation struct {
 // managed Project exists, the probe; else the Project's own state. A held
 // deletion is HeldCondition.
 var projectReady = conditions.Chain[Observation]{
-	conditions.GateClosed(func(o Observation) orders.Gate { return o.Gate }),
+	conditions.GateClosed(func(o Observation) conditions.Gate { return o.Gate }),
 	adminProject,
 	conditions.Failed(c5c3v1alpha1.ReasonProjectError, func(o Observation) error { return o.Error }),
 	nameClaimed,

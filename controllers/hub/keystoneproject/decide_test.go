@@ -10,6 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
@@ -98,8 +99,8 @@ func TestProjectCondition(t *testing.T) {
 		wantTrue  bool
 		wantInMsg string
 	}{
-		{"gate", Observation{Gate: orders.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "frozen"}}, c5c3v1alpha1.ReasonNamespaceNotAssigned, false, "frozen"},
-		{"gate before everything", Observation{Gate: orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForAdminCredential}, Admin: AdminProjectNotOwned},
+		{"gate", Observation{Gate: conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "frozen"}}, c5c3v1alpha1.ReasonNamespaceNotAssigned, false, "frozen"},
+		{"gate before everything", Observation{Gate: conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForAdminCredential}, Admin: AdminProjectNotOwned},
 			c5c3v1alpha1.ReasonWaitingForAdminCredential, false, ""},
 		{"admin not owned", Observation{Admin: AdminProjectNotOwned, Plane: "openstack/cp"}, c5c3v1alpha1.ReasonProjectCollision, false, "never orderable"},
 		{"admin owned", Observation{Admin: AdminProjectOwned, ProjectExists: true}, c5c3v1alpha1.ReasonProjectCollision, false, "do NOT delete"},
@@ -171,7 +172,7 @@ func TestStatusOf(t *testing.T) {
 		{"first available", c5c3v1alpha1.KeystoneProjectStatus{}, avail, "dom", c5c3v1alpha1.KeystoneProjectStatus{ProjectID: "p-1", ProjectName: "eff", DomainID: "dom"}},
 		{"available without domain id keeps it", prev, avail, "", c5c3v1alpha1.KeystoneProjectStatus{ProjectID: "p-1", ProjectName: "eff", DomainID: "d"}},
 		{"waiting keeps", prev, Observation{ProjectExists: true, Project: korc.State{Phase: korc.PhaseProgressing}}, "x", prev},
-		{"frozen keeps", prev, Observation{Gate: orders.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned}, ProjectExists: true,
+		{"frozen keeps", prev, Observation{Gate: conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned}, ProjectExists: true,
 			Project: korc.State{Phase: korc.PhaseAvailable, ID: "p-1"}}, "x", prev},
 		{"collision reports nothing", c5c3v1alpha1.KeystoneProjectStatus{}, Observation{Probe: korc.ProbeResult{Outcome: korc.ProbeFound, ID: "f"}}, "",
 			c5c3v1alpha1.KeystoneProjectStatus{}},

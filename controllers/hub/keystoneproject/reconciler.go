@@ -9,6 +9,7 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 )
 
@@ -76,11 +77,11 @@ func (a *actuator) Act(ctx context.Context) error {
 func (*actuator) Gated(context.Context) error { return nil }
 
 // Status is ProjectCondition and StatusOf.
-func (a *actuator) Status() orders.StatusUpdate[orderStatus] {
+func (a *actuator) Status() lifecycle.StatusUpdate[orderStatus] {
 	kp := a.p.Obj
 	cond := ProjectCondition(a.o, kp.Generation)
 	a.ready = cond.Status == metav1.ConditionTrue
-	return orders.StatusUpdate[orderStatus]{Fields: StatusOf(kp.Status, a.o, EffectiveProjectName(kp), a.domainID),
+	return lifecycle.StatusUpdate[orderStatus]{Fields: StatusOf(kp.Status, a.o, EffectiveProjectName(kp), a.domainID),
 		Conditions: Conditions(cond, kp.Generation), Now: a.r.now()}
 }
 

@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
@@ -30,12 +31,12 @@ func roleImportName(ord orders.Order, role string) string {
 // status (orders.UserKeystoneID, orders.ProjectKeystoneID; docs/hub.md "Trust"): a child without an id
 // yet waits too. Errors: a read failure other than NotFound.
 func refs(ctx context.Context, oc, local client.Reader, ra *c5c3v1alpha1.KeystoneRoleAssignment, cp *c5c3v1alpha1.ControlPlane,
-	cluster string) (orders.Gate, string, string, error) {
+	cluster string) (conditions.Gate, string, string, error) {
 	var user c5c3v1alpha1.KeystoneUser
 	userPtr := &user
 	if err := oc.Get(ctx, types.NamespacedName{Namespace: ra.Namespace, Name: ra.Spec.UserRef.Name}, &user); err != nil {
 		if !apierrors.IsNotFound(err) {
-			return orders.Gate{}, "", "", err
+			return conditions.Gate{}, "", "", err
 		}
 		userPtr = nil
 	}
@@ -43,14 +44,14 @@ func refs(ctx context.Context, oc, local client.Reader, ra *c5c3v1alpha1.Keyston
 		return g, "", "", nil
 	}
 	if user.Status.UserID == "" {
-		return orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
+		return conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
 			"KeystoneUser %s reports no status.userID yet", user.Name)}, "", "", nil
 	}
 	var project c5c3v1alpha1.KeystoneProject
 	projectPtr := &project
 	if err := oc.Get(ctx, types.NamespacedName{Namespace: ra.Namespace, Name: ra.Spec.ProjectRef.Name}, &project); err != nil {
 		if !apierrors.IsNotFound(err) {
-			return orders.Gate{}, "", "", err
+			return conditions.Gate{}, "", "", err
 		}
 		projectPtr = nil
 	}
@@ -58,27 +59,27 @@ func refs(ctx context.Context, oc, local client.Reader, ra *c5c3v1alpha1.Keyston
 		return g, "", "", nil
 	}
 	if project.Status.ProjectID == "" {
-		return orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject, Message: fmt.Sprintf(
+		return conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject, Message: fmt.Sprintf(
 			"KeystoneProject %s reports no status.projectID yet", project.Name)}, "", "", nil
 	}
 	userID, err := orders.UserKeystoneID(ctx, local, cp.Namespace, cluster, ra.Namespace, user.Name)
 	if err != nil {
-		return orders.Gate{}, "", "", err
+		return conditions.Gate{}, "", "", err
 	}
 	projectID, err := orders.ProjectKeystoneID(ctx, local, cp.Namespace, cluster, ra.Namespace, project.Name)
 	switch {
 	case err != nil:
-		return orders.Gate{}, "", "", err
+		return conditions.Gate{}, "", "", err
 	case userID == "":
-		return orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
+		return conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
 			"KeystoneUser %s has no Keystone user in ControlPlane %s/%s yet (its K-ORC User %s reports no id)",
 			user.Name, cp.Namespace, cp.Name, orders.UserChildName(cluster, ra.Namespace, user.Name))}, "", "", nil
 	case projectID == "":
-		return orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject, Message: fmt.Sprintf(
+		return conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject, Message: fmt.Sprintf(
 			"KeystoneProject %s has no Keystone project in ControlPlane %s/%s yet (its K-ORC Project %s reports no id)",
 			project.Name, cp.Namespace, cp.Name, orders.ProjectChildName(cluster, ra.Namespace, project.Name))}, "", "", nil
 	}
-	return orders.Gate{}, userID, projectID, nil
+	return conditions.Gate{}, userID, projectID, nil
 }
 
 // assign runs the projection of an order whose shared gate is open and

@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
@@ -28,7 +29,7 @@ const (
 // Observation is what one pass learned about the order.
 type Observation struct {
 	// Gate is the shared gate (orders.GateOf).
-	Gate orders.Gate
+	Gate conditions.Gate
 	// Allowed is whether spec.role is in the allowedRoles of the
 	// namespace's assignment (orders.RoleAllowed); read only when Gate
 	// passed.
@@ -38,7 +39,7 @@ type Observation struct {
 	Role, Plane, Namespace string
 	// Refs is the user gate, then the project gate (orders.UserGate,
 	// orders.ProjectGate).
-	Refs orders.Gate
+	Refs conditions.Gate
 	// External is true against an External-mode plane: a wait is replaced
 	// by a classified cause where the message allows.
 	External bool

@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
@@ -42,18 +43,18 @@ func TestAssignmentCondition(t *testing.T) {
 		wantInMsg string
 	}{
 		{"shared gate first", with(func(o *Observation) {
-			o.Gate = orders.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "frozen"}
+			o.Gate = conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "frozen"}
 			o.Allowed = false
 		}), c5c3v1alpha1.ReasonNamespaceNotAssigned, false, "frozen"},
 		{"role not allowed before references", with(func(o *Observation) {
 			o.Allowed = false
-			o.Refs = orders.Gate{Reason: c5c3v1alpha1.ReasonUserNotFound}
+			o.Refs = conditions.Gate{Reason: c5c3v1alpha1.ReasonUserNotFound}
 		}), c5c3v1alpha1.ReasonRoleNotAllowed, false, `"member"`},
 		{"user not found", with(func(o *Observation) {
-			o.Refs = orders.Gate{Reason: c5c3v1alpha1.ReasonUserNotFound, Message: "no user"}
+			o.Refs = conditions.Gate{Reason: c5c3v1alpha1.ReasonUserNotFound, Message: "no user"}
 		}),
 			c5c3v1alpha1.ReasonUserNotFound, false, "no user"},
-		{"waiting for project", with(func(o *Observation) { o.Refs = orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject} }),
+		{"waiting for project", with(func(o *Observation) { o.Refs = conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject} }),
 			c5c3v1alpha1.ReasonWaitingForProject, false, ""},
 		{"kubernetes error", with(func(o *Observation) { o.Error = errors.New("boom") }), c5c3v1alpha1.ReasonAssignmentError, false, "boom"},
 		{"role absent", with(func(o *Observation) { o.RoleImport = korc.ProbeResult{Outcome: korc.ProbeAbsent} }),
@@ -133,14 +134,14 @@ func TestStatusOf(t *testing.T) {
 			c5c3v1alpha1.KeystoneRoleAssignmentStatus{RoleID: "role-1", UserID: "u2", ProjectID: "p2"}},
 		{"not granted yet: ids only", c5c3v1alpha1.KeystoneRoleAssignmentStatus{}, with(func(o *Observation) { o.RoleImport = found }),
 			c5c3v1alpha1.KeystoneRoleAssignmentStatus{UserID: "u2", ProjectID: "p2"}},
-		{"frozen keeps roleID", prev, with(func(o *Observation) { o.Gate = orders.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned} }), prev},
+		{"frozen keeps roleID", prev, with(func(o *Observation) { o.Gate = conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned} }), prev},
 		{"not allowed keeps roleID", prev, with(func(o *Observation) { o.Allowed = false }), prev},
-		{"user order gone clears roleID", prev, with(func(o *Observation) { o.Refs = orders.Gate{Reason: c5c3v1alpha1.ReasonUserNotFound} }),
+		{"user order gone clears roleID", prev, with(func(o *Observation) { o.Refs = conditions.Gate{Reason: c5c3v1alpha1.ReasonUserNotFound} }),
 			c5c3v1alpha1.KeystoneRoleAssignmentStatus{UserID: "u", ProjectID: "p"}},
-		{"project order gone clears roleID", prev, with(func(o *Observation) { o.Refs = orders.Gate{Reason: c5c3v1alpha1.ReasonProjectNotFound} }),
+		{"project order gone clears roleID", prev, with(func(o *Observation) { o.Refs = conditions.Gate{Reason: c5c3v1alpha1.ReasonProjectNotFound} }),
 			c5c3v1alpha1.KeystoneRoleAssignmentStatus{UserID: "u", ProjectID: "p"}},
-		{"mismatch keeps", prev, with(func(o *Observation) { o.Refs = orders.Gate{Reason: c5c3v1alpha1.ReasonControlPlaneMismatch} }), prev},
-		{"waiting user keeps", prev, with(func(o *Observation) { o.Refs = orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser} }), prev},
+		{"mismatch keeps", prev, with(func(o *Observation) { o.Refs = conditions.Gate{Reason: c5c3v1alpha1.ReasonControlPlaneMismatch} }), prev},
+		{"waiting user keeps", prev, with(func(o *Observation) { o.Refs = conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser} }), prev},
 		{"grant read failed keeps roleID", prev, with(func(o *Observation) { o.RoleImport = found; o.GrantError = errors.New("x") }),
 			c5c3v1alpha1.KeystoneRoleAssignmentStatus{RoleID: "role-1", UserID: "u2", ProjectID: "p2"}},
 		{"role gone clears roleID", prev, with(func(o *Observation) { o.RoleImport = korc.ProbeResult{Outcome: korc.ProbeAbsent} }),

@@ -11,6 +11,7 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
+	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 )
 
@@ -83,11 +84,11 @@ func (a *actuator) Act(ctx context.Context) error {
 func (*actuator) Gated(context.Context) error { return nil }
 
 // Status is AssignmentCondition and StatusOf.
-func (a *actuator) Status() orders.StatusUpdate[orderStatus] {
+func (a *actuator) Status() lifecycle.StatusUpdate[orderStatus] {
 	ra := a.p.Obj
 	cond := AssignmentCondition(a.o, ra.Generation)
 	a.ready = cond.Status == metav1.ConditionTrue
-	return orders.StatusUpdate[orderStatus]{Fields: StatusOf(ra.Status, a.o, a.userID, a.projectID),
+	return lifecycle.StatusUpdate[orderStatus]{Fields: StatusOf(ra.Status, a.o, a.userID, a.projectID),
 		Conditions: Conditions(cond, ra.Generation), Now: a.r.now()}
 }
 

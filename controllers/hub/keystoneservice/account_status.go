@@ -8,7 +8,6 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/conditions"
-	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -108,7 +107,7 @@ type AccountObservation struct {
 // consumer Secret of another owner; the consumer Secret; else
 // AccountProvisioned.
 var accountReady = conditions.Chain[AccountObservation]{
-	conditions.GateClosed(func(o AccountObservation) orders.Gate { return o.Gate }),
+	conditions.GateClosed(func(o AccountObservation) conditions.Gate { return o.Gate }),
 	adminAccount,
 	conditions.Failed(c5c3v1alpha1.ReasonServiceAccountError, func(o AccountObservation) error { return o.Error }),
 	userClaimed,

@@ -11,14 +11,13 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
-	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
 
 // Gate is a shared gate that stops every declared block
 // (docs/reference/keystoneservice.md, "Conditions": the three shared reasons).
 // Reason is empty when the registration may proceed.
-type Gate = orders.Gate
+type Gate = conditions.Gate
 
 // GateOf decides the shared gates, in order: the ControlPlane resolves
 // (ControlPlaneNotFound), it admits ks's namespace (NamespaceNotAllowed,
@@ -81,7 +80,7 @@ type CatalogObservation struct {
 // an External-mode cause, or not yet Available (WaitingForCatalog); else
 // CatalogRegistered.
 var catalogReady = conditions.Chain[CatalogObservation]{
-	conditions.GateClosed(func(o CatalogObservation) orders.Gate { return o.Gate }),
+	conditions.GateClosed(func(o CatalogObservation) conditions.Gate { return o.Gate }),
 	conditions.Failed(c5c3v1alpha1.ReasonCatalogError, func(o CatalogObservation) error { return o.Error }),
 	catalogProbe,
 	catalogChildren,

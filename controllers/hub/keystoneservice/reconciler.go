@@ -19,14 +19,14 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
-	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 	"github.com/c5c3/orderhub/korc"
 )
 
 // ControllerName names the controller, its field owner and its event source.
 const ControllerName = "orderhub-keystoneservice"
 
-// Reconciler reconciles KeystoneServices. writeStatus is its only status
+// Reconciler reconciles KeystoneServices; statusWriter is its only status
 // writer.
 type Reconciler struct {
 	client client.Client
@@ -82,16 +82,17 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	catalog, catStatus := r.catalogBlock(ctx, &ks, cp, gate, &errs)
 	account, accStatus := r.accountBlock(ctx, &ks, cp, gate, &errs)
 	conds := Conditions(catalog, account, ks.Generation)
-	if err := r.writeStatus(ctx, &ks, conds, catStatus, accStatus); err != nil {
-		errs = append(errs, err)
+	st := ks.Status
+	st.Catalog, st.Account = catStatus, accStatus
+	pr := lifecycle.After(NotReadyRequeue)
+	if meta.IsStatusConditionTrue(conds, c5c3v1alpha1.ConditionReady) {
+		pr = lifecycle.After(ReadyResync)
 	}
 	if err := errors.Join(errs...); err != nil {
-		return ctrl.Result{}, err
+		pr = lifecycle.Failed(err)
 	}
-	if meta.IsStatusConditionTrue(conds, c5c3v1alpha1.ConditionReady) {
-		return ctrl.Result{RequeueAfter: ReadyResync}, nil
-	}
-	return ctrl.Result{RequeueAfter: NotReadyRequeue}, nil
+	return statusWriter(r.recorder).Finish(ctx, r.client, &ks, &lifecycle.StatusUpdate[c5c3v1alpha1.KeystoneServiceStatus]{
+		Fields: st, Conditions: conds, Now: r.now()}, pr)
 }
 
 // catalogBlock reports CatalogReady and status.catalog, projecting the
@@ -182,18 +183,11 @@ func (r *Reconciler) deleteIfExists(ctx context.Context, o client.Object) error 
 	return nil
 }
 
-// writeStatus sets the conditions, status.catalog and status.account and
-// emits an event per condition whose status or reason changed
-// (orders.StatusWriter, the order kinds' status writer: a KeystoneService
-// lives on the management cluster only).
-func (r *Reconciler) writeStatus(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, conds []metav1.Condition,
-	cat *c5c3v1alpha1.KeystoneServiceCatalogStatus, acc *c5c3v1alpha1.KeystoneServiceAccountStatus) error {
-	st := ks.Status
-	st.Catalog, st.Account = cat, acc
-	w := orders.StatusWriter[*c5c3v1alpha1.KeystoneService, c5c3v1alpha1.KeystoneServiceStatus]{Kind: "KeystoneService", Recorder: r.recorder,
+// statusWriter is the KeystoneService's only status writer (a
+// KeystoneService lives on the management cluster only).
+func statusWriter(rec recorder.EventRecorder) lifecycle.StatusWriter[*c5c3v1alpha1.KeystoneService, c5c3v1alpha1.KeystoneServiceStatus] {
+	return lifecycle.StatusWriter[*c5c3v1alpha1.KeystoneService, c5c3v1alpha1.KeystoneServiceStatus]{Kind: "KeystoneService", Recorder: rec,
 		Fields: func(ks *c5c3v1alpha1.KeystoneService) (*c5c3v1alpha1.KeystoneServiceStatus, *[]metav1.Condition, *int64) {
 			return &ks.Status, &ks.Status.Conditions, &ks.Status.ObservedGeneration
 		}}
-	return w.Write(ctx, r.client, orders.Order{}, ks, orders.StatusUpdate[c5c3v1alpha1.KeystoneServiceStatus]{
-		Fields: st, Conditions: conds, Now: r.now()})
 }

@@ -17,7 +17,7 @@ import (
 // derive the two sub-conditions from it.
 type Observation struct {
 	// Gate is the shared gate (orders.GateOf).
-	Gate orders.Gate
+	Gate conditions.Gate
 	// Plane names the plane for messages ("<ns>/<name>").
 	Plane string
 	// Admin: the order resolves to the plane's admin identity; AdminOwned:
@@ -26,7 +26,7 @@ type Observation struct {
 	Admin, AdminOwned bool
 	// Project is the defaultProjectRef gate (orders.ProjectGate); passed
 	// without a reference.
-	Project orders.Gate
+	Project conditions.Gate
 	// Error is a Kubernetes-level failure projecting the user (UserError).
 	Error error
 	// UserExists: the managed K-ORC User child exists (the probe is not
@@ -60,7 +60,7 @@ type Observation struct {
 	StoreHeld bool
 
 	// NotPublished is the KeystoneNotPublished gate of DeliveredAuthURL.
-	NotPublished orders.Gate
+	NotPublished conditions.Gate
 	// StoreNotReady: the plane's secret store is not Ready (StoreMessage
 	// says why); Pushed: ESO pushed the current document (PushMessage
 	// otherwise).
@@ -89,11 +89,11 @@ func (o Observation) passwordReady() bool {
 // (SecretStoreNotReady); a child not Available; a password K-ORC has not
 // applied or Keystone refuses; the store; else UserProvisioned.
 var userReady = conditions.Chain[Observation]{
-	conditions.GateClosed(func(o Observation) orders.Gate { return o.Gate }),
+	conditions.GateClosed(func(o Observation) conditions.Gate { return o.Gate }),
 	adminIdentity,
 	conditions.Failed(c5c3v1alpha1.ReasonUserError, func(o Observation) error { return o.Error }),
 	nameClaimed,
-	conditions.GateClosed(func(o Observation) orders.Gate { return o.Project }),
+	conditions.GateClosed(func(o Observation) conditions.Gate { return o.Project }),
 	domainFailed,
 	userProbe,
 	firstGenerationHeld,

@@ -9,6 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
@@ -22,7 +23,7 @@ func ready() Observation {
 func TestConditions(t *testing.T) {
 	t.Parallel()
 	with := func(f func(*Observation)) Observation { o := ready(); f(&o); return o }
-	gate := orders.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "frozen"}
+	gate := conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "frozen"}
 	tests := []struct {
 		name                   string
 		o                      Observation
@@ -50,9 +51,9 @@ func TestConditions(t *testing.T) {
 		{"admin identity edited onto an owned user", Observation{Admin: true, AdminOwned: true, UserExists: true, Plane: "openstack/cp"},
 			c5c3v1alpha1.ReasonUserCollision, c5c3v1alpha1.ReasonWaitingForPassword, "do NOT delete"},
 		{"kubernetes error", with(func(o *Observation) { o.Error = errors.New("boom") }), c5c3v1alpha1.ReasonUserError, c5c3v1alpha1.ReasonWaitingForPassword, "boom"},
-		{"project missing", Observation{Project: orders.Gate{Reason: c5c3v1alpha1.ReasonProjectNotFound, Message: "no project"}},
+		{"project missing", Observation{Project: conditions.Gate{Reason: c5c3v1alpha1.ReasonProjectNotFound, Message: "no project"}},
 			c5c3v1alpha1.ReasonProjectNotFound, c5c3v1alpha1.ReasonWaitingForPassword, "no project"},
-		{"project waiting", Observation{Project: orders.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject, Message: "wait"}},
+		{"project waiting", Observation{Project: conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForProject, Message: "wait"}},
 			c5c3v1alpha1.ReasonWaitingForProject, c5c3v1alpha1.ReasonWaitingForPassword, "wait"},
 		{"probe pending", Observation{Probe: korc.ProbeResult{Outcome: korc.ProbePending, Message: "auth"}},
 			c5c3v1alpha1.ReasonProbingForCollision, c5c3v1alpha1.ReasonWaitingForPassword, "auth"},
@@ -102,7 +103,7 @@ func TestConditions(t *testing.T) {
 			c5c3v1alpha1.ReasonUserProvisioned, c5c3v1alpha1.ReasonDeliveryError, ""},
 		{"not published", with(func(o *Observation) {
 			o.Delivered, o.Pushed = false, false
-			o.NotPublished = orders.Gate{Reason: c5c3v1alpha1.ReasonKeystoneNotPublished, Message: "publish"}
+			o.NotPublished = conditions.Gate{Reason: c5c3v1alpha1.ReasonKeystoneNotPublished, Message: "publish"}
 		}), c5c3v1alpha1.ReasonUserProvisioned, c5c3v1alpha1.ReasonKeystoneNotPublished, ""},
 	}
 	for _, tc := range tests {

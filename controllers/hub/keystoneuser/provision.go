@@ -14,6 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/generations"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
@@ -72,7 +73,7 @@ func (p *pass) get(ctx context.Context, name string, obj client.Object) (bool, e
 func (p *pass) run(ctx context.Context) error {
 	p.obs.Plane = p.cp.Namespace + "/" + p.cp.Name
 	p.obs.External = controlplane.IsExternal(p.cp)
-	p.obs.Project = orders.Gate{}
+	p.obs.Project = conditions.Gate{}
 	// The auth URL depends on the plane and the cluster alone: an
 	// unpublished Keystone is named at once (DeliveryCondition ranks it
 	// before WaitingForPassword), not only once a password is applied.

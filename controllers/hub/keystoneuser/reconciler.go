@@ -10,7 +10,9 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 )
 
@@ -81,7 +83,7 @@ func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
 // actuator is one normal pass of a KeystoneUser (orders.Actuator).
 type actuator struct {
 	p    *pass
-	gate orders.Gate
+	gate conditions.Gate
 	obs  Observation
 	// heldSchedule is pass.heldSchedule after Act; ready is Ready=True.
 	heldSchedule, ready bool
@@ -105,7 +107,7 @@ func (a *actuator) Gated(ctx context.Context) error {
 }
 
 // Status is UserCondition, DeliveryCondition and the pass's status fields.
-func (a *actuator) Status() orders.StatusUpdate[orderStatus] {
+func (a *actuator) Status() lifecycle.StatusUpdate[orderStatus] {
 	ku, st := a.p.ku, a.p.st
 	// A frozen or gated order keeps its status fields; the schedule only
 	// moves with a delivery (docs/reference/keystoneapplicationcredential.md,
@@ -113,7 +115,7 @@ func (a *actuator) Status() orders.StatusUpdate[orderStatus] {
 	st.NextPasswordRotation = NextRotation(st.LastPasswordRotation, Interval(ku))
 	conds := Conditions(UserCondition(a.obs, ku.Generation), DeliveryCondition(a.obs, ku.Generation), ku.Generation)
 	a.ready = conds[2].Status == metav1.ConditionTrue
-	return orders.StatusUpdate[orderStatus]{Fields: *st, Conditions: conds, Now: metav1.NewTime(a.p.r.now())}
+	return lifecycle.StatusUpdate[orderStatus]{Fields: *st, Conditions: conds, Now: metav1.NewTime(a.p.r.now())}
 }
 
 // Requeue is Requeue, and for a Ready order at most the verifyInterval

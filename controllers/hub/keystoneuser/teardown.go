@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/eso"
@@ -52,7 +53,7 @@ func (r *Reconciler) hold(ctx context.Context, p *orders.Pass[orderObj]) (orders
 	if err != nil || !held.Holding() {
 		return orders.Hold{}, err
 	}
-	dc := DeliveryCondition(Observation{Gate: orders.Gate{Reason: c5c3v1alpha1.ReasonReferencedByApplicationCredentials,
+	dc := DeliveryCondition(Observation{Gate: conditions.Gate{Reason: c5c3v1alpha1.ReasonReferencedByApplicationCredentials,
 		Message: held.Message(orders.KindKeystoneUser, ku.Name)}}, ku.Generation)
 	if c := meta.FindStatusCondition(ku.Status.Conditions, c5c3v1alpha1.ConditionDeliveryReady); c != nil {
 		dc = *c

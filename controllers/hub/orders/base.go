@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 
+	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 	"github.com/c5c3/orderhub/delivery/clusters"
 )
 
@@ -41,7 +42,7 @@ func NewBase(hub *clusters.Hub, name string, sets ...ChildSet) (Base, error) {
 func NewLoop[T client.Object, S any](b Base, k Kind[T, S], kindName, finalizer string,
 	fields func(T) (*S, *[]metav1.Condition, *int64), now func() metav1.Time) Loop[T, S] {
 	return Loop[T, S]{Kind: k, Finalizer: finalizer, Clusters: b.Hub, Planes: b.Local, Children: b.Children, Local: b.Local, Now: now,
-		Status: StatusWriter[T, S]{Kind: kindName, Recorder: b.Recorder, ManagementEventsOnly: true, Fields: fields}}
+		Status: lifecycle.StatusWriter[T, S]{Kind: kindName, Recorder: b.Recorder, Fields: fields}}
 }
 
 // LocalOnly engages a watch with the management cluster only.

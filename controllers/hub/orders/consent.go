@@ -7,6 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 )
 
 // ManagementCluster is the cluster name of an order on the management cluster
@@ -48,18 +49,6 @@ func RoleAllowed(a *c5c3v1alpha1.NamespaceAssignment, role string) bool {
 	return false
 }
 
-// Gate is the shared gates' verdict: Reason is a c5c3v1alpha1 reason constant,
-// empty when open; Message names the remedy
-// (docs/reference/keystoneapplicationcredential.md, "Conditions").
-type Gate struct{ Reason, Message string }
-
-// Passed reports an open gate (empty Reason).
-func (g Gate) Passed() bool { return g.Reason == "" }
-
-// Frozen reports the NamespaceNotAssigned gate
-// (docs/reference/keystoneapplicationcredential.md, "Consent").
-func (g Gate) Frozen() bool { return g.Reason == c5c3v1alpha1.ReasonNamespaceNotAssigned }
-
 // Order identifies one order by kind, cluster (ManagementCluster or a target
 // cluster's name), namespace and name.
 type Order struct {
@@ -86,15 +75,15 @@ func PlaneKey(ref c5c3v1alpha1.ControlPlaneRefSpec, orderNamespace string) (name
 // NamespaceNotAssigned (also for a missing plane on a target cluster, so its
 // existence is not disclosed), WaitingForAdminCredential
 // (docs/reference/keystoneapplicationcredential.md, "Conditions").
-func GateOf(o Order, ref c5c3v1alpha1.ControlPlaneRefSpec, cp *c5c3v1alpha1.ControlPlane) Gate {
+func GateOf(o Order, ref c5c3v1alpha1.ControlPlaneRefSpec, cp *c5c3v1alpha1.ControlPlane) conditions.Gate {
 	ns, name := PlaneKey(ref, o.Namespace)
 	if len(o.Cluster) > MaxClusterNameLength {
-		return Gate{c5c3v1alpha1.ReasonClusterNameTooLong, fmt.Sprintf(
+		return conditions.Gate{Reason: c5c3v1alpha1.ReasonClusterNameTooLong, Message: fmt.Sprintf(
 			"the order lives on cluster %q, whose name is %d characters long; a label value carries at most %d: re-register the cluster under a shorter name",
 			o.Cluster, len(o.Cluster), MaxClusterNameLength)}
 	}
 	if cp == nil && !o.OnTargetCluster() {
-		return Gate{c5c3v1alpha1.ReasonControlPlaneNotFound, fmt.Sprintf(
+		return conditions.Gate{Reason: c5c3v1alpha1.ReasonControlPlaneNotFound, Message: fmt.Sprintf(
 			"ControlPlane %s/%s does not exist: create it or correct spec.controlPlaneRef", ns, name)}
 	}
 	if _, ok := Assigned(cp, o.Cluster, o.Namespace); !ok {
@@ -102,7 +91,7 @@ func GateOf(o Order, ref c5c3v1alpha1.ControlPlaneRefSpec, cp *c5c3v1alpha1.Cont
 		if o.OnTargetCluster() {
 			where, orMissing = fmt.Sprintf("cluster %q", o.Cluster), ", or does not exist"
 		}
-		return Gate{c5c3v1alpha1.ReasonNamespaceNotAssigned, fmt.Sprintf(
+		return conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: fmt.Sprintf(
 			"ControlPlane %s/%s does not assign namespace %s on %s%s; the order is frozen: ask the plane's operator to add "+
 				"{cluster: %q, namespace: %q, allowedRoles: [...]} to its spec.namespaceAssignments (allowedRoles lists the roles a KeystoneRoleAssignment there may assign)",
 			ns, name, o.Namespace, where, orMissing, o.Cluster, o.Namespace)}
@@ -112,7 +101,7 @@ func GateOf(o Order, ref c5c3v1alpha1.ControlPlaneRefSpec, cp *c5c3v1alpha1.Cont
 		if c := meta.FindStatusCondition(cp.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady); c != nil && c.Reason != "" {
 			msg += " (" + c.Reason + ")"
 		}
-		return Gate{c5c3v1alpha1.ReasonWaitingForAdminCredential, msg + ": the order waits for the plane's admin credential"}
+		return conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForAdminCredential, Message: msg + ": the order waits for the plane's admin credential"}
 	}
-	return Gate{}
+	return conditions.Gate{}
 }

@@ -2,10 +2,8 @@ package orders
 
 import (
 	"context"
-	"errors"
 	"time"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -13,11 +11,9 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
+	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 )
-
-// StaleRequeue is the requeue after a status Conflict under
-// StatusWriter.OptimisticLock.
-const StaleRequeue = time.Second
 
 // Clusters gives the client of an order's cluster. Errors: wraps
 // multicluster.ErrClusterNotFound when the cluster is not engaged.
@@ -36,7 +32,7 @@ type Pass[T client.Object] struct {
 	// PlaneNamespace holds the order's K-ORC children.
 	PlaneNamespace string
 	// Gate is unset in a teardown.
-	Gate Gate
+	Gate conditions.Gate
 }
 
 // Kind is the per-kind part of Loop for order type T with status type S, shaped
@@ -60,14 +56,14 @@ type Actuator[S any] interface {
 	// Keystone.
 	Gated(ctx context.Context) error
 	// Status decides conditions and status fields (pure).
-	Status() StatusUpdate[S]
+	Status() lifecycle.StatusUpdate[S]
 	// Requeue is the delay before the next unprompted pass (pure).
 	Requeue() time.Duration
 }
 
 // Loop is the reconcile skeleton every order kind shares: read the order and
 // its plane, Teardown when deleting, else gate, finalizer, Act or Gated, and
-// one status write. A Conflict under OptimisticLock requeues after StaleRequeue.
+// one deferred status write (lifecycle.StatusWriter.Finish).
 // Errors: client, cluster, Teardown, Act or Gated failures.
 type Loop[T client.Object, S any] struct {
 	Kind      Kind[T, S]
@@ -75,7 +71,7 @@ type Loop[T client.Object, S any] struct {
 	// Clusters gives the order's cluster client; Planes reads ControlPlanes.
 	Clusters Clusters
 	Planes   client.Reader
-	Status   StatusWriter[T, S]
+	Status   lifecycle.StatusWriter[T, S]
 	// Children is the management cluster's cache indexed by IndexOwner.
 	Children client.Reader
 	Local    client.Client
@@ -107,25 +103,17 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 		return reconcile.Result{}, err
 	}
 	a := l.Kind.Start(p)
-	var errs []error
 	step := a.Gated
 	if p.Gate.Passed() {
 		step = a.Act
 	}
+	pr := lifecycle.AfterWrite(a.Requeue)
 	if err := step(ctx); err != nil {
-		errs = append(errs, err)
+		pr = lifecycle.Failed(err)
 	}
-	err = l.Status.Write(ctx, oc, p.Order, obj, a.Status())
-	if l.Status.OptimisticLock && apierrors.IsConflict(err) && len(errs) == 0 {
-		return reconcile.Result{RequeueAfter: StaleRequeue}, nil
-	}
-	if err != nil {
-		errs = append(errs, err)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return reconcile.Result{}, err
-	}
-	return reconcile.Result{RequeueAfter: a.Requeue()}, nil
+	u := a.Status()
+	u.Quiet = p.Order.OnTargetCluster()
+	return l.Status.Finish(ctx, oc, obj, &u, pr)
 }
 
 // Teardown runs the kind's Teardown for p (RunTeardown), keeping status fields.
@@ -137,7 +125,8 @@ func (l Loop[T, S]) Teardown(ctx context.Context, p *Pass[T]) (reconcile.Result,
 				now = l.Now()
 			}
 			st, _, _ := l.Status.Fields(p.Obj)
-			return l.Status.Write(ctx, p.Client, p.Order, p.Obj, StatusUpdate[S]{Fields: *st, Conditions: conds, Now: now})
+			return l.Status.Write(ctx, p.Client, p.Obj, lifecycle.StatusUpdate[S]{Fields: *st, Conditions: conds, Now: now,
+				Quiet: p.Order.OnTargetCluster()})
 		}}
 	return RunTeardown(ctx, l.Kind.Teardown(p), io, p)
 }

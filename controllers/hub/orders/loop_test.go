@@ -24,6 +24,8 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
+	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 )
 
 // The loop is exercised with a fake kind on KeystoneProject objects: the
@@ -77,7 +79,7 @@ func (a fakeActuator) Gated(context.Context) error {
 	a.k.calls = append(a.k.calls, "Gated")
 	return a.k.gatedErr
 }
-func (a fakeActuator) Status() StatusUpdate[testStatus] {
+func (a fakeActuator) Status() lifecycle.StatusUpdate[testStatus] {
 	a.k.calls = append(a.k.calls, "Status")
 	obj := a.k.pass.Obj
 	reason := "Waiting"
@@ -91,7 +93,7 @@ func (a fakeActuator) Status() StatusUpdate[testStatus] {
 	st.ProjectID = a.k.projectID
 	st.ObservedGeneration = 99                                                                             // ignored: the writer sets it
 	st.Conditions = []metav1.Condition{{Type: "Ignored", Status: metav1.ConditionTrue, Reason: "Ignored"}} // ignored too
-	return StatusUpdate[testStatus]{Fields: st, Now: metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
+	return lifecycle.StatusUpdate[testStatus]{Fields: st, Now: metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
 		Conditions: []metav1.Condition{{Type: c5c3v1alpha1.ConditionProjectReady, Status: a.k.cond, Reason: reason,
 			Message: "m", ObservedGeneration: obj.Generation}}}
 }
@@ -131,7 +133,7 @@ func newLoop(t *testing.T, funcs *interceptor.Funcs, objs ...client.Object) *loo
 	f := &loopFixture{kind: &fakeKind{cond: metav1.ConditionTrue, requeue: 7 * time.Minute}, c: b.Build(),
 		events: events.NewFakeRecorder(10)}
 	f.loop = Loop[testObj, testStatus]{Kind: f.kind, Finalizer: testFinalizer, Clusters: fakeClusters{f.c}, Planes: f.c,
-		Status: StatusWriter[testObj, testStatus]{Kind: KindKeystoneProject, Recorder: f.events,
+		Status: lifecycle.StatusWriter[testObj, testStatus]{Kind: KindKeystoneProject, Recorder: f.events,
 			Fields: func(o testObj) (*testStatus, *[]metav1.Condition, *int64) {
 				return &o.Status, &o.Status.Conditions, &o.Status.ObservedGeneration
 			}}}
@@ -282,7 +284,7 @@ func TestLoopTeardown(t *testing.T) {
 		t.Fatalf("Reconcile = %+v, %v; want Teardown's result", res, err)
 	}
 	wantCalls(t, f.kind, "Teardown")
-	if f.kind.pass.Plane != nil || f.kind.pass.Gate != (Gate{}) {
+	if f.kind.pass.Plane != nil || f.kind.pass.Gate != (conditions.Gate{}) {
 		t.Errorf("teardown pass = plane %v, gate %+v; want no plane and no gate", f.kind.pass.Plane, f.kind.pass.Gate)
 	}
 	if len(f.get(t).Status.Conditions) != 0 {
@@ -305,7 +307,6 @@ func TestLoopMissingOrderAndCluster(t *testing.T) {
 func TestLoopManagementEventsOnly(t *testing.T) {
 	t.Parallel()
 	f := newLoop(t, nil, project(), plane(metav1.ConditionTrue, assign("edge-1", "tenant-a")))
-	f.loop.Status.ManagementEventsOnly = true
 	if _, err := f.loop.Reconcile(context.Background(), request("edge-1")); err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +334,7 @@ func TestLoopStatusConflict(t *testing.T) {
 		want    reconcile.Result
 		wantErr bool
 	}{
-		{"a stale read under the optimistic lock runs again", true, nil, reconcile.Result{RequeueAfter: StaleRequeue}, false},
+		{"a stale read under the optimistic lock runs again", true, nil, reconcile.Result{RequeueAfter: lifecycle.StaleRequeue}, false},
 		{"with another failure the errors are returned", true, errors.New("apply failed"), reconcile.Result{}, true},
 		{"without the lock a conflict is an error", false, nil, reconcile.Result{}, true},
 	} {

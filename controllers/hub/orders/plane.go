@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 )
 
@@ -29,19 +30,19 @@ func Plane(ctx context.Context, hub client.Reader, ref c5c3v1alpha1.ControlPlane
 // DeliveredAuthURL is the Keystone URL delivered to an order on cluster, and
 // KeystoneNotPublished when a target cluster cannot reach one
 // (docs/reference/keystoneapplicationcredential.md, "Delivered Secret contract").
-func DeliveredAuthURL(cp *c5c3v1alpha1.ControlPlane, cluster string) (string, Gate) {
+func DeliveredAuthURL(cp *c5c3v1alpha1.ControlPlane, cluster string) (string, conditions.Gate) {
 	if cluster == ManagementCluster || controlplane.IsExternal(cp) {
-		return controlplane.AuthURL(cp), Gate{}
+		return controlplane.AuthURL(cp), conditions.Gate{}
 	}
 	if k := cp.Spec.Services.Keystone; k != nil {
 		if k.PublicEndpoint != "" {
-			return k.PublicEndpoint, Gate{}
+			return k.PublicEndpoint, conditions.Gate{}
 		}
 		if k.Gateway != nil && k.Gateway.Hostname != "" {
-			return "https://" + k.Gateway.Hostname + "/v3", Gate{}
+			return "https://" + k.Gateway.Hostname + "/v3", conditions.Gate{}
 		}
 	}
-	return "", Gate{c5c3v1alpha1.ReasonKeystoneNotPublished, fmt.Sprintf(
+	return "", conditions.Gate{Reason: c5c3v1alpha1.ReasonKeystoneNotPublished, Message: fmt.Sprintf(
 		"the order lives on cluster %q, which cannot reach the in-cluster Keystone of ControlPlane %s/%s, and the plane publishes no endpoint: "+
 			"set spec.services.keystone.publicEndpoint or spec.services.keystone.gateway on the ControlPlane", cluster, cp.Namespace, cp.Name)}
 }

@@ -1,4 +1,4 @@
-package orders
+package lifecycle
 
 import (
 	"context"
@@ -58,7 +58,7 @@ func TestPatchStatusSkipsNoChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := patches
-		if err := PatchStatus(ctx, c, &cur, cur.DeepCopy(), KindKeystoneProject, lock); err != nil {
+		if err := PatchStatus(ctx, c, &cur, cur.DeepCopy(), "KeystoneProject", lock); err != nil {
 			t.Fatal(err)
 		}
 		if patches != before {
@@ -66,7 +66,7 @@ func TestPatchStatusSkipsNoChange(t *testing.T) {
 		}
 		base := cur.DeepCopy()
 		cur.Status.ProjectID = fmt.Sprintf("id-%v", lock)
-		if err := PatchStatus(ctx, c, &cur, base, KindKeystoneProject, lock); err != nil {
+		if err := PatchStatus(ctx, c, &cur, base, "KeystoneProject", lock); err != nil {
 			t.Fatal(err)
 		}
 		var got c5c3v1alpha1.KeystoneProject
