@@ -10,16 +10,15 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/types"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
 	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -52,47 +51,69 @@ const (
 	ReadyResync     = 10 * time.Minute
 )
 
-// Reconcile runs one pass for a KeystoneService.
-func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	var ks c5c3v1alpha1.KeystoneService
-	if err := r.client.Get(ctx, req.NamespacedName, &ks); err != nil {
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	cp, err := r.plane(ctx, &ks)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	if !ks.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.teardown(ctx, &ks, cp)
-	}
-	if !controllerutil.ContainsFinalizer(&ks, c5c3v1alpha1.FinalizerKeystoneServiceTeardown) {
-		base := ks.DeepCopy()
-		controllerutil.AddFinalizer(&ks, c5c3v1alpha1.FinalizerKeystoneServiceTeardown)
-		if err := r.client.Patch(ctx, &ks, client.MergeFrom(base)); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
+// kind is the KeystoneService kind of orders.Loop.
+type kind struct{ r *Reconciler }
+
+func (kind) New() ksObj { return &c5c3v1alpha1.KeystoneService{} }
+
+func (kind) PlaneRef(ks ksObj) c5c3v1alpha1.ControlPlaneRefSpec { return ks.Spec.ControlPlaneRef }
+
+func (k kind) Teardown(p *orders.Pass[ksObj]) orders.Teardown[ksObj] { return k.r.teardown(p.Obj) }
+
+// Start announces a deferred rotation schedule once, on the first pass.
+func (k kind) Start(p *orders.Pass[ksObj]) orders.Actuator[c5c3v1alpha1.KeystoneServiceStatus] {
+	ks := p.Obj
 	if ks.Generation == 1 && ks.Status.ObservedGeneration == 0 && ks.Spec.Account != nil &&
 		ks.Spec.Account.Rotation != nil && ks.Spec.Account.Rotation.Mode == c5c3v1alpha1.RotationModeScheduled {
-		r.recorder.Eventf(&ks, nil, corev1.EventTypeNormal, c5c3v1alpha1.EventScheduledRotationDeferred, "Reconcile",
+		k.r.recorder.Eventf(ks, nil, corev1.EventTypeNormal, c5c3v1alpha1.EventScheduledRotationDeferred, "Reconcile",
 			"account.rotation.mode Scheduled is accepted but scheduling is deferred: rotate with a CredentialRotation (target serviceAccountPassword, keystoneService %s)", ks.Name)
 	}
-	gate := GateOf(&ks, cp)
+	return &pass{r: k.r, p: p}
+}
+
+// pass is one normal pass: both blocks, each reading the gate itself.
+type pass struct {
+	r     *Reconciler
+	p     *orders.Pass[ksObj]
+	conds []metav1.Condition
+	st    c5c3v1alpha1.KeystoneServiceStatus
+}
+
+func (a *pass) Act(ctx context.Context) error {
+	ks, cp := a.p.Obj, a.p.Plane
 	var errs []error
-	catalog, catStatus := r.catalogBlock(ctx, &ks, cp, gate, &errs)
-	account, accStatus := r.accountBlock(ctx, &ks, cp, gate, &errs)
-	conds := Conditions(catalog, account, ks.Generation)
-	st := ks.Status
-	st.Catalog, st.Account = catStatus, accStatus
-	pr := lifecycle.After(NotReadyRequeue)
-	if meta.IsStatusConditionTrue(conds, c5c3v1alpha1.ConditionReady) {
-		pr = lifecycle.After(ReadyResync)
+	catalog, catStatus := a.r.catalogBlock(ctx, ks, cp, a.p.Gate, &errs)
+	account, accStatus := a.r.accountBlock(ctx, ks, cp, a.p.Gate, &errs)
+	a.conds = Conditions(catalog, account, ks.Generation)
+	a.st = ks.Status
+	a.st.Catalog, a.st.Account = catStatus, accStatus
+	return errors.Join(errs...)
+}
+
+// Gated is Act: a closed gate keeps each block's status and changes nothing.
+func (a *pass) Gated(ctx context.Context) error { return a.Act(ctx) }
+
+func (a *pass) Status() lifecycle.StatusUpdate[c5c3v1alpha1.KeystoneServiceStatus] {
+	return lifecycle.StatusUpdate[c5c3v1alpha1.KeystoneServiceStatus]{Fields: a.st, Conditions: a.conds, Now: a.r.now()}
+}
+
+func (a *pass) Requeue() time.Duration {
+	if meta.IsStatusConditionTrue(a.conds, c5c3v1alpha1.ConditionReady) {
+		return ReadyResync
 	}
-	if err := errors.Join(errs...); err != nil {
-		pr = lifecycle.Failed(err)
-	}
-	return statusWriter(r.recorder).Finish(ctx, r.client, &ks, &lifecycle.StatusUpdate[c5c3v1alpha1.KeystoneServiceStatus]{
-		Fields: st, Conditions: conds, Now: r.now()}, pr)
+	return NotReadyRequeue
+}
+
+// loop is the KeystoneService's orders.Loop: its own gate (GateOf), an
+// unconditional finalizer and children listed by its own labels (lister).
+func (r *Reconciler) loop() orders.Loop[ksObj, c5c3v1alpha1.KeystoneServiceStatus] {
+	return orders.Loop[ksObj, c5c3v1alpha1.KeystoneServiceStatus]{Kind: kind{r}, Finalizer: c5c3v1alpha1.FinalizerKeystoneServiceTeardown,
+		Clusters: orders.LocalCluster{C: r.client}, Planes: r.client, Local: r.client, Status: statusWriter(r.recorder), Now: r.now,
+		Overrides: orders.Overrides[ksObj]{
+			Gate:     func(p *orders.Pass[ksObj]) conditions.Gate { return GateOf(p.Obj, p.Plane) },
+			Finalize: func(*orders.Pass[ksObj]) bool { return true },
+			Children: func(p *orders.Pass[ksObj]) orders.ChildLister { return r.lister(p.Obj) },
+		}}
 }
 
 // catalogBlock reports CatalogReady and status.catalog, projecting the
@@ -145,19 +166,6 @@ func (r *Reconciler) accountBlock(ctx context.Context, ks *c5c3v1alpha1.Keystone
 	}
 	o, st := r.account(ctx, ks, cp)
 	return AccountCondition(o, ks.Generation), st
-}
-
-// plane reads the referenced ControlPlane; nil when it does not exist.
-func (r *Reconciler) plane(ctx context.Context, ks *c5c3v1alpha1.KeystoneService) (*c5c3v1alpha1.ControlPlane, error) {
-	var cp c5c3v1alpha1.ControlPlane
-	err := r.client.Get(ctx, types.NamespacedName{Namespace: ks.ControlPlaneNamespace(), Name: ks.Spec.ControlPlaneRef.Name}, &cp)
-	if apierrors.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &cp, nil
 }
 
 // catalogStatus is status.catalog for o.

@@ -15,6 +15,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
 	"github.com/c5c3/orderhub/delivery/eso"
+	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
 
 // +kubebuilder:rbac:groups=c5c3.io,resources=keystoneservices,verbs=get;list;watch;update;patch
@@ -71,7 +72,9 @@ func SetupWithManager(mgr ctrl.Manager, opts ...Options) error {
 		Watches(eso.NewMetadata(eso.PushSecretGVK), byLabel).
 		Watches(eso.New(eso.ExternalSecretGVK), byLabel).
 		Watches(eso.New(eso.SecretStoreGVK), handler.EnqueueRequestsFromMapFunc(registrationsInNamespace(c))).
-		Complete(r)
+		Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+			return r.loop().Reconcile(ctx, mcreconcile.Request{Request: req})
+		}))
 }
 
 // registrationsInNamespace maps an object to the KeystoneServices of its

@@ -46,22 +46,17 @@ func accountSets(ks ksObj) []orders.ChildSet {
 	}
 }
 
-// teardown runs the finalizer (docs/reference/keystoneservice.md,
-// "Deletion Semantics") by orders.RunTeardown: every child of both blocks
-// deleted, the finalizer kept while one is listed and the ControlPlane
-// exists, the account's name claims released last. It writes no status.
-func (r *Reconciler) teardown(ctx context.Context, ks ksObj, cp *c5c3v1alpha1.ControlPlane) error {
-	td := orders.Teardown[ksObj]{
+// teardown is the finalizer's spec (docs/reference/keystoneservice.md,
+// "Deletion Semantics") for orders.RunTeardown: every child of both blocks,
+// the account's name claims released last. It writes no status.
+func (r *Reconciler) teardown(ks ksObj) orders.Teardown[ksObj] {
+	return orders.Teardown[ksObj]{
 		Finalizer: c5c3v1alpha1.FinalizerKeystoneServiceTeardown,
 		Phases:    []orders.Phase[ksObj]{{Sets: append(append([]orders.ChildSet{}, catalogSets...), accountSets(ks)...)}},
 		Release: func(ctx context.Context, p *orders.Pass[ksObj]) error {
 			return r.ReleaseAccountClaim(ctx, p.Obj, p.Plane)
 		},
 	}
-	p := &orders.Pass[ksObj]{Order: orders.Order{Kind: OwnerKind, Namespace: ks.Namespace, Name: ks.Name},
-		Client: r.client, Obj: ks, Plane: cp, PlaneNamespace: ks.ControlPlaneNamespace()}
-	_, err := orders.RunTeardown(ctx, td, orders.TeardownIO[ksObj]{List: r.lister(ks), Local: r.client, Recorder: r.recorder}, p)
-	return err
 }
 
 // sweep deletes every child of sets and returns how many were still listed

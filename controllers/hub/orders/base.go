@@ -8,8 +8,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
 	mcbuilder "sigs.k8s.io/multicluster-runtime/pkg/builder"
 
+	"fmt"
 	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 	"github.com/c5c3/orderhub/delivery/clusters"
+	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 )
 
 // Base is what every order reconciler holds of the hub.
@@ -48,4 +50,17 @@ func NewLoop[T client.Object, S any](b Base, k Kind[T, S], kindName, finalizer s
 // LocalOnly engages a watch with the management cluster only.
 func LocalOnly() []mcbuilder.WatchesOption {
 	return []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(false)}
+}
+
+// LocalCluster is the Clusters of a kind that lives on the management
+// cluster only. Errors: a target cluster's name wraps
+// multicluster.ErrClusterNotFound.
+type LocalCluster struct{ C client.Client }
+
+// Client is l.C for the management cluster.
+func (l LocalCluster) Client(_ context.Context, name multicluster.ClusterName) (client.Client, error) {
+	if name != multicluster.ClusterName(ManagementCluster) {
+		return nil, fmt.Errorf("%w: %s (this kind lives on the management cluster only)", multicluster.ErrClusterNotFound, name)
+	}
+	return l.C, nil
 }

@@ -21,13 +21,8 @@ func NeedsFinalizer(has bool, cp *c5c3v1alpha1.ControlPlane, o Order) bool {
 	return assigned
 }
 
-// EnsureFinalizer patches finalizer onto obj when NeedsFinalizer says so.
-// Errors: the patch failed.
-func EnsureFinalizer(ctx context.Context, c client.Client, obj client.Object, finalizer string,
-	cp *c5c3v1alpha1.ControlPlane, o Order) error {
-	if !NeedsFinalizer(controllerutil.ContainsFinalizer(obj, finalizer), cp, o) {
-		return nil
-	}
+// AddFinalizer patches finalizer onto obj. Errors: the patch failed.
+func AddFinalizer(ctx context.Context, c client.Client, obj client.Object, finalizer string) error {
 	base, ok := obj.DeepCopyObject().(client.Object)
 	if !ok {
 		return fmt.Errorf("install the teardown finalizer: %T is not a client.Object copy", obj)

@@ -13,6 +13,7 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 )
 
 // Clusters gives the client of an order's cluster. Errors: wraps
@@ -77,6 +78,19 @@ type Loop[T client.Object, S any] struct {
 	Local    client.Client
 	// Now stamps teardown conditions; nil is metav1.Now.
 	Now func() metav1.Time
+	// Overrides MAY replace the order defaults.
+	Overrides Overrides[T]
+}
+
+// Overrides is where a kind differs from the order kinds' defaults; a nil
+// field takes the default.
+type Overrides[T client.Object] struct {
+	// Gate replaces GateOf (docs/reference/keystoneservice.md, "Namespace consent").
+	Gate func(p *Pass[T]) conditions.Gate
+	// Finalize replaces NeedsFinalizer for an order without its finalizer.
+	Finalize func(p *Pass[T]) bool
+	// Children replaces the owner-index lister of a teardown.
+	Children func(p *Pass[T]) ChildLister
 }
 
 // Reconcile runs one pass for the order req names on its cluster.
@@ -99,7 +113,10 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 		return l.Teardown(ctx, p)
 	}
 	p.Gate = GateOf(p.Order, ref, p.Plane)
-	if err := EnsureFinalizer(ctx, oc, obj, l.Finalizer, p.Plane, p.Order); err != nil {
+	if l.Overrides.Gate != nil {
+		p.Gate = l.Overrides.Gate(p)
+	}
+	if err := l.ensureFinalizer(ctx, p); err != nil {
 		return reconcile.Result{}, err
 	}
 	a := l.Kind.Start(p)
@@ -118,7 +135,11 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 
 // Teardown runs the kind's Teardown for p (RunTeardown), keeping status fields.
 func (l Loop[T, S]) Teardown(ctx context.Context, p *Pass[T]) (reconcile.Result, error) {
-	io := TeardownIO[T]{Local: l.Local, Recorder: l.Status.Recorder, List: OwnerLister(l.Children, ChildLabels(p.Order)),
+	list := OwnerLister(l.Children, ChildLabels(p.Order))
+	if l.Overrides.Children != nil {
+		list = l.Overrides.Children(p)
+	}
+	io := TeardownIO[T]{Local: l.Local, Recorder: l.Status.Recorder, List: list,
 		Write: func(ctx context.Context, p *Pass[T], conds []metav1.Condition) error {
 			now := metav1.Now()
 			if l.Now != nil {
@@ -129,4 +150,18 @@ func (l Loop[T, S]) Teardown(ctx context.Context, p *Pass[T]) (reconcile.Result,
 				Quiet: p.Order.OnTargetCluster()})
 		}}
 	return RunTeardown(ctx, l.Kind.Teardown(p), io, p)
+}
+
+// ensureFinalizer adds l.Finalizer to p.Obj when NeedsFinalizer (or
+// Overrides.Finalize) says so. Errors: the patch failed.
+func (l Loop[T, S]) ensureFinalizer(ctx context.Context, p *Pass[T]) error {
+	has := controllerutil.ContainsFinalizer(p.Obj, l.Finalizer)
+	need := NeedsFinalizer(has, p.Plane, p.Order)
+	if l.Overrides.Finalize != nil {
+		need = !has && l.Overrides.Finalize(p)
+	}
+	if !need {
+		return nil
+	}
+	return AddFinalizer(ctx, p.Client, p.Obj, l.Finalizer)
 }
