@@ -15,6 +15,7 @@ import (
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
 	"github.com/c5c3/orderhub/internal/keystone"
+	"github.com/c5c3/orderhub/internal/osh/reconcile"
 )
 
 func TestOwned(t *testing.T) {
@@ -59,11 +60,11 @@ func TestWantsFinalizer(t *testing.T) {
 func TestDesiredHash(t *testing.T) {
 	t.Parallel()
 	spec := kv1.UserSpec{Name: "cinder", Domain: "service"}
-	h1, _ := desiredHash(spec, map[string]string{passwordInput: "a"})
-	h2, _ := desiredHash(spec, map[string]string{passwordInput: "a"})
-	h3, _ := desiredHash(spec, map[string]string{passwordInput: "b"})
+	h1, _ := reconcile.Hash(desired{spec, map[string]string{passwordInput: "a"}})
+	h2, _ := reconcile.Hash(desired{spec, map[string]string{passwordInput: "a"}})
+	h3, _ := reconcile.Hash(desired{spec, map[string]string{passwordInput: "b"}})
 	spec.Description = "changed"
-	h4, _ := desiredHash(spec, map[string]string{passwordInput: "a"})
+	h4, _ := reconcile.Hash(desired{spec, map[string]string{passwordInput: "a"}})
 	if h1 != h2 {
 		t.Error("the hash must be stable")
 	}
@@ -80,34 +81,39 @@ func readyStatus(gen int64, status metav1.ConditionStatus) *kv1.CommonStatus {
 		Type: kv1.ConditionReady, Status: status, ObservedGeneration: gen, Reason: kv1.ReasonReconciled}}}
 }
 
+// The identity controller's plan: skip an unchanged desired state while
+// Ready and until its resync; act on anything else.
 func TestDecideSkip(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	resync := 30 * time.Minute
-	last := applied{hash: "h", at: now.Add(-10 * time.Minute)}
+	policy := reconcile.Policy{Schedule: resyncSchedule{resync}, RequireReady: true}
+	last := reconcile.Succeeded(reconcile.Record{}, "h", "", now.Add(-10*time.Minute))
+	failed := reconcile.Failed(last, "h", "boom", now, func(int) time.Duration { return time.Hour })
 	tests := []struct {
 		name      string
-		last      applied
-		ok        bool
+		last      reconcile.Record
 		hash      string
 		st        *kv1.CommonStatus
 		gen       int64
 		wantSkip  bool
 		wantAfter time.Duration
 	}{
-		{"unchanged and ready skips until the resync", last, true, "h", readyStatus(2, metav1.ConditionTrue), 2, true, resyncDue(last.at, resync, "").Sub(now)},
-		{"never applied (e.g. after a restart)", applied{}, false, "h", readyStatus(2, metav1.ConditionTrue), 2, false, 0},
-		{"spec or Secret changed", last, true, "other", readyStatus(2, metav1.ConditionTrue), 2, false, 0},
-		{"resync due", applied{hash: "h", at: now.Add(-resync * 3 / 2)}, true, "h", readyStatus(2, metav1.ConditionTrue), 2, false, 0},
-		{"not ready", last, true, "h", readyStatus(2, metav1.ConditionFalse), 2, false, 0},
-		{"new generation", last, true, "h", readyStatus(1, metav1.ConditionTrue), 2, false, 0},
-		{"no condition", last, true, "h", &kv1.CommonStatus{ObservedGeneration: 2}, 2, false, 0},
+		{"unchanged and ready skips until the resync", last, "h", readyStatus(2, metav1.ConditionTrue), 2, true, resyncDue(last.At, resync, "").Sub(now)},
+		{"never applied (e.g. after a restart)", reconcile.Record{}, "h", readyStatus(2, metav1.ConditionTrue), 2, false, 0},
+		{"spec or Secret changed", last, "other", readyStatus(2, metav1.ConditionTrue), 2, false, 0},
+		{"resync due", reconcile.Succeeded(reconcile.Record{}, "h", "", now.Add(-resync*3/2)), "h", readyStatus(2, metav1.ConditionTrue), 2, false, 0},
+		{"not ready", last, "h", readyStatus(2, metav1.ConditionFalse), 2, false, 0},
+		{"failed: retried on every pass", failed, "h", readyStatus(2, metav1.ConditionFalse), 2, false, 0},
+		{"new generation", last, "h", readyStatus(1, metav1.ConditionTrue), 2, false, 0},
+		{"no condition", last, "h", &kv1.CommonStatus{ObservedGeneration: 2}, 2, false, 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			d := decideSkip(tc.last, tc.ok, tc.hash, now, resync, tc.st, tc.gen)
-			if d.skip != tc.wantSkip || d.after != tc.wantAfter {
-				t.Fatalf("decideSkip = %+v, want skip %v after %v", d, tc.wantSkip, tc.wantAfter)
+			st := reconcile.Status{Conditions: &tc.st.Conditions, ObservedGeneration: &tc.st.ObservedGeneration}
+			p := reconcile.Decide(tc.last, tc.hash, now, reconcile.ReadyAt(st, tc.gen), policy)
+			if p.Act == tc.wantSkip || p.Wait != tc.wantAfter {
+				t.Fatalf("Decide = %+v, want skip %v after %v", p, tc.wantSkip, tc.wantAfter)
 			}
 		})
 	}
@@ -141,29 +147,6 @@ func TestResyncDueSpreads(t *testing.T) {
 	if due := resyncDue(at, 0, "x"); !due.Equal(at) {
 		t.Fatalf("a zero period: due %v, want at once", due)
 	}
-}
-
-func TestSetStatusKeepsTransitionTime(t *testing.T) {
-	t.Parallel()
-	var st kv1.CommonStatus
-	if !setStatus(&st, 1, readyCondition(1, "created", nil)) {
-		t.Fatal("first status must be a change")
-	}
-	first := st.Conditions[0].LastTransitionTime
-	if setStatus(&st, 1, readyCondition(1, "created", nil)) {
-		t.Fatal("the same outcome must not be a change")
-	}
-	if !setStatus(&st, 1, readyCondition(1, "", &missingError{"domain", `"service"`})) {
-		t.Fatal("a failure must be a change")
-	}
-	c := st.Conditions[0]
-	if c.Status != metav1.ConditionFalse || c.Reason != kv1.ReasonReconcileError || c.Message != `domain "service" not found in Keystone; waiting for it to exist` {
-		t.Fatalf("unexpected condition %+v", c)
-	}
-	if !setStatus(&st, 2, readyCondition(2, "ok", nil)) || st.ObservedGeneration != 2 || st.Conditions[0].ObservedGeneration != 2 {
-		t.Fatalf("generation not stamped: %+v", st)
-	}
-	_ = first
 }
 
 func TestRetryAfter(t *testing.T) {

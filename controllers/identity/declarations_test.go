@@ -111,7 +111,7 @@ func TestCheckDeclarationsReadsTheIndex(t *testing.T) {
 			read += meta.LenList(list)
 			return err
 		}}).Build()
-	r := &Reconciler[*kv1.Project]{client: c, act: act, opts: Options{RefName: "keystone"}}
+	r := &kindActuator[*kv1.Project]{client: c, act: act, opts: Options{RefName: "keystone"}}
 
 	err := r.checkDeclarations(context.Background(), younger)
 	if err == nil || !strings.Contains(err.Error(), "cinder-service, the oldest declaration") {

@@ -16,6 +16,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
+	"github.com/c5c3/orderhub/internal/osh/reconcile"
 )
 
 // fakeActuator records calls and returns err from apply.
@@ -45,19 +46,16 @@ func (f *fakeActuator) remove(context.Context, *kv1.Domain) error { f.removes++;
 
 type recorderStub struct{ *events.FakeRecorder }
 
-func newTestReconciler(t *testing.T, act *fakeActuator, now *time.Time, objs ...client.Object) (*Reconciler[*kv1.Domain], client.Client) {
+func newTestReconciler(t *testing.T, act *fakeActuator, now *time.Time, objs ...client.Object) (*reconcile.Loop[*kv1.Domain], client.Client) {
 	t.Helper()
 	s := runtime.NewScheme()
 	if err := kv1.AddToScheme(s); err != nil {
 		t.Fatal(err)
 	}
 	c := fake.NewClientBuilder().WithScheme(s).WithObjects(objs...).WithStatusSubresource(&kv1.Domain{}).Build()
-	return &Reconciler[*kv1.Domain]{
-		client: c, reader: c, recorder: recorderStub{events.NewFakeRecorder(100)}, act: act,
-		newObj: func() *kv1.Domain { return &kv1.Domain{} },
-		opts:   Options{RefName: "keystone", Resync: time.Minute, Backoff: 7 * time.Second},
-		cache:  newAppliedCache(), now: func() time.Time { return *now },
-	}, c
+	k := &kindActuator[*kv1.Domain]{client: c, reader: c, recorder: recorderStub{events.NewFakeRecorder(100)}, act: act,
+		opts: Options{RefName: "keystone", Resync: time.Minute, Backoff: 7 * time.Second}}
+	return newLoop(k, nil, func() *kv1.Domain { return &kv1.Domain{} }, func() time.Time { return *now }), c
 }
 
 func domainObj(ref string, policy kv1.DeletionPolicy, finalizers ...string) *kv1.Domain {
@@ -210,7 +208,7 @@ func TestReconcileDeleteRereadsThePolicy(t *testing.T) {
 	if err := c.Update(context.Background(), d); err != nil {
 		t.Fatal(err)
 	}
-	r.client, r.live = withLive{cached, c}, c
+	r.Client, r.Live = withLive{cached, c}, c
 	if _, err := r.Reconcile(context.Background(), req()); err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +257,7 @@ func TestReconcileResyncChangeIsDriftRepair(t *testing.T) {
 	now := time.Now()
 	act := &fakeActuator{}
 	r, _ := newTestReconciler(t, act, &now, domainObj("", ""))
-	rec := r.recorder.(recorderStub).FakeRecorder
+	rec := r.Events.Recorder.(recorderStub).FakeRecorder
 	if _, err := r.Reconcile(context.Background(), req()); err != nil {
 		t.Fatal(err)
 	}

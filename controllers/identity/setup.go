@@ -91,26 +91,19 @@ func setup[T object](mgr ctrl.Manager, opts Options, act actuator[T], newObj fun
 			return fmt.Errorf("index %ss by the Keystone object they declare: %w", act.kind(), err)
 		}
 	}
-	r := &Reconciler[T]{
-		client:   mgr.GetClient(),
-		reader:   mgr.GetClient(),
-		live:     mgr.GetAPIReader(),
-		recorder: mgr.GetEventRecorder(ControllerName),
-		act:      act,
-		newObj:   newObj,
-		opts:     opts,
-		cache:    newAppliedCache(),
-		now:      time.Now,
-		wake:     wake,
+	k := &kindActuator[T]{
+		act: act, client: mgr.GetClient(), reader: mgr.GetClient(), recorder: mgr.GetEventRecorder(ControllerName),
+		opts: opts, wake: wake,
 		waits: &waitSet{waiting: map[types.NamespacedName]string{}, events: make(chan event.GenericEvent, 64),
 			newObj: func() event.GenericEvent { return event.GenericEvent{Object: newObj()} }},
 	}
-	wake.register(r.waits.wake)
+	r := newLoop(k, mgr.GetAPIReader(), newObj, time.Now)
+	wake.register(k.waits.wake)
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("keystone-"+strings.ToLower(act.kind())).
 		For(newObj(), builder.WithPredicates(specOrLifecycleChanged())).
 		WithOptions(controller.Options{MaxConcurrentReconciles: opts.MaxConcurrentReconciles}).
-		WatchesRawSource(source.Channel(r.waits.events, &handler.EnqueueRequestForObject{}))
+		WatchesRawSource(source.Channel(k.waits.events, &handler.EnqueueRequestForObject{}))
 	if extra != nil {
 		b = extra(b)
 	}

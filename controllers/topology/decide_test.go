@@ -6,10 +6,12 @@ import (
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+	"github.com/c5c3/orderhub/internal/osh/reconcile"
 )
 
 func TestOwnership(t *testing.T) {
@@ -43,30 +45,39 @@ func TestOwnership(t *testing.T) {
 	}
 }
 
+// The topology controller's plan: a new hash at once, a failed one after
+// its backoff, a declared one at its resync.
 func TestPlanDeclare(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	resync := 10 * time.Minute
+	policy := reconcile.Policy{Schedule: resyncSchedule{resync}, HoldFailures: true}
+	ok := func(key string, at time.Time) reconcile.Record {
+		return reconcile.Succeeded(reconcile.Record{}, key, "", at)
+	}
+	failed := func(key string, next time.Time) reconcile.Record {
+		return reconcile.Record{Key: key, Failures: 2, Next: next}
+	}
 	cases := []struct {
 		name        string
-		last        attempt
+		last        reconcile.Record
 		key         string
 		wantDeclare bool
 		wantWait    time.Duration
 	}{
-		{"first sight is declared", attempt{}, "h1", true, 0},
-		{"a changed hash is declared at once", attempt{key: "h1", ok: true, at: now}, "h2", true, 0},
-		{"an unchanged declared hash waits for the resync", attempt{key: "h1", ok: true, at: now.Add(-time.Minute)}, "h1", false, 9 * time.Minute},
-		{"an unchanged hash past the resync is declared again", attempt{key: "h1", ok: true, at: now.Add(-resync)}, "h1", true, 0},
-		{"a failed hash waits for its backoff", attempt{key: "h1", next: now.Add(5 * time.Second), failures: 2}, "h1", false, 5 * time.Second},
-		{"a failed hash is retried when its backoff ends", attempt{key: "h1", next: now.Add(-time.Second), failures: 2}, "h1", true, 0},
-		{"a failed hash does not block a new one", attempt{key: "h1", next: now.Add(time.Hour), failures: 9}, "h2", true, 0},
+		{"first sight is declared", reconcile.Record{}, "h1", true, 0},
+		{"a changed hash is declared at once", ok("h1", now), "h2", true, 0},
+		{"an unchanged declared hash waits for the resync", ok("h1", now.Add(-time.Minute)), "h1", false, 9 * time.Minute},
+		{"an unchanged hash past the resync is declared again", ok("h1", now.Add(-resync)), "h1", true, 0},
+		{"a failed hash waits for its backoff", failed("h1", now.Add(5*time.Second)), "h1", false, 5 * time.Second},
+		{"a failed hash is retried when its backoff ends", failed("h1", now.Add(-time.Second)), "h1", true, 0},
+		{"a failed hash does not block a new one", failed("h1", now.Add(time.Hour)), "h2", true, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			p := planDeclare(c.last, c.key, now, resync)
-			if p.declare != c.wantDeclare || p.wait != c.wantWait {
+			p := reconcile.Decide(c.last, c.key, now, false, policy)
+			if p.Act != c.wantDeclare || p.Wait != c.wantWait {
 				t.Fatalf("plan = %+v, want declare=%v wait=%v", p, c.wantDeclare, c.wantWait)
 			}
 		})
@@ -85,9 +96,9 @@ func TestBackoff(t *testing.T) {
 
 func TestDesiredHash(t *testing.T) {
 	t.Parallel()
-	a, _ := desiredHash(userDesired{Username: "u", Settings: rabbithole.UserSettings{Name: "u", Password: "one"}})
-	b, _ := desiredHash(userDesired{Username: "u", Settings: rabbithole.UserSettings{Name: "u", Password: "two"}})
-	c, _ := desiredHash(userDesired{Username: "u", Settings: rabbithole.UserSettings{Name: "u", Password: "one"}, previous: "x"})
+	a, _ := reconcile.Hash(userDesired{Username: "u", Settings: rabbithole.UserSettings{Name: "u", Password: "one"}})
+	b, _ := reconcile.Hash(userDesired{Username: "u", Settings: rabbithole.UserSettings{Name: "u", Password: "two"}})
+	c, _ := reconcile.Hash(userDesired{Username: "u", Settings: rabbithole.UserSettings{Name: "u", Password: "one"}, previous: "x"})
 	if a == b {
 		t.Fatal("a password change inside the Secret must change the hash")
 	}
@@ -100,6 +111,8 @@ func TestApplyStatus(t *testing.T) {
 	t.Parallel()
 	t0 := metav1.NewTime(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
 	t1 := metav1.NewTime(t0.Add(time.Hour))
+	reasons := reconcile.Reasons{OK: rmqv1.ReasonSuccessfulCreateOrUpdate, Failed: rmqv1.ReasonFailedCreateOrUpdate}
+	ready := reasons.Condition(reconcile.Record{OK: true}, 3)
 	cases := []struct {
 		name        string
 		start       rmqv1.TopologyStatus
@@ -108,17 +121,18 @@ func TestApplyStatus(t *testing.T) {
 		wantLTT     metav1.Time
 		wantGen     int64
 	}{
-		{"no condition yet gets one", rmqv1.TopologyStatus{}, readyCondition(true, "", "", 3), true, t1, 3},
-		{"an identical condition is not rewritten", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(readyCondition(true, "", "", 3), t0)}},
-			readyCondition(true, "", "", 3), false, t0, 3},
-		{"a failure keeps the last good observedGeneration", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(readyCondition(true, "", "", 3), t0)}},
-			readyCondition(false, "", "broker answered HTTP 400: inequivalent arg", 4), true, t1, 3},
+		{"no condition yet gets one", rmqv1.TopologyStatus{}, ready, true, t1, 3},
+		{"an identical condition is not rewritten", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(ready, t0)}},
+			ready, false, t0, 3},
+		{"a failure keeps the last good observedGeneration", rmqv1.TopologyStatus{ObservedGeneration: 3, Conditions: []metav1.Condition{withTime(ready, t0)}},
+			reasons.Condition(reconcile.Record{Message: "broker answered HTTP 400: inequivalent arg"}, 4), true, t1, 3},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
 			st := *c.start.DeepCopy()
-			changed := applyStatus(&st, c.cond, t1)
+			reasons.Stamp(reconcile.Status{Conditions: &st.Conditions, ObservedGeneration: &st.ObservedGeneration}, c.cond, t1)
+			changed := !equality.Semantic.DeepEqual(st, c.start)
 			got := findReady(&st)
 			if changed != c.wantChanged || got == nil || !got.LastTransitionTime.Equal(&c.wantLTT) || st.ObservedGeneration != c.wantGen {
 				t.Fatalf("changed=%v ready=%+v gen=%d; want changed=%v ltt=%v gen=%d", changed, got, st.ObservedGeneration, c.wantChanged, c.wantLTT, c.wantGen)

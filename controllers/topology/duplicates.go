@@ -70,7 +70,7 @@ func duplicateConflict(kind, what string, self declaration.Of, others []declarat
 // controller and not being deleted, that declare the object obj declares
 // (in every namespace the cache holds). what names the object; it is ""
 // (and the list empty) when obj's object is not known yet.
-func (r *reconciler[T]) otherDeclarations(ctx context.Context, obj T) (what string, others []declaration.Of, err error) {
+func (r *kindActuator[T]) otherDeclarations(ctx context.Context, obj T) (what string, others []declaration.Of, err error) {
 	d, ok := r.act.(declarer[T])
 	if !ok { // only test actuators: every kind's declares (declares.go)
 		return "", nil, nil
@@ -104,7 +104,7 @@ func (r *reconciler[T]) otherDeclarations(ctx context.Context, obj T) (what stri
 
 // duplicate returns the duplicateError of obj, nil when obj is the oldest
 // declaration of its object (or the only one), or the cache's error.
-func (r *reconciler[T]) duplicate(ctx context.Context, obj T) error {
+func (r *kindActuator[T]) duplicate(ctx context.Context, obj T) error {
 	what, others, err := r.otherDeclarations(ctx, obj)
 	if err != nil {
 		return err
@@ -115,7 +115,7 @@ func (r *reconciler[T]) duplicate(ctx context.Context, obj T) error {
 // keptForOthers reports whether another resource still declares the broker
 // object of obj, which is being deleted; then it emits StillDeclared and
 // the object is kept.
-func (r *reconciler[T]) keptForOthers(ctx context.Context, obj T) (bool, error) {
+func (r *kindActuator[T]) keptForOthers(ctx context.Context, obj T) (bool, error) {
 	what, others, err := r.otherDeclarations(ctx, obj)
 	if err != nil || len(others) == 0 {
 		return false, err

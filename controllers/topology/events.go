@@ -1,12 +1,14 @@
 package topology
 
+import "github.com/c5c3/orderhub/internal/osh/reconcile"
+
 // Event reasons and actions of the topology controller besides the Ready
 // reasons (api/rabbitmq/v1alpha1, ReasonSuccessfulCreateOrUpdate and
 // ReasonFailedCreateOrUpdate, which double as event reasons).
 const (
 	// EventReasonDriftRepaired (Normal): a resync found the broker object
 	// missing or changed and declared it again; the note names what.
-	EventReasonDriftRepaired = "DriftRepaired"
+	EventReasonDriftRepaired = reconcile.EventReasonDriftRepaired
 	// EventReasonSuccessfulDelete (Normal): the broker object was deleted.
 	EventReasonSuccessfulDelete = "SuccessfulDelete"
 	// EventReasonFailedDelete (Warning): the deletion was refused or could
@@ -19,6 +21,5 @@ const (
 	EventReasonStillDeclared = "StillDeclared"
 
 	EventActionDeclare = "Declare"
-	EventActionRepair  = "Repair"
 	EventActionDelete  = "Delete"
 )

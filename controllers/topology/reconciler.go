@@ -5,20 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/tools/events"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+	"github.com/c5c3/orderhub/internal/osh/reconcile"
 	"github.com/c5c3/orderhub/internal/rabbitmq"
 )
 
@@ -58,310 +53,142 @@ type dependent[T object] interface {
 	Pending(ctx context.Context, obj T) (string, error)
 }
 
-// reconciler is the one reconcile loop shared by the seven kinds.
-type reconciler[T object] struct {
+// kindActuator adapts one kind's actuator to reconcile.Actuator: the
+// serving rule, the several-declarations rule, drift observation, the
+// dependency wait and the backoff of the topology controller.
+type kindActuator[T object] struct {
 	kind    string
 	client  client.Client
-	newObj  func() T
 	newList func() client.ObjectList
 	act     actuator[T]
 	opts    *Options
 	events  events.EventRecorder
-	skipped *sync.Map // UID → struct{}: resources whose skip was logged
-	now     func() time.Time
-
-	mu    sync.Mutex
-	state map[types.NamespacedName]attempt
 }
 
-func (r *reconciler[T]) remembered(key types.NamespacedName, uid types.UID) attempt {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	a := r.state[key]
-	if a.uid != string(uid) {
-		return attempt{uid: string(uid)}
+// newLoop is the reconcile loop of one kind.
+func newLoop[T object](k *kindActuator[T], c *Controllers, newObj func() T, now func() time.Time) *reconcile.Loop[T] {
+	return &reconcile.Loop[T]{
+		Controller: "topology", Backend: "RabbitMQ", Client: k.client, Act: k, New: newObj, Finalizer: rmqv1.Finalizer,
+		Memory: reconcile.NewMemory(), Now: now, Skipped: c.skipped, QuietFirstMissing: true,
+		Policy:  reconcile.Policy{Schedule: resyncSchedule{k.opts.ResyncPeriod}, HoldFailures: true},
+		Reasons: reconcile.Reasons{OK: rmqv1.ReasonSuccessfulCreateOrUpdate, Failed: rmqv1.ReasonFailedCreateOrUpdate},
+		Events: reconcile.Events{Recorder: k.events, Action: EventActionDeclare, ReadyNote: "%s declared in RabbitMQ",
+			QuietFirstReady: true, RepairPrefix: "repaired in RabbitMQ: ", DeletedReason: EventReasonSuccessfulDelete,
+			DeletedNote: "%s deleted from RabbitMQ", FailedDeleteReason: EventReasonFailedDelete},
+		Repairs: repairsTotal,
 	}
-	return a
 }
 
-func (r *reconciler[T]) remember(key types.NamespacedName, a attempt) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.state[key] = a
+func (k *kindActuator[T]) Kind() string { return k.kind }
+
+func (k *kindActuator[T]) Serves(obj T) string {
+	return ownership(obj.ClusterReference(), obj.GetNamespace(), k.opts.ClusterName, k.opts.Namespace)
 }
 
-func (r *reconciler[T]) forget(key types.NamespacedName) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.state, key)
+// WantsFinalizer: only deletionPolicy delete holds a finalizer
+// (docs/topology.md, "Compatibility with the upstream operator").
+func (k *kindActuator[T]) WantsFinalizer(obj T) bool {
+	return obj.EffectiveDeletionPolicy() == rmqv1.DeletionPolicyDelete
 }
 
-// Reconcile fetches the resource, leaves it alone when it is not ours (after
-// removing our finalizer), finalizes it when deleted, and otherwise declares
-// it when planDeclare says so and writes the Ready condition.
-func (r *reconciler[T]) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	logger := log.FromContext(ctx)
-	obj := r.newObj()
-	if err := r.client.Get(ctx, req.NamespacedName, obj); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.forget(req.NamespacedName)
-			return ctrl.Result{}, nil
-		}
-		return ctrl.Result{}, err
-	}
-
-	if why := ownership(obj.ClusterReference(), obj.GetNamespace(), r.opts.ClusterName, r.opts.Namespace); why != "" {
-		r.forget(req.NamespacedName)
-		if _, logged := r.skipped.LoadOrStore(obj.GetUID(), struct{}{}); !logged {
-			logger.Info("not serving this resource: nothing is declared and no status is written", "reason", why)
-		}
-		if controllerutil.ContainsFinalizer(obj, rmqv1.Finalizer) {
-			return ctrl.Result{}, r.setFinalizer(ctx, obj, false)
-		}
-		return ctrl.Result{}, nil
-	}
-	r.skipped.Delete(obj.GetUID())
-
-	if !obj.GetDeletionTimestamp().IsZero() {
-		return r.finalize(ctx, obj)
-	}
-
-	// Only deletionPolicy delete holds a finalizer (docs/topology.md,
-	// "Compatibility with the upstream operator").
-	wantFinalizer := obj.EffectiveDeletionPolicy() == rmqv1.DeletionPolicyDelete
-	if controllerutil.ContainsFinalizer(obj, rmqv1.Finalizer) != wantFinalizer {
-		if err := r.setFinalizer(ctx, obj, wantFinalizer); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-
-	before := obj.DeepCopyObject().(T)
-	now := r.now()
-	if d, ok := r.act.(dependent[T]); ok && findReady(obj.TopologyStatus()) == nil {
-		pending, err := d.Pending(ctx, obj)
-		if err != nil {
-			// Declare as before the wait existed: the broker's 404 and
-			// the dependency retry order it then.
-			logger.V(1).Info("dependency check failed; declaring without it", "error", err.Error())
-			pending = ""
-		}
-		if left, wait := waitsForDependency(obj.GetCreationTimestamp().Time, pending, now, r.opts.DependencyWait); wait {
-			logger.V(1).Info("waiting for a dependency to be declared", "dependency", pending, "atMost", left.String())
-			dependencyWaitsTotal.WithLabelValues(r.kind).Inc()
-			return ctrl.Result{RequeueAfter: min(left, r.opts.DependencyRetry)}, nil
-		}
-	}
-	last := r.remembered(req.NamespacedName, obj.GetUID())
-
-	desired, key, err := r.resolve(ctx, obj)
-	if isDuplicate(err) {
-		// A younger declaration records nothing Resolve found (a
-		// User's status.username): it declared nothing.
-		obj = before.DeepCopyObject().(T)
-	}
-	p := planDeclare(last, key, now, r.opts.ResyncPeriod)
-
-	// verify: a forced resync, or first sight after a restart of a resource
-	// that was Ready, reads the broker first and declares only on drift.
-	verify := err == nil && p.declare && (last.ok && last.key == key || last.key == "" && readyAtGeneration(obj))
-	inSync, drift := false, ""
-	if verify {
-		inSync, drift = observeDrift(ctx, r.act, obj, desired)
-	} else if !last.ok && last.key == key {
-		drift = last.drift // a repair whose declaration failed and is retried
-	}
-
-	next := last
-	derrMissing := false
-	switch {
-	case err != nil && p.declare:
-		next = r.failed(last, key, err.Error(), now, false)
-		if isDuplicate(err) {
-			next.reason = rmqv1.ReasonDuplicateDeclaration
-		}
-	case verify && inSync:
-		// Without drift: reads only, no PUT or POST.
-		next = attempt{uid: string(obj.GetUID()), key: key, ok: true, at: now}
-	case err == nil && p.declare:
-		if derr := r.act.Declare(ctx, obj, desired); derr != nil {
-			// A vhost, user, queue or exchange not declared yet is
-			// retried promptly at first (retryDelay).
-			derrMissing = rabbitmq.IsMissingDependency(derr)
-			next = r.failed(last, key, rabbitmq.Message(derr), now, derrMissing)
-			next.drift = drift
-			logger.Info("declaration failed; retrying with backoff", "error", rabbitmq.Message(derr), "retryIn", next.next.Sub(now).String())
-		} else {
-			next = attempt{uid: string(obj.GetUID()), key: key, ok: true, at: now}
-			if drift != "" {
-				r.repaired(ctx, obj, drift)
-			} else {
-				logger.V(1).Info("declared")
-			}
-		}
-	}
-	r.remember(req.NamespacedName, next)
-
-	if firstMissingDependency(before, next, derrMissing) {
-		// A dependency declared by another resource at the same time (the
-		// queue of a Binding applied with it) is ordering, not a failure
-		// to report: the first such attempt of a resource without Ready
-		// writes nothing and retries promptly; a second one writes Ready
-		// False as any failure does.
-		return ctrl.Result{RequeueAfter: r.requeueAfter(next, p, now)}, nil
-	}
-	if err := r.writeStatus(ctx, before, obj, next); err != nil {
-		return ctrl.Result{}, err
-	}
-	return ctrl.Result{RequeueAfter: r.requeueAfter(next, p, now)}, nil
+func (k *kindActuator[T]) Status(obj T) reconcile.Status {
+	st := obj.TopologyStatus()
+	return reconcile.Status{Conditions: &st.Conditions, ObservedGeneration: &st.ObservedGeneration}
 }
 
-// resolve returns the desired state of obj (actuator.Resolve), the key of
-// the attempt (its hash, or the text of the error) and the error: a
-// *duplicateError when another resource declares the same broker object
-// and is older (duplicates.go).
-func (r *reconciler[T]) resolve(ctx context.Context, obj T) (any, string, error) {
-	desired, err := r.act.Resolve(ctx, obj)
-	var key string
+// Resolve is the kind's Resolve, then the several-declarations rule: a
+// *duplicateError when an older resource declares the same broker object
+// (duplicates.go).
+func (k *kindActuator[T]) Resolve(ctx context.Context, obj T) (any, error) {
+	desired, err := k.act.Resolve(ctx, obj)
 	if err == nil {
-		key, err = desiredHash(desired)
+		err = k.duplicate(ctx, obj)
 	}
-	if err == nil {
-		err = r.duplicate(ctx, obj)
-	}
-	if err != nil {
-		return nil, "resolve: " + err.Error(), err
-	}
-	return desired, key, nil
+	return desired, err
 }
 
-// firstMissingDependency reports whether next is the first failed
-// declaration of a resource that has no Ready condition yet, failed because
-// a dependency is not declared yet (missing).
-func firstMissingDependency[T object](before T, next attempt, missing bool) bool {
-	return missing && !next.ok && next.failures == 1 && findReady(before.TopologyStatus()) == nil
+// Apply declares; a broker refusal's text (rabbitmq.Message) reaches Ready.
+func (k *kindActuator[T]) Apply(ctx context.Context, obj T, desired any, _ bool) (reconcile.Outcome, error) {
+	if err := k.act.Declare(ctx, obj, desired); err != nil {
+		return reconcile.Outcome{}, &brokerError{msg: rabbitmq.Message(err), missing: rabbitmq.IsMissingDependency(err)}
+	}
+	log.FromContext(ctx).V(1).Info("declared")
+	return reconcile.Outcome{}, nil
 }
 
-// repaired reports a declaration that repaired drift found in the broker:
-// a Normal event naming what was missing or changed, an info log line, and
-// one more orderhub_topology_repairs_total for the kind.
-func (r *reconciler[T]) repaired(ctx context.Context, obj T, drift string) {
-	log.FromContext(ctx).Info("repaired drift in RabbitMQ", "drift", drift)
-	r.events.Eventf(obj, nil, corev1.EventTypeNormal, EventReasonDriftRepaired, EventActionRepair,
-		"%s", truncate("repaired in RabbitMQ: "+drift, maxMessage))
-	repairsTotal.WithLabelValues(r.kind).Inc()
+// Keep: deletionPolicy retain, or another resource declares the object.
+func (k *kindActuator[T]) Keep(ctx context.Context, obj T) (bool, error) {
+	if obj.EffectiveDeletionPolicy() != rmqv1.DeletionPolicyDelete {
+		return true, nil
+	}
+	return k.keptForOthers(ctx, obj)
 }
 
-// failed records one more consecutive failure of key; missing says the
-// broker refused for a missing dependency (retryDelay).
-func (r *reconciler[T]) failed(last attempt, key, message string, now time.Time, missing bool) attempt {
-	n := 1
-	if !last.ok && last.key == key {
-		n = last.failures + 1
-	}
-	return attempt{uid: last.uid, key: key, failures: n, message: message,
-		next: now.Add(retryDelay(n, missing, r.opts.BackoffBase, r.opts.BackoffMax, r.opts.DependencyRetry))}
-}
-
-// requeueAfter is the next wake-up: the backoff after a failure, the forced
-// resync (with up to 10% jitter so resources spread out) after a success.
-func (r *reconciler[T]) requeueAfter(a attempt, p plan, now time.Time) time.Duration {
-	if !p.declare && p.wait > 0 {
-		return p.wait
-	}
-	if !a.ok {
-		if d := a.next.Sub(now); d > 0 {
-			return d
-		}
-		return r.opts.BackoffBase
-	}
-	return r.opts.ResyncPeriod + time.Duration(rand.Int64N(int64(r.opts.ResyncPeriod)/10+1))
-}
-
-// writeStatus patches the status subresource when the Ready condition,
-// observedGeneration or a kind-specific field changed, and emits an event
-// when Ready changes: a Warning when it turns False or its message changes,
-// a Normal one when it turns True again after a failure. The first Ready of
-// a resource emits none: it would be one more apiserver write per object
-// for what the Ready condition already says (docs/topology.md,
-// "Reconciliation").
-func (r *reconciler[T]) writeStatus(ctx context.Context, before, obj T, a attempt) error {
-	cond := readyCondition(a.ok, a.reason, a.message, obj.GetGeneration())
-	prev := findReady(before.TopologyStatus())
-	changed := applyStatus(obj.TopologyStatus(), cond, metav1.NewTime(r.now()))
-	if !changed && equalStatus(before, obj) {
-		return nil
-	}
-	if err := r.client.Status().Patch(ctx, obj, client.MergeFrom(before)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		return fmt.Errorf("writing status: %w", err)
-	}
-	if prev == nil || prev.Status != cond.Status || prev.Message != cond.Message {
-		switch {
-		case a.ok && prev == nil:
-			// First Ready: the status patch says it.
-		case a.ok:
-			r.events.Eventf(obj, nil, corev1.EventTypeNormal, rmqv1.ReasonSuccessfulCreateOrUpdate, EventActionDeclare,
-				"%s declared in RabbitMQ", r.kind)
-		default:
-			r.events.Eventf(obj, nil, corev1.EventTypeWarning, cond.Reason, EventActionDeclare,
-				"%s", cond.Message)
-		}
+func (k *kindActuator[T]) Delete(ctx context.Context, obj T) error {
+	if err := k.act.Delete(ctx, obj); err != nil {
+		return errors.New(rabbitmq.Message(err))
 	}
 	return nil
 }
 
-// finalize runs when the resource is being deleted: with deletionPolicy
-// delete the broker object is deleted first (a 404 counts as deleted), then
-// our finalizer is removed. A failed deletion is retried with backoff. A
-// broker object another resource still declares is kept (duplicates.go).
-func (r *reconciler[T]) finalize(ctx context.Context, obj T) (ctrl.Result, error) {
-	if !controllerutil.ContainsFinalizer(obj, rmqv1.Finalizer) {
-		return ctrl.Result{}, nil
-	}
-	key := client.ObjectKeyFromObject(obj)
-	deletes := obj.EffectiveDeletionPolicy() == rmqv1.DeletionPolicyDelete
-	if deletes {
-		kept, err := r.keptForOthers(ctx, obj)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		deletes = !kept
-	}
-	if deletes {
-		now := r.now()
-		last := r.remembered(key, obj.GetUID())
-		if p := planDeclare(last, "delete", now, r.opts.ResyncPeriod); !p.declare {
-			return ctrl.Result{RequeueAfter: p.wait}, nil
-		}
-		if err := r.act.Delete(ctx, obj); err != nil {
-			a := r.failed(last, "delete", rabbitmq.Message(err), now, false)
-			r.remember(key, a)
-			log.FromContext(ctx).Info("deletion failed; retrying with backoff", "error", a.message, "retryIn", a.next.Sub(now).String())
-			r.events.Eventf(obj, nil, corev1.EventTypeWarning, EventReasonFailedDelete, EventActionDelete, "%s", truncate(a.message, maxMessage))
-			return ctrl.Result{RequeueAfter: a.next.Sub(now)}, nil
-		}
-		r.events.Eventf(obj, nil, corev1.EventTypeNormal, EventReasonSuccessfulDelete, EventActionDelete, "%s deleted from RabbitMQ", r.kind)
-	}
-	r.forget(key)
-	return ctrl.Result{}, r.setFinalizer(ctx, obj, false)
+func (k *kindActuator[T]) RetryAfter(_ T, n int, missing bool) time.Duration {
+	return retryDelay(n, missing, k.opts.BackoffBase, k.opts.BackoffMax, k.opts.DependencyRetry)
 }
 
-// setFinalizer adds or removes our finalizer with a merge patch (which
-// carries the resourceVersion, so a concurrent change fails and is retried).
-func (r *reconciler[T]) setFinalizer(ctx context.Context, obj T, present bool) error {
-	before := obj.DeepCopyObject().(T)
-	if present {
-		controllerutil.AddFinalizer(obj, rmqv1.Finalizer)
-	} else {
-		controllerutil.RemoveFinalizer(obj, rmqv1.Finalizer)
+// Drift asks the kind's drifter what differs in the broker (drift.go).
+func (k *kindActuator[T]) Drift(ctx context.Context, obj T, desired any) (bool, string) {
+	return observeDrift(ctx, k.act, obj, desired)
+}
+
+// Wait holds a resource never declared while a resource it depends on has
+// not reported (dependency.go), at most DependencyWait.
+func (k *kindActuator[T]) Wait(ctx context.Context, obj T, now time.Time) (time.Duration, bool) {
+	d, ok := k.act.(dependent[T])
+	if !ok || findReady(obj.TopologyStatus()) != nil {
+		return 0, false
 	}
-	err := r.client.Patch(ctx, obj, client.MergeFromWithOptions(before, client.MergeFromWithOptimisticLock{}))
-	if apierrors.IsNotFound(err) {
-		return nil
+	logger := log.FromContext(ctx)
+	pending, err := d.Pending(ctx, obj)
+	if err != nil {
+		// Declare as before the wait existed: the broker's 404 and
+		// the dependency retry order it then.
+		logger.V(1).Info("dependency check failed; declaring without it", "error", err.Error())
+		pending = ""
 	}
-	return err
+	left, wait := waitsForDependency(obj.GetCreationTimestamp().Time, pending, now, k.opts.DependencyWait)
+	if !wait {
+		return 0, false
+	}
+	logger.V(1).Info("waiting for a dependency to be declared", "dependency", pending, "atMost", left.String())
+	dependencyWaitsTotal.WithLabelValues(k.kind).Inc()
+	return min(left, k.opts.DependencyRetry), true
+}
+
+// brokerError is a refused declaration: the broker's message, and whether
+// it named a missing dependency (retried promptly at first: retryDelay).
+type brokerError struct {
+	msg     string
+	missing bool
+}
+
+func (e *brokerError) Error() string { return e.msg }
+func (e *brokerError) Missing() bool { return e.missing }
+
+// Reason makes a duplicate a refusal (reconcile.Refusal): Ready says
+// DuplicateDeclaration and what Resolve recorded is dropped.
+func (*duplicateError) Reason() string { return rmqv1.ReasonDuplicateDeclaration }
+
+// resyncSchedule: a declared resource is declared again a period after its
+// last success; a wake-up a little early (the jitter) counts as due.
+type resyncSchedule struct{ period time.Duration }
+
+func (s resyncSchedule) Due(at time.Time, _ types.UID) (time.Time, time.Time) {
+	return at.Add(s.period - s.period/20), at.Add(s.period)
+}
+
+// After is the period with up to 10% jitter, so resources spread out.
+func (s resyncSchedule) After(time.Time, types.UID) time.Duration {
+	return s.period + time.Duration(rand.Int64N(int64(s.period)/10+1))
 }
 
 // errWaiting marks a missing Kubernetes-side dependency.

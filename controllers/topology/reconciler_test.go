@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+	"github.com/c5c3/orderhub/internal/osh/reconcile"
 )
 
 // recordingActuator counts calls and fails Declare while declareErr is set.
@@ -48,7 +49,8 @@ func (a *recordingActuator) Drift(context.Context, *rmqv1.Queue, any) ([]string,
 }
 
 type fixture struct {
-	r          *reconciler[*rmqv1.Queue]
+	r          *reconcile.Loop[*rmqv1.Queue]
+	opts       *Options
 	act        *recordingActuator
 	events     *events.FakeRecorder
 	kube       client.Client
@@ -76,9 +78,9 @@ func newFixture(t *testing.T, q *rmqv1.Queue) *fixture {
 		t.Fatal(err)
 	}
 	f.events = events.NewFakeRecorder(100)
-	f.r = &reconciler[*rmqv1.Queue]{kind: "Queue", client: f.kube, newObj: func() *rmqv1.Queue { return &rmqv1.Queue{} },
-		act: f.act, opts: opts, events: f.events, skipped: &sync.Map{},
-		now: func() time.Time { return f.now }, state: map[types.NamespacedName]attempt{}}
+	f.opts = opts
+	k := &kindActuator[*rmqv1.Queue]{kind: "Queue", client: f.kube, act: f.act, opts: opts, events: f.events}
+	f.r = newLoop(k, &Controllers{skipped: &sync.Map{}}, func() *rmqv1.Queue { return &rmqv1.Queue{} }, func() time.Time { return f.now })
 	return f
 }
 
@@ -117,7 +119,7 @@ func TestReconcile_ForeignResourceGetsNoStatusAndLosesOnlyOurFinalizer(t *testin
 	if controllerutil.ContainsFinalizer(q, rmqv1.Finalizer) || !controllerutil.ContainsFinalizer(q, "other/finalizer") {
 		t.Fatalf("finalizers %v", q.Finalizers)
 	}
-	if _, ok := f.r.skipped.Load(types.UID("uid-1")); !ok {
+	if _, ok := f.r.Skipped.Load(types.UID("uid-1")); !ok {
 		t.Fatal("the skip was not recorded")
 	}
 }
@@ -134,7 +136,7 @@ func TestReconcile_DeclaresOnceThenOnlyOnResync(t *testing.T) {
 	if !controllerutil.ContainsFinalizer(q, rmqv1.Finalizer) {
 		t.Fatal("deletionPolicy delete (the default) must add the finalizer")
 	}
-	if res.RequeueAfter < f.r.opts.ResyncPeriod {
+	if res.RequeueAfter < f.opts.ResyncPeriod {
 		t.Fatalf("requeue after %v, want the resync period", res.RequeueAfter)
 	}
 	writes := f.statusPuts
@@ -143,13 +145,13 @@ func TestReconcile_DeclaresOnceThenOnlyOnResync(t *testing.T) {
 	if f.act.declares != 1 || f.statusPuts != writes || f.act.syncChecks != 0 {
 		t.Fatalf("a no-op event sent requests: declares=%d syncChecks=%d statusWrites=%d", f.act.declares, f.act.syncChecks, f.statusPuts-writes)
 	}
-	f.now = f.now.Add(f.r.opts.ResyncPeriod)
+	f.now = f.now.Add(f.opts.ResyncPeriod)
 	f.act.inSync = true
 	f.reconcile(t) // forced resync without drift: a read, no declaration
 	if f.act.declares != 1 || f.act.syncChecks != 1 {
 		t.Fatalf("resync without drift: declares=%d syncChecks=%d", f.act.declares, f.act.syncChecks)
 	}
-	f.now = f.now.Add(f.r.opts.ResyncPeriod)
+	f.now = f.now.Add(f.opts.ResyncPeriod)
 	f.act.inSync = false
 	f.reconcile(t) // forced resync with drift: declared again
 	if f.act.declares != 2 {
@@ -167,16 +169,16 @@ func TestReconcile_FailureIsReportedAndBackedOff(t *testing.T) {
 	if c == nil || c.Status != metav1.ConditionFalse || c.Reason != rmqv1.ReasonFailedCreateOrUpdate || c.Message != "broker answered HTTP 400: inequivalent arg 'x-queue-type'" {
 		t.Fatalf("ready=%+v", c)
 	}
-	if res.RequeueAfter != f.r.opts.BackoffBase {
-		t.Fatalf("requeue after %v, want the first backoff %v", res.RequeueAfter, f.r.opts.BackoffBase)
+	if res.RequeueAfter != f.opts.BackoffBase {
+		t.Fatalf("requeue after %v, want the first backoff %v", res.RequeueAfter, f.opts.BackoffBase)
 	}
 	f.reconcile(t) // an event inside the backoff: no request
 	if f.act.declares != 1 {
 		t.Fatalf("declared %d times inside the backoff", f.act.declares)
 	}
-	f.now = f.now.Add(f.r.opts.BackoffBase)
+	f.now = f.now.Add(f.opts.BackoffBase)
 	res = f.reconcile(t)
-	if f.act.declares != 2 || res.RequeueAfter != 2*f.r.opts.BackoffBase {
+	if f.act.declares != 2 || res.RequeueAfter != 2*f.opts.BackoffBase {
 		t.Fatalf("declares=%d requeue=%v, want a doubled backoff", f.act.declares, res.RequeueAfter)
 	}
 	f.act.declareErr = nil
@@ -235,16 +237,16 @@ func TestReconcile_MissingDependencyRetriesPromptlyThenBacksOff(t *testing.T) {
 		res = f.reconcile(t)
 		f.now = f.now.Add(res.RequeueAfter)
 	}
-	if f.act.declares != dependencyRetries || res.RequeueAfter > f.r.opts.DependencyRetry {
-		t.Fatalf("declares=%d requeue=%v, want every wake-up to retry within %v", f.act.declares, res.RequeueAfter, f.r.opts.DependencyRetry)
+	if f.act.declares != dependencyRetries || res.RequeueAfter > f.opts.DependencyRetry {
+		t.Fatalf("declares=%d requeue=%v, want every wake-up to retry within %v", f.act.declares, res.RequeueAfter, f.opts.DependencyRetry)
 	}
 	// A refusal that persists backs off: each wait doubles up to BackoffMax.
 	for i := 0; i < 12; i++ {
 		prev := res.RequeueAfter
 		res = f.reconcile(t)
 		f.now = f.now.Add(res.RequeueAfter)
-		if res.RequeueAfter != min(2*prev, f.r.opts.BackoffMax) {
-			t.Fatalf("wait %v after %v, want it doubled up to %v", res.RequeueAfter, prev, f.r.opts.BackoffMax)
+		if res.RequeueAfter != min(2*prev, f.opts.BackoffMax) {
+			t.Fatalf("wait %v after %v, want it doubled up to %v", res.RequeueAfter, prev, f.opts.BackoffMax)
 		}
 	}
 	if f.act.declares != dependencyRetries+12 {
@@ -255,8 +257,8 @@ func TestReconcile_MissingDependencyRetriesPromptlyThenBacksOff(t *testing.T) {
 		res = f.reconcile(t)
 		f.now = f.now.Add(res.RequeueAfter)
 	}
-	if res.RequeueAfter != f.r.opts.BackoffMax {
-		t.Fatalf("a broker failure backs off to %v, want %v", res.RequeueAfter, f.r.opts.BackoffMax)
+	if res.RequeueAfter != f.opts.BackoffMax {
+		t.Fatalf("a broker failure backs off to %v, want %v", res.RequeueAfter, f.opts.BackoffMax)
 	}
 }
 
@@ -291,28 +293,28 @@ func TestReconcile_RepairIsReported(t *testing.T) {
 	f := newFixture(t, queue(rmqv1.RabbitmqClusterReference{Name: "rabbitmq"}))
 	repair := corev1.EventTypeNormal + " " + EventReasonDriftRepaired + ` repaired in RabbitMQ: queue "q" in vhost "/" was missing`
 	f.reconcile(t) // first declaration: not a repair
-	f.now = f.now.Add(f.r.opts.ResyncPeriod)
+	f.now = f.now.Add(f.opts.ResyncPeriod)
 	f.act.inSync = true
 	f.reconcile(t) // resync without drift
 	if got := countPrefix(f.drained(), corev1.EventTypeNormal+" "+EventReasonDriftRepaired); got != 0 {
 		t.Fatalf("%d repair events without drift", got)
 	}
 
-	f.now = f.now.Add(f.r.opts.ResyncPeriod)
+	f.now = f.now.Add(f.opts.ResyncPeriod)
 	f.act.inSync = false
 	f.reconcile(t) // drift, repaired at once
 	if got := countPrefix(f.drained(), repair); got != 1 {
 		t.Fatalf("%d repair events, want 1", got)
 	}
 
-	f.now = f.now.Add(f.r.opts.ResyncPeriod)
+	f.now = f.now.Add(f.opts.ResyncPeriod)
 	f.act.declareErr = rabbithole.ErrorResponse{StatusCode: 404, Message: "not_found", Reason: "no exchange"}
 	f.reconcile(t) // drift, the repair fails
 	if got := countPrefix(f.drained(), repair); got != 0 {
 		t.Fatalf("%d repair events for a failed repair", got)
 	}
 	f.act.declareErr = nil
-	f.now = f.now.Add(f.r.opts.DependencyRetry)
+	f.now = f.now.Add(f.opts.DependencyRetry)
 	f.reconcile(t) // the retry succeeds: reported as the repair
 	if got := countPrefix(f.drained(), repair); got != 1 {
 		t.Fatalf("%d repair events after the retried repair, want 1", got)
@@ -342,7 +344,7 @@ func TestReconcile_EventsMarkChangesButNotTheFirstReady(t *testing.T) {
 	}
 
 	f.act.declareErr = nil
-	f.now = f.now.Add(f.r.opts.BackoffMax)
+	f.now = f.now.Add(f.opts.BackoffMax)
 	f.reconcile(t)
 	normal := corev1.EventTypeNormal + " " + rmqv1.ReasonSuccessfulCreateOrUpdate
 	if got := f.drained(); countPrefix(got, normal) != 1 || len(got) != 1 {
@@ -364,8 +366,8 @@ func TestReconcile_FirstMissingDependencyWritesNothing(t *testing.T) {
 	if f.statusPuts != 0 || len(f.drained()) != 0 || len(f.get(t).Status.Conditions) != 0 {
 		t.Fatalf("the first missing dependency wrote status %d times, conditions %v", f.statusPuts, f.get(t).Status.Conditions)
 	}
-	if res.RequeueAfter <= 0 || res.RequeueAfter > f.r.opts.DependencyRetry {
-		t.Fatalf("requeue after %v, want at most %v", res.RequeueAfter, f.r.opts.DependencyRetry)
+	if res.RequeueAfter <= 0 || res.RequeueAfter > f.opts.DependencyRetry {
+		t.Fatalf("requeue after %v, want at most %v", res.RequeueAfter, f.opts.DependencyRetry)
 	}
 	f.act.declareErr = nil
 	f.now = f.now.Add(res.RequeueAfter)

@@ -214,11 +214,9 @@ func setup[T object](mgr ctrl.Manager, c *Controllers, kind string, newObj func(
 	}); err != nil {
 		return fmt.Errorf("index %ss by the broker object they declare: %w", kind, err)
 	}
-	r := &reconciler[T]{
-		kind: kind, client: mgr.GetClient(), newObj: newObj, newList: newList, act: act, opts: &c.opts,
-		events:  mgr.GetEventRecorder("orderhub-topology"),
-		skipped: c.skipped, now: time.Now, state: map[types.NamespacedName]attempt{},
-	}
+	k := &kindActuator[T]{kind: kind, client: mgr.GetClient(), newList: newList, act: act, opts: &c.opts,
+		events: mgr.GetEventRecorder("orderhub-topology")}
+	r := newLoop(k, c, newObj, time.Now)
 	bld := ctrl.NewControllerManagedBy(mgr).
 		For(newObj()).
 		Watches(newObj(), handler.EnqueueRequestsFromMapFunc(declarationsOfSameObject(mgr.GetClient(), d, newList)),
