@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 	appsv1 "k8s.io/api/apps/v1"
@@ -39,33 +40,59 @@ const oshPassword = "password"
 // chart's vhost, its account with the chart's password and full permissions,
 // and its policies (docs/topology.md, "OpenStack-Helm charts").
 func TestIntegration_Topology_OpenStackHelmCharts(t *testing.T) {
+	kubectl := stackKubectl(t)
+	pod := oshStandIns(t, suiteNS, "rabbitmq-topology-controller", "topology-controller")
+	env := oshEnv(t, kubectl, suiteNS, pod, waitTimeout)
+	for _, chart := range oshCharts {
+		t.Run(chart, func(t *testing.T) {
+			oshApply(t, env, kubectl, suiteNS, chart+".yaml", chart)
+			oshGuest(t)
+			for _, check := range oshChecks {
+				oshCheck(t, env, check, suiteNS)
+			}
+			checkOSHBroker(t, chart)
+		})
+	}
+}
+
+// stackKubectl is the stack's kubectl (ORDERHUB_K8S_DIR).
+func stackKubectl(t *testing.T) string {
+	t.Helper()
 	kubectl := filepath.Join(os.Getenv("ORDERHUB_K8S_DIR"), "kubectl")
 	if _, err := os.Stat(kubectl); err != nil {
 		t.Fatalf("kubectl of the stack (ORDERHUB_K8S_DIR, from hack/tools.sh env): %v", err)
 	}
-	pod := oshStandIns(t)
-	env := append(os.Environ(), "KUBECONFIG="+stack.Kube.Kubeconfig, "KUBECACHEDIR="+t.TempDir(),
-		"TIMEOUT="+waitTimeout.String(), "PATH="+oshKubectlShim(t, kubectl, pod)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	for _, chart := range oshCharts {
-		t.Run(chart, func(t *testing.T) {
-			file := filepath.Join("testdata", "openstack-helm", chart+".yaml")
-			run(t, env, kubectl, "-n", suiteNS, "apply", "-f", file)
-			// deletionPolicy retain: the broker keeps the account after the
-			// resources are gone, so it is removed by hand afterwards.
-			t.Cleanup(func() {
-				run(t, env, kubectl, "-n", suiteNS, "delete", "--wait=true", "--timeout="+waitTimeout.String(), "-f", file)
-				_, _ = admin.DeleteVhost(chart)
-				_, _ = admin.DeleteUser(chart)
-			})
-			oshGuest(t)
-			for _, check := range oshChecks {
-				out := run(t, env, "bash", filepath.Join("testdata", "openstack-helm", check), suiteNS)
-				if !strings.Contains(out, "RabbitMQ topology verified") {
-					t.Fatalf("%s did not verify:\n%s", check, out)
-				}
-			}
-			checkOSHBroker(t, chart)
-		})
+	return kubectl
+}
+
+// oshEnv is the environment of kubectl and the check scripts: the stack's
+// kubeconfig, the scripts' TIMEOUT and oshKubectlShim first in PATH.
+func oshEnv(t *testing.T, kubectl, ns, pod string, timeout time.Duration) []string {
+	return append(os.Environ(), "KUBECONFIG="+stack.Kube.Kubeconfig, "KUBECACHEDIR="+t.TempDir(),
+		"TIMEOUT="+timeout.String(), "PATH="+oshKubectlShim(t, kubectl, ns, pod)+string(os.PathListSeparator)+os.Getenv("PATH"))
+}
+
+// oshApply applies testdata/openstack-helm/<file> unchanged into ns and
+// registers its deletion; the chart's vhost and user (deletionPolicy retain
+// keeps them on the broker) are then removed by hand.
+func oshApply(t *testing.T, env []string, kubectl, ns, file, chart string) {
+	t.Helper()
+	path := filepath.Join("testdata", "openstack-helm", file)
+	run(t, env, kubectl, "-n", ns, "apply", "-f", path)
+	t.Cleanup(func() {
+		run(t, env, kubectl, "-n", ns, "delete", "--wait=true", "--timeout="+waitTimeout.String(), "-f", path)
+		_, _ = admin.DeleteVhost(chart)
+		_, _ = admin.DeleteUser(chart)
+	})
+}
+
+// oshCheck runs the check script testdata/openstack-helm/<script> for
+// namespace ns and fails t unless it verified the topology.
+func oshCheck(t *testing.T, env []string, script, ns string) {
+	t.Helper()
+	out := run(t, env, "bash", filepath.Join("testdata", "openstack-helm", script), ns)
+	if !strings.Contains(out, "RabbitMQ topology verified") {
+		t.Fatalf("%s did not verify:\n%s", script, out)
 	}
 }
 
@@ -125,15 +152,16 @@ func isNotFound(err error) bool {
 	return errors.As(err, &e) && e.StatusCode == http.StatusNotFound
 }
 
-// oshStandIns declares what the check script looks up before it reads the
-// broker but that this suite runs as processes, not pods: the rabbitmq
-// chart's topology-controller Deployment (the controllers run in this test
-// process; no replicas) and its broker Pod (never scheduled; kubectl exec
-// into it is served by oshKubectlShim). It returns the Pod's name.
-func oshStandIns(t *testing.T) string {
+// oshStandIns declares in ns what the check script looks up before it reads
+// the broker but that this suite runs as processes, not pods: the
+// reconciler's Deployment (named deployment, labelled application=rabbitmq
+// and component; the reconciler runs as a process; no replicas) and the
+// broker Pod (never scheduled; kubectl exec into it is served by
+// oshKubectlShim). It returns the Pod's name.
+func oshStandIns(t *testing.T, ns, deployment, component string) string {
 	t.Helper()
 	ctx := context.Background()
-	sa := &corev1.ServiceAccount{ObjectMeta: meta_("default")}
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "default"}}
 	if err := kube.Create(ctx, sa); err != nil && !apierrors.IsAlreadyExists(err) {
 		t.Fatal(err)
 	}
@@ -141,12 +169,12 @@ func oshStandIns(t *testing.T) string {
 		return map[string]string{"application": "rabbitmq", "component": component}
 	}
 	zero := int32(0)
-	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: suiteNS, Name: "rabbitmq-topology-controller",
-		Labels: labels("topology-controller")}, Spec: appsv1.DeploymentSpec{Replicas: &zero,
-		Selector: &metav1.LabelSelector{MatchLabels: labels("topology-controller")},
-		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels("topology-controller")},
+	dep := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: deployment,
+		Labels: labels(component)}, Spec: appsv1.DeploymentSpec{Replicas: &zero,
+		Selector: &metav1.LabelSelector{MatchLabels: labels(component)},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels(component)},
 			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "controller", Image: "orderhub"}}}}}}
-	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: suiteNS, Name: "rabbitmq-rabbitmq-0", Labels: labels("server")},
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "rabbitmq-rabbitmq-0", Labels: labels("server")},
 		Spec: corev1.PodSpec{AutomountServiceAccountToken: ptr(false),
 			Containers: []corev1.Container{{Name: "rabbitmq", Image: "rabbitmq"}}}}
 	create(t, dep)
@@ -158,7 +186,7 @@ func oshStandIns(t *testing.T) string {
 // `kubectl -n <ns> exec <pod> -c rabbitmq -- rabbitmqctl ARGS` as
 // rabbitmqctl ARGS against the suite's broker node, refuses any other exec,
 // and hands every other command to the stack's kubectl unchanged.
-func oshKubectlShim(t *testing.T, kubectl, pod string) string {
+func oshKubectlShim(t *testing.T, kubectl, ns, pod string) string {
 	t.Helper()
 	dir := t.TempDir()
 	r := stack.RabbitMQ
@@ -171,7 +199,7 @@ if [ "$3" = exec ]; then
   exec env %[3]s /usr/lib/rabbitmq/bin/rabbitmqctl "$@"
 fi
 exec %[4]q "$@"
-`, suiteNS, pod, strings.Join(r.CtlEnv(), " "), kubectl)
+`, ns, pod, strings.Join(r.CtlEnv(), " "), kubectl)
 	if err := os.WriteFile(filepath.Join(dir, "kubectl"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
