@@ -18,7 +18,7 @@ import (
 func TestIntegration_Topology_EmptyStringBesideTheOtherFieldIsRefused(t *testing.T) {
 	secretRef := map[string]any{"connectionSecret": map[string]any{"name": "broker"}}
 	cases := []struct {
-		name, kind, want string
+		name, kind, want  string
 		refused, admitted map[string]any
 	}{
 		{"empty cluster name beside connectionSecret", "Vhost", "exactly one of name and connectionSecret",
