@@ -198,7 +198,8 @@ func TestQueueSettings(t *testing.T) {
 		wantDurable bool
 	}{
 		{"type travels as x-queue-type and durable defaults to true", rmqv1.QueueSpec{Type: "quorum"}, map[string]any{}, "quorum", true},
-		{"an explicit x-queue-type argument wins", rmqv1.QueueSpec{Type: "classic"}, map[string]any{"x-queue-type": "quorum"}, "quorum", true},
+		{"spec.type wins over an x-queue-type argument, as upstream", rmqv1.QueueSpec{Type: "classic"}, map[string]any{"x-queue-type": "quorum"}, "classic", true},
+		{"an x-queue-type argument alone sets the type", rmqv1.QueueSpec{}, map[string]any{"x-queue-type": "quorum"}, "quorum", true},
 		{"durable false is kept", rmqv1.QueueSpec{Durable: &f}, map[string]any{}, "", false},
 	}
 	for _, c := range cases {
@@ -207,6 +208,31 @@ func TestQueueSettings(t *testing.T) {
 			qs := queueSettings(c.spec, c.args)
 			if qs.Type != c.wantType || qs.Durable != c.wantDurable {
 				t.Fatalf("got %+v", qs)
+			}
+		})
+	}
+}
+
+func TestQuorumDeleteRefusal(t *testing.T) {
+	t.Parallel()
+	both := rabbithole.QueueDeleteOptions{IfEmpty: true, IfUnused: true}
+	cases := []struct {
+		name                string
+		messages, consumers int
+		opts                rabbithole.QueueDeleteOptions
+		refused             bool
+	}{
+		{"empty and unused goes", 0, 0, both, false},
+		{"messages with ifEmpty stay", 3, 0, both, true},
+		{"consumers with ifUnused stay", 0, 1, both, true},
+		{"messages without ifEmpty go", 3, 0, rabbithole.QueueDeleteOptions{IfUnused: true}, false},
+		{"consumers without ifUnused go", 0, 2, rabbithole.QueueDeleteOptions{IfEmpty: true}, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			if err := quorumDeleteRefusal("q", c.messages, c.consumers, c.opts); (err != nil) != c.refused {
+				t.Fatalf("refusal %v, want refused %v", err, c.refused)
 			}
 		})
 	}

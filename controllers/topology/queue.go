@@ -30,11 +30,12 @@ func (queueActuator) Resolve(_ context.Context, o *rmqv1.Queue) (any, error) {
 
 // queueSettings is the PUT body. PUT /api/queues has no type of its own, so
 // spec.type travels as arguments.x-queue-type (rabbit-hole copies Type
-// there); an x-queue-type already in arguments wins. durable defaults to
-// true.
+// there, over the argument): spec.type, when set, wins over an x-queue-type
+// in arguments, as upstream's (docs/topology.md, "Compatibility with the
+// upstream operator"). durable defaults to true.
 func queueSettings(s rmqv1.QueueSpec, args map[string]any) rabbithole.QueueSettings {
 	qs := rabbithole.QueueSettings{Type: s.Type, Durable: s.Durable == nil || *s.Durable, AutoDelete: s.AutoDelete, Arguments: args}
-	if t, ok := args["x-queue-type"].(string); ok {
+	if t, ok := args["x-queue-type"].(string); ok && qs.Type == "" {
 		qs.Type = t
 	}
 	return qs
@@ -46,8 +47,7 @@ func (a queueActuator) Declare(_ context.Context, _ *rmqv1.Queue, desired any) e
 }
 
 func (a queueActuator) Delete(_ context.Context, o *rmqv1.Queue) error {
-	return rabbitmq.Done(a.broker.DeleteQueue(vhostOrRoot(o.Spec.Vhost), o.Spec.Name,
-		rabbithole.QueueDeleteOptions{IfEmpty: o.Spec.DeleteIfEmpty, IfUnused: o.Spec.DeleteIfUnused}))
+	return a.deleteQueue(o)
 }
 
 // vhostOrRoot applies the schema default "/" for objects created without it.

@@ -21,6 +21,17 @@ type RabbitMQ struct {
 	User, Password string
 	// Node is the Erlang node name, for rabbitmqctl -n.
 	Node string
+	// Home holds the broker's Erlang cookie; EPMDPort is its private epmd.
+	// CtlEnv turns them into rabbitmqctl's environment.
+	Home     string
+	EPMDPort int
+}
+
+// CtlEnv is the environment under which /usr/lib/rabbitmq/bin/rabbitmqctl
+// reaches this broker (its node, cookie and epmd), to append to os.Environ().
+func (r *RabbitMQ) CtlEnv() []string {
+	return []string{"HOME=" + r.Home, "RABBITMQ_NODENAME=" + r.Node,
+		"ERL_EPMD_PORT=" + strconv.Itoa(r.EPMDPort), "ERL_EPMD_ADDRESS=127.0.0.1"}
 }
 
 func (s *Stack) startRabbitMQ(ctx context.Context) error {
@@ -40,7 +51,7 @@ func (s *Stack) startRabbitMQ(ctx context.Context) error {
 	amqp, mgmt, dist, epmdPort := ports[0], ports[1], ports[2], ports[3]
 	r := &RabbitMQ{Host: "127.0.0.1", AMQPPort: amqp, ManagementPort: mgmt,
 		URL: fmt.Sprintf("http://127.0.0.1:%d", mgmt), User: "orderhub-admin", Password: randomHex(12),
-		Node: fmt.Sprintf("orderhub-%d@localhost", amqp)}
+		Node: fmt.Sprintf("orderhub-%d@localhost", amqp), Home: dir, EPMDPort: epmdPort}
 	conf := fmt.Sprintf(`listeners.tcp.default = 127.0.0.1:%d
 management.tcp.ip = 127.0.0.1
 management.tcp.port = %d

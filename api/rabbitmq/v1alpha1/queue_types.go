@@ -29,7 +29,8 @@ type QueueSpec struct {
 	// +optional
 	Vhost string `json:"vhost,omitempty"`
 	// Type of the queue (for example classic, quorum, stream), sent as the
-	// x-queue-type argument. An x-queue-type in arguments wins.
+	// x-queue-type argument; it wins over an x-queue-type in arguments, as
+	// upstream's.
 	// +optional
 	Type string `json:"type,omitempty"`
 	// Durable queues survive a broker restart. Defaults to true, as upstream's
