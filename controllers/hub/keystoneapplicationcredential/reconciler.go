@@ -53,6 +53,7 @@ type Reconciler struct {
 	probes  memo[probeRecord]
 	revoker Revoker
 	logins  memo[int64]
+	roles   RoleLister
 }
 
 type pass struct {
@@ -189,7 +190,13 @@ func (p *pass) run(ctx context.Context) error {
 	if in.Refusal.Passed() {
 		p.probe(ctx, &in, secret, refs.ca)
 	}
-	if err := p.carryOut(ctx, applicationcredential.Decide(in)); err != nil {
+	in.ScopeChanged = p.st.CredentialGeneration > 0 && p.scopeChanged()
+	d, err := p.admitScope(ctx, applicationcredential.Decide(in))
+	if err != nil {
+		p.obs.CredentialError = err
+		return err
+	}
+	if err := p.carryOut(ctx, d); err != nil {
 		p.obs.CredentialError = err
 		return err
 	}
