@@ -150,6 +150,9 @@ func (p *pass) Status() orders.StatusUpdate[orderStatus] {
 	p.obs.Credentials = p.creds
 	p.obs.ExpiredNow = applicationcredential.Expired(timeOf(p.st.CredentialExpiresAt), p.now)
 	p.conds = applicationcredential.Conditions(p.obs, p.ac.Generation)
+	orders.RecordCredential(p.ord, orders.CredentialMetrics{ExpiresAt: timeOf(p.st.CredentialExpiresAt),
+		NextRotation: timeOf(p.st.NextRotation), GracePeriod: p.schedule.GracePeriod,
+		Failing: p.conds[0].Reason == c5c3v1alpha1.ReasonCredentialFailed})
 	return orders.StatusUpdate[orderStatus]{Fields: p.st, Conditions: p.conds, Now: metav1.NewTime(p.now)}
 }
 
@@ -301,6 +304,7 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 		p.obs.Rejected = false // a probe judged the superseded credential
 		p.st = applicationcredential.Switch(p.st, p.schedule, p.now, d.Generation, id, expiresAtOf(o))
 		if prev > 0 {
+			orders.RecordRotation(p.ord)
 			p.event(corev1.EventTypeNormal, EventRotationSwitched, "Rotate",
 				"switched to generation %d; generation %d is deleted at %s", d.Generation, prev,
 				p.st.PreviousCredentialDeleteAt.UTC().Format(time.RFC3339))
@@ -309,6 +313,7 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 		if err := p.deleteGeneration(ctx, d.Generation); err != nil {
 			return err
 		}
+		orders.RecordRotationFailure(p.ord)
 		p.event(corev1.EventTypeNormal, EventFailedDeleted, "Rotate",
 			"deleting failed generation %d: spec.credentialGeneration was raised above it", d.Generation)
 	case applicationcredential.ActionReplaceFailed:
@@ -316,6 +321,7 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 		if err := p.deleteGeneration(ctx, d.Generation); err != nil {
 			return err
 		}
+		orders.RecordRotationFailure(p.ord)
 		msg := "the live generation %d is due for rotation, expiring or gone"
 		if d.Replace == applicationcredential.ReplacePasswordRotated {
 			msg = "K-ORC could not authenticate (401) and the user's password has since rotated; live generation %d stays delivered"

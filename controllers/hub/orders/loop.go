@@ -91,6 +91,9 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 	}
 	obj := l.Kind.New()
 	if err := oc.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			ForgetMetrics(OrderOf(l.Status.Kind, req)) // the order is gone (docs/reference/metrics.md)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	p := &Pass[T]{Order: OrderOf(l.Status.Kind, req), Client: oc, Obj: obj}

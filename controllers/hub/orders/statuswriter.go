@@ -53,6 +53,9 @@ func (w StatusWriter[T, S]) Write(ctx context.Context, c client.Client, ord Orde
 	if err := PatchStatus(ctx, c, obj, base, w.Kind, w.OptimisticLock); err != nil {
 		return err
 	}
+	if obj.GetDeletionTimestamp().IsZero() {
+		RecordReady(ord, *conds)
+	}
 	if w.Recorder == nil || (w.ManagementEventsOnly && ord.OnTargetCluster()) {
 		return nil
 	}
