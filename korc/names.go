@@ -135,6 +135,17 @@ func EndpointDiscriminator(iface c5c3v1alpha1.EndpointInterface) string {
 // role.
 func RoleDiscriminator(role string) string { return "role-" + RoleSlug(role) }
 
+// ScopeRoleDiscriminator is "role-<ShortHash(role)>", the K-ORC Role import
+// an application credential's spec.roles entry names (fixed width, so any
+// role name fits the child-name limit).
+func ScopeRoleDiscriminator(role string) string { return "role-" + ShortHash(role) }
+
+// ScopeServiceDiscriminator is "service-<ShortHash(serviceType)>", the K-ORC
+// Service import an application credential's access rule names.
+func ScopeServiceDiscriminator(serviceType string) string {
+	return "service-" + ShortHash(serviceType)
+}
+
 // AssignDiscriminator is "assign-<RoleSlug(role)>", the role assignment of
 // one role.
 func AssignDiscriminator(role string) string { return "assign-" + RoleSlug(role) }

@@ -247,3 +247,23 @@ func must(err error) {
 		panic(err)
 	}
 }
+
+// ServeMetrics adds controller-runtime's metrics server on a free loopback
+// port to mgr, serving its registry (sigs.k8s.io/controller-runtime/pkg/metrics)
+// over plain HTTP, and returns the scrape URL. The port is released before
+// the server binds it; a collision shows up as a start failure.
+func ServeMetrics(mgr ctrl.Manager) (string, error) {
+	port, err := freePort()
+	if err != nil {
+		return "", err
+	}
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	srv, err := metricsserver.NewServer(metricsserver.Options{BindAddress: addr}, mgr.GetConfig(), mgr.GetHTTPClient())
+	if err != nil {
+		return "", err
+	}
+	if err := mgr.Add(srv); err != nil {
+		return "", err
+	}
+	return "http://" + addr + "/metrics", nil
+}

@@ -176,6 +176,10 @@ const (
 	// namespace has assigned the user a role on the project (none reports
 	// status.roleID).
 	ReasonNoRoleOnProject = "NoRoleOnProject"
+	// ReasonRoleNotHeld (False, CredentialReady): spec.roles of a
+	// KeystoneApplicationCredential names a role the user does not hold on
+	// the project in Keystone; no credential with that scope is created.
+	ReasonRoleNotHeld = "RoleNotHeld"
 	// ReasonWaitingForCABundle (False): the Keystone CA bundle the
 	// ControlPlane references is not available, so the operator cannot write
 	// the document K-ORC authenticates with.

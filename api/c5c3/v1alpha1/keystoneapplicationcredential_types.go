@@ -45,6 +45,52 @@ type KeystoneApplicationCredentialSpec struct {
 	// +optional
 	// +kubebuilder:default={}
 	Rotation *ApplicationCredentialRotationSpec `json:"rotation,omitempty"`
+
+	// The Keystone roles (by name) the credential carries, each one the
+	// user holds on the project. Absent: every role the user holds there.
+	// A change rotates to a credential with the new roles.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=255
+	// +kubebuilder:validation:items:XValidation:rule="!self.contains(',')",message="a role name has no comma"
+	Roles []string `json:"roles,omitempty"`
+
+	// The requests the credential may make, each service type, method and
+	// path (Keystone access rules). Absent: any request its roles allow. A
+	// change rotates to a credential with the new rules.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=64
+	AccessRules []ApplicationCredentialAccessRule `json:"accessRules,omitempty"`
+}
+
+// ApplicationCredentialAccessRule is one Keystone access rule
+// (docs/reference/keystoneapplicationcredential.md,
+// "KeystoneApplicationCredentialSpec", accessRules; the bounds are Keystone's
+// application credential schema).
+type ApplicationCredentialAccessRule struct {
+	// The service type in the Keystone catalog (e.g. compute); exactly one
+	// catalog service must have it.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:Pattern=`^[a-zA-Z0-9-]+$`
+	Service string `json:"service"`
+
+	// The HTTP method.
+	// +required
+	// +kubebuilder:validation:Enum=GET;HEAD;POST;PUT;PATCH;DELETE
+	Method string `json:"method"`
+
+	// The request path, starting with "/"; Keystone matches "*" as one path
+	// segment and "**" as any rest.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=225
+	// +kubebuilder:validation:Pattern=`^/`
+	Path string `json:"path"`
 }
 
 // ApplicationCredentialRotationSpec is the rotation schedule of an

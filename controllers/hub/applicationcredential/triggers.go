@@ -50,6 +50,9 @@ const (
 	TriggerInitial Trigger = "Initial"
 	// TriggerGeneration: spec.credentialGeneration is above the status's.
 	TriggerGeneration Trigger = "GenerationRaised"
+	// TriggerScope: spec.roles or spec.accessRules differ from the delivered
+	// generation's (docs/reference/keystoneapplicationcredential.md, "Scope").
+	TriggerScope Trigger = "ScopeChanged"
 	// TriggerCredentialGone: the delivered generation's K-ORC child is gone;
 	// treated as expired.
 	TriggerCredentialGone Trigger = "CredentialGone"
@@ -120,6 +123,9 @@ type Input struct {
 	PasswordGeneration int64
 	// Rejected: Keystone rejected the delivered generation (RejectedByKeystone).
 	Rejected bool
+	// ScopeChanged: the delivered generation's K-ORC child has another scope
+	// than the spec asks for (ScopeDiffers).
+	ScopeChanged bool
 }
 
 type Decision struct {
@@ -180,6 +186,8 @@ func (in Input) trigger() (Trigger, int64) {
 		return TriggerInitial, in.Desired
 	case in.Desired > in.Current:
 		return TriggerGeneration, next
+	case in.ScopeChanged:
+		return TriggerScope, next
 	case !listed(in.Credentials, in.Current):
 		return TriggerCredentialGone, next
 	case in.Rejected:

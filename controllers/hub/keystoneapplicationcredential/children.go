@@ -104,6 +104,26 @@ func (p *pass) createGeneration(ctx context.Context, gen int64) error {
 			return fmt.Errorf("create the secret of generation %d: %w", gen, err)
 		}
 	}
+	if err := p.applyScopeImports(ctx); err != nil {
+		return err
+	}
+	cred := p.credentialChild(gen, secretName)
+	if err := p.r.Local.Create(ctx, cred, client.FieldOwner(orders.FieldOwner)); err != nil {
+		if apierrors.IsAlreadyExists(err) {
+			return p.adoptable(ctx, &orcv1alpha1.ApplicationCredential{}, cred.Name)
+		}
+		return fmt.Errorf("create the K-ORC ApplicationCredential of generation %d: %w", gen, err)
+	}
+	p.creds = append(p.creds, applicationcredential.Credential{Generation: gen, State: korc.State{Phase: korc.PhasePending}})
+	return nil
+}
+
+// credentialChild is the K-ORC ApplicationCredential of generation gen:
+// restricted, minted through mint-cloud with secretName's value, expiring at
+// Schedule.ExpiresAt(now), with the spec's scope (docs/reference/
+// keystoneapplicationcredential.md, "Rotation" and "Scope").
+func (p *pass) credentialChild(gen int64, secretName string) *orcv1alpha1.ApplicationCredential {
+	scope := p.scope()
 	var expires *metav1.Time
 	if t := p.schedule.ExpiresAt(p.now); t != nil {
 		expires = ptr.To(metav1.NewTime(*t))
@@ -128,17 +148,12 @@ func (p *pass) createGeneration(ctx context.Context, gen int64) error {
 				Unrestricted: ptr.To(false),
 				SecretRef:    orcv1alpha1.KubernetesNameRef(secretName),
 				ExpiresAt:    expires,
+				RoleRefs:     scope.RoleRefs,
+				AccessRules:  scope.AccessRules,
 			},
 		},
 	}
-	if err := p.r.Local.Create(ctx, cred, client.FieldOwner(orders.FieldOwner)); err != nil {
-		if apierrors.IsAlreadyExists(err) {
-			return p.adoptable(ctx, &orcv1alpha1.ApplicationCredential{}, cred.Name)
-		}
-		return fmt.Errorf("create the K-ORC ApplicationCredential of generation %d: %w", gen, err)
-	}
-	p.creds = append(p.creds, applicationcredential.Credential{Generation: gen, State: korc.State{Phase: korc.PhasePending}})
-	return nil
+	return cred
 }
 
 // adoptable checks an existing child by applicationcredential.AdoptableChild;

@@ -130,6 +130,9 @@ func (p *pass) deliver(ctx context.Context, cur *corev1.Secret) {
 		}
 		p.event(corev1.EventTypeNormal, EventDelivered, "Deliver", "Secret %s now carries generation %d",
 			orders.SecretName(p.ac.Name), p.st.CredentialGeneration)
+		if o := p.credObjs[p.st.CredentialGeneration]; o != nil && p.st.PreviousCredentialGeneration > 0 {
+			orders.ObserveRotationDuration(p.ord.Kind, p.now.Sub(o.CreationTimestamp.Time))
+		}
 	}
 	p.obs.Delivered = true
 	// The first pass that sees the Secret carry the generation starts the

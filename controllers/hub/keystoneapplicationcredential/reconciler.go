@@ -55,6 +55,7 @@ type Reconciler struct {
 	probes  memo[probeRecord]
 	revoker Revoker
 	logins  memo[int64]
+	roles   RoleLister
 }
 
 type pass struct {
@@ -151,7 +152,10 @@ func (p *pass) Status() lifecycle.StatusUpdate[orderStatus] {
 	p.obs.Credentials = p.creds
 	p.obs.ExpiredNow = applicationcredential.Expired(timeOf(p.st.CredentialExpiresAt), p.now)
 	p.conds = applicationcredential.Conditions(p.obs, p.ac.Generation)
-	return lifecycle.StatusUpdate[orderStatus]{Fields: p.st, Conditions: p.conds, Now: metav1.NewTime(p.now)}
+	m := orders.CredentialMetrics{ExpiresAt: timeOf(p.st.CredentialExpiresAt), NextRotation: timeOf(p.st.NextRotation),
+		GracePeriod: p.schedule.GracePeriod, Failing: p.conds[0].Reason == c5c3v1alpha1.ReasonCredentialFailed}
+	return lifecycle.StatusUpdate[orderStatus]{Fields: p.st, Conditions: p.conds, Now: metav1.NewTime(p.now),
+		Written: func() { orders.RecordCredential(p.ord, m) }}
 }
 
 // Requeue is applicationcredential.RequeueAfter, at most NotReadyRequeue while
@@ -191,7 +195,13 @@ func (p *pass) run(ctx context.Context) error {
 	if in.Refusal.Passed() {
 		p.probe(ctx, &in, secret, refs.ca)
 	}
-	if err := p.carryOut(ctx, applicationcredential.Decide(in)); err != nil {
+	in.ScopeChanged = p.st.CredentialGeneration > 0 && p.scopeChanged()
+	d, err := p.admitScope(ctx, applicationcredential.Decide(in))
+	if err != nil {
+		p.obs.CredentialError = err
+		return err
+	}
+	if err := p.carryOut(ctx, d); err != nil {
 		p.obs.CredentialError = err
 		return err
 	}
@@ -296,6 +306,7 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 		p.obs.Rejected = false // a probe judged the superseded credential
 		p.st = applicationcredential.Switch(p.st, p.schedule, p.now, d.Generation, id, expiresAtOf(o))
 		if prev > 0 {
+			orders.RecordRotation(p.ord)
 			p.event(corev1.EventTypeNormal, EventRotationSwitched, "Rotate",
 				"switched to generation %d; generation %d is deleted at %s", d.Generation, prev,
 				p.st.PreviousCredentialDeleteAt.UTC().Format(time.RFC3339))
@@ -304,6 +315,7 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 		if err := p.deleteGeneration(ctx, d.Generation); err != nil {
 			return err
 		}
+		orders.RecordRotationFailure(p.ord)
 		p.event(corev1.EventTypeNormal, EventFailedDeleted, "Rotate",
 			"deleting failed generation %d: spec.credentialGeneration was raised above it", d.Generation)
 	case applicationcredential.ActionReplaceFailed:
@@ -311,6 +323,7 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 		if err := p.deleteGeneration(ctx, d.Generation); err != nil {
 			return err
 		}
+		orders.RecordRotationFailure(p.ord)
 		msg := "the live generation %d is due for rotation, expiring or gone"
 		if d.Replace == applicationcredential.ReplacePasswordRotated {
 			msg = "K-ORC could not authenticate (401) and the user's password has since rotated; live generation %d stays delivered"

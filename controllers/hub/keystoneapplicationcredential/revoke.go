@@ -2,10 +2,7 @@ package keystoneapplicationcredential
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
@@ -36,13 +33,6 @@ type RevokeRequest struct {
 // internal/osclients/applicationcredential.go, GetApplicationCredential).
 type Revoker func(ctx context.Context, r RevokeRequest) (existed bool, err error)
 
-// ErrLoginRefused: Keystone answered the login with 401; retrying would only
-// approach Keystone's lockout, so the hub waits for a new password.
-var ErrLoginRefused = errors.New("Keystone refused the user's login")
-
-// keystoneTimeout bounds one Keystone call.
-const keystoneTimeout = 20 * time.Second
-
 // KeystoneRevoke is the default Revoker: a project-scoped token as the user at
 // the plane's auth URL, then DELETE
 // /v3/users/{user_id}/application_credentials/{id} there.
@@ -50,26 +40,11 @@ func KeystoneRevoke(ctx context.Context, r RevokeRequest) (bool, error) {
 	m := r.Mint
 	ctx, cancel := context.WithTimeout(ctx, 2*keystoneTimeout)
 	defer cancel()
-	pc, tr, err := controlplane.NewProviderClient(m.AuthURL, m.CABundle, keystoneTimeout)
+	pc, release, err := loginAsUser(ctx, m)
 	if err != nil {
 		return false, err
 	}
-	defer tr.CloseIdleConnections()
-	if m.UserID == "" {
-		return false, errors.New("the user's Keystone id is not known (its K-ORC User reports none)")
-	}
-	ao := gophercloud.AuthOptions{IdentityEndpoint: m.AuthURL, UserID: m.UserID, Password: string(m.Password)}
-	if m.ProjectID != "" {
-		ao.Scope = &gophercloud.AuthScope{ProjectID: m.ProjectID}
-	} else {
-		ao.Scope = &gophercloud.AuthScope{ProjectName: m.ProjectName, DomainName: m.ProjectDomain}
-	}
-	if err := openstack.Authenticate(ctx, pc, ao); err != nil {
-		if gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) {
-			return false, fmt.Errorf("%w: %w", ErrLoginRefused, controlplane.WithoutBody(err))
-		}
-		return false, controlplane.WithoutBody(err)
-	}
+	defer release()
 	ic, err := openstack.NewIdentityV3(pc, gophercloud.EndpointOpts{})
 	if err != nil {
 		return false, err

@@ -31,6 +31,7 @@ import (
 // +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=applicationcredentials,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=applicationcredentials/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=users;projects,verbs=get;list;watch
+// +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=roles;services,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=external-secrets.io,resources=pushsecrets,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=external-secrets.io,resources=secretstores;clustersecretstores,verbs=get;list;watch
 
@@ -47,6 +48,9 @@ type Options struct {
 	Prober      Prober
 	// Revoker deletes released superseded credentials; default KeystoneRevoke.
 	Revoker Revoker
+	// Roles lists the user's roles on the project for spec.roles; default
+	// KeystoneTokenRoles.
+	Roles RoleLister
 }
 
 // SetupWithManager registers the reconciler on hub's multicluster manager.
@@ -69,8 +73,11 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Revoker == nil {
 		opts.Revoker = KeystoneRevoke
 	}
+	if opts.Roles == nil {
+		opts.Roles = KeystoneTokenRoles
+	}
 	r := &Reconciler{Base: base, now: opts.Now,
-		resync: opts.ReadyResync, prober: opts.Prober, revoker: opts.Revoker}
+		resync: opts.ReadyResync, prober: opts.Prober, revoker: opts.Revoker, roles: opts.Roles}
 	kind := orders.KindKeystoneApplicationCredential
 	localOnly := orders.LocalOnly()
 	everywhere := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(true)}

@@ -41,6 +41,8 @@ var (
 	stack    *testenv.Stack
 	kube     client.Client
 	identity *gophercloud.ServiceClient // the tests' own admin view of Keystone
+	// metricsURL is the manager's metrics endpoint (testenv.ServeMetrics).
+	metricsURL string
 )
 
 func TestMain(m *testing.M) {
@@ -56,6 +58,10 @@ func setup(ctx context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 	if err := controlplane.SetupWithManager(s.Manager, controlplane.Options{RetryInterval: 2 * time.Second, Verifier: suiteVerifier{},
 		OpenBao: &controlplane.OpenBao{Address: stack.OpenBao.Addr, Mount: stack.OpenBao.KVMount,
 			AuthMount: stack.OpenBao.AuthMount, Role: stack.OpenBao.Role, ServiceAccount: stack.OpenBao.ServiceAccount}}); err != nil {
+		return nil, err
+	}
+	var err error
+	if metricsURL, err = testenv.ServeMetrics(s.Manager); err != nil {
 		return nil, err
 	}
 	h, err := clusters.Wrap(ctx, s.Manager, nil)

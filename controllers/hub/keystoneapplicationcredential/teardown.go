@@ -28,17 +28,22 @@ var (
 	credentialList = func() client.ObjectList { return &orcv1alpha1.ApplicationCredentialList{} }
 	secretList     = func() client.ObjectList { return &corev1.SecretList{} }
 	pushList       = func() client.ObjectList { return eso.NewMetadataList(eso.PushSecretGVK) }
+	// roleList and serviceList hold the scope's K-ORC imports (scope.go).
+	roleList    = func() client.ObjectList { return &orcv1alpha1.RoleList{} }
+	serviceList = func() client.ObjectList { return &orcv1alpha1.ServiceList{} }
 )
 
 // childSets are the kinds IndexChildren indexes for the order.
-var childSets = []orders.ChildSet{{List: credentialList}, {List: secretList}, {List: pushList}}
+var childSets = []orders.ChildSet{{List: credentialList}, {List: secretList}, {List: pushList},
+	{List: roleList}, {List: serviceList}}
 
 // teardown is the c5c3.io/keystoneapplicationcredential-teardown deletion
 // path of q's order in two phases
 // (docs/reference/keystoneapplicationcredential.md, "Deletion Semantics"):
 // first the PushSecret (the OpenBao path), every credential-v<N> (K-ORC
 // deletes it in Keystone through mint-cloud), every secret-v<N> and the
-// source Secret; once none is listed, mint-cloud and the delivered Secret.
+// source Secret; once none is listed, mint-cloud, the scope's Role and
+// Service imports and the delivered Secret.
 // The mint-cloud document is not rebuilt here (a user password rotated
 // during the teardown strands the finalizer, as that page says).
 func (q *pass) teardown() orders.Teardown[orderObj] {
@@ -59,7 +64,7 @@ func (q *pass) teardown() orders.Teardown[orderObj] {
 		Phases: []orders.Phase[orderObj]{
 			{Sets: []orders.ChildSet{{List: pushList}, {List: credentialList, Select: ownChild},
 				{List: secretList, Select: generational}}},
-			{Sets: []orders.ChildSet{{List: secretList}}, After: q.deleteDelivered},
+			{Sets: []orders.ChildSet{{List: secretList}, {List: roleList}, {List: serviceList}}, After: q.deleteDelivered},
 		},
 		WaitRequeue: TeardownRequeue,
 	}

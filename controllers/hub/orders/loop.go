@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -101,6 +102,9 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 	}
 	obj := l.Kind.New()
 	if err := oc.Get(ctx, req.NamespacedName, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			ForgetMetrics(OrderOf(l.Status.Kind, req)) // the order is gone (docs/reference/metrics.md)
+		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
 	p := &Pass[T]{Order: OrderOf(l.Status.Kind, req), Client: oc, Obj: obj}
@@ -130,6 +134,14 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 	}
 	u := a.Status()
 	u.Quiet = p.Order.OnTargetCluster()
+	kindWritten := u.Written
+	u.Written = func() {
+		if kindWritten != nil {
+			kindWritten()
+		}
+		_, conds, _ := l.Status.Fields(obj)
+		RecordReady(p.Order, *conds) // docs/reference/metrics.md
+	}
 	return l.Status.Finish(ctx, oc, obj, &u, pr)
 }
 

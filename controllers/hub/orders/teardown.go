@@ -162,6 +162,7 @@ func release[T client.Object](ctx context.Context, td Teardown[T], io TeardownIO
 	if err := client.IgnoreNotFound(p.Client.Patch(ctx, p.Obj, client.MergeFrom(base))); err != nil {
 		return fmt.Errorf("release the finalizer: %w", err)
 	}
+	ForgetMetrics(p.Order)
 	if p.Plane == nil && (left > 0 || sweepErr != nil) {
 		note := fmt.Sprintf("ControlPlane is gone: released with %d children still listed", left)
 		if sweepErr != nil {

@@ -1,0 +1,113 @@
+package orders
+
+import (
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
+
+// The hub's order metrics on controller-runtime's registry, served by the
+// manager's metrics endpoint (docs/reference/metrics.md). Per-order series
+// carry kind, cluster ("" for the management cluster), namespace and name;
+// ForgetMetrics drops them once the order is gone.
+var (
+	orderLabels = []string{"kind", "cluster", "namespace", "name"}
+
+	orderReady = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orderhub_order_ready",
+		Help: "1 when the order's Ready condition is True, else 0; reason is that condition's reason."},
+		append(orderLabels[:4:4], "reason"))
+	credentialExpiry = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orderhub_credential_expiration_timestamp_seconds",
+		Help: "When the delivered credential expires in Keystone, in Unix seconds; absent for one without expiry."}, orderLabels)
+	credentialNextRotation = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orderhub_credential_next_rotation_timestamp_seconds",
+		Help: "When the schedule rotates the delivered credential next, in Unix seconds; absent with the schedule off."}, orderLabels)
+	credentialGracePeriod = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orderhub_credential_grace_period_seconds",
+		Help: "The order's rotation grace period in seconds."}, orderLabels)
+	rotationFailing = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orderhub_credential_rotation_failing",
+		Help: "1 while K-ORC reports a terminal error on a credential generation of the order (CredentialFailed), else 0."}, orderLabels)
+	rotations = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "orderhub_credential_rotations_total",
+		Help: "Switches of the delivered credential to a successor generation."}, orderLabels)
+	rotationFailures = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "orderhub_credential_rotation_failures_total",
+		Help: "Failed successor generations deleted to be replaced or superseded."}, orderLabels)
+	rotationDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "orderhub_credential_rotation_duration_seconds",
+		Help:    "Time from the creation of a successor generation to the delivered Secret carrying it.",
+		Buckets: prometheus.ExponentialBuckets(1, 2, 16)}, []string{"kind"})
+)
+
+func init() {
+	metrics.Registry.MustRegister(orderReady, credentialExpiry, credentialNextRotation, credentialGracePeriod,
+		rotationFailing, rotations, rotationFailures, rotationDuration)
+}
+
+func (o Order) metricLabels() prometheus.Labels {
+	return prometheus.Labels{"kind": o.Kind, "cluster": o.Cluster, "namespace": o.Namespace, "name": o.Name}
+}
+
+// RecordReady sets orderhub_order_ready of o from conds' Ready condition
+// (none: 0 with reason "").
+func RecordReady(o Order, conds []metav1.Condition) {
+	orderReady.DeletePartialMatch(o.metricLabels())
+	v, reason := 0.0, ""
+	if c := meta.FindStatusCondition(conds, c5c3v1alpha1.ConditionReady); c != nil {
+		reason = c.Reason
+		if c.Status == metav1.ConditionTrue {
+			v = 1
+		}
+	}
+	orderReady.WithLabelValues(o.Kind, o.Cluster, o.Namespace, o.Name, reason).Set(v)
+}
+
+// CredentialMetrics is the delivered credential's schedule as one pass saw it.
+type CredentialMetrics struct {
+	// ExpiresAt and NextRotation are nil when absent (series removed).
+	ExpiresAt, NextRotation *time.Time
+	GracePeriod             time.Duration
+	Failing                 bool
+}
+
+// RecordCredential sets o's credential gauges from m.
+func RecordCredential(o Order, m CredentialMetrics) {
+	l := o.metricLabels()
+	setTimestamp(credentialExpiry, l, m.ExpiresAt)
+	setTimestamp(credentialNextRotation, l, m.NextRotation)
+	credentialGracePeriod.With(l).Set(m.GracePeriod.Seconds())
+	failing := 0.0
+	if m.Failing {
+		failing = 1
+	}
+	rotationFailing.With(l).Set(failing)
+}
+
+func setTimestamp(g *prometheus.GaugeVec, l prometheus.Labels, t *time.Time) {
+	if t == nil {
+		g.Delete(l)
+		return
+	}
+	g.With(l).Set(float64(t.Unix()))
+}
+
+// RecordRotation counts a switch of o's delivered credential.
+func RecordRotation(o Order) { rotations.With(o.metricLabels()).Inc() }
+
+// RecordRotationFailure counts a failed successor of o deleted.
+func RecordRotationFailure(o Order) { rotationFailures.With(o.metricLabels()).Inc() }
+
+// ObserveRotationDuration records d, from a successor's creation to its
+// delivery, for kind.
+func ObserveRotationDuration(kind string, d time.Duration) {
+	rotationDuration.WithLabelValues(kind).Observe(d.Seconds())
+}
+
+// ForgetMetrics drops every per-order series of o.
+func ForgetMetrics(o Order) {
+	l := o.metricLabels()
+	for _, v := range []*prometheus.MetricVec{orderReady.MetricVec, credentialExpiry.MetricVec,
+		credentialNextRotation.MetricVec, credentialGracePeriod.MetricVec, rotationFailing.MetricVec,
+		rotations.MetricVec, rotationFailures.MetricVec} {
+		v.DeletePartialMatch(l)
+	}
+}
