@@ -31,6 +31,7 @@ tools: ## Build/install every stack binary into $(ORDERHUB_CACHE) (cold ~45-70 m
 manifests: ## Generate CRDs and deepcopy code with controller-gen.
 	hack/tools.sh controller-gen
 	hack/generate.sh
+	go run ./hack/troubleshooting
 
 .PHONY: bench
 bench: ## orderhub side by side with K-ORC and the messaging-topology-operator, with floors (BENCH_ARGS="-n 1000 -repeat 3"; docs/performance.md).
@@ -47,10 +48,11 @@ image: ## Build the OCI image $(IMAGE):$(VERSION) without Docker into $(IMAGE_TA
 	COMMIT="$(COMMIT)" hack/image.sh "$(VERSION)" "$(IMAGE)" "$(IMAGE_TAR)"
 
 .PHONY: vet
-vet: ## gofmt check, citation check (hack/check-citations.sh), the package section of docs/architecture.md (hack/archcheck) and go vet (with and without the integration tag).
+vet: ## gofmt check, citation check (hack/check-citations.sh), the package section of docs/architecture.md (hack/archcheck), docs/troubleshooting.md up to date (hack/troubleshooting) and go vet (with and without the integration tag).
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt'd: $$unformatted"; exit 1; fi
 	hack/check-citations.sh
 	go run ./hack/archcheck
+	go run ./hack/troubleshooting -check
 	go vet ./...
 	go vet -tags integration ./...
 
@@ -82,7 +84,7 @@ helm-lint: ## helm lint the chart (charts/orderhub) with its defaults and with e
 
 .PHONY: verify-generated
 verify-generated: verify-invalid-cr-fixtures ## Fail when generated files differ from the committed ones.
-	@changed=$$(git status --porcelain -- api config tests/e2e charts/orderhub/files); \
+	@changed=$$(git status --porcelain -- api config tests/e2e charts/orderhub/files docs/troubleshooting.md); \
 	if [ -n "$$changed" ]; then echo "$$changed"; echo "generated files are stale: run 'make manifests' and commit"; exit 1; fi
 
 .PHONY: verify-invalid-cr-fixtures
