@@ -28,10 +28,11 @@ tools: ## Build/install every stack binary into $(ORDERHUB_CACHE) (cold ~45-70 m
 	hack/tools.sh all
 
 .PHONY: manifests
-manifests: ## Generate CRDs and deepcopy code with controller-gen.
+manifests: ## Generate CRDs and deepcopy code with controller-gen, docs/troubleshooting.md and the chart's values README.
 	hack/tools.sh controller-gen
 	hack/generate.sh
 	go run ./hack/troubleshooting
+	$(MAKE) chart-docs
 
 .PHONY: bench
 bench: ## orderhub side by side with K-ORC and the messaging-topology-operator, with floors (BENCH_ARGS="-n 1000 -repeat 3"; docs/performance.md).
@@ -76,6 +77,11 @@ build-installer: ## Render config/default with the image $(IMAGE):$(VERSION) int
 	"$(ORDERHUB_K8S_DIR)/kubectl" kustomize bin/installer >dist/install.yaml
 	@echo "dist/install.yaml: image $(IMAGE):$(VERSION)"
 
+.PHONY: chart-docs
+chart-docs: ## Write the values table of charts/orderhub/README.md from README.md.gotmpl and the values' "# --" comments (helm-docs).
+	hack/tools.sh helm-docs
+	$(ORDERHUB_HELM_DOCS) --chart-search-root charts --template-files README.md.gotmpl --output-file README.md --sort-values-order file --log-level warning
+
 .PHONY: helm-lint
 helm-lint: ## helm lint the chart (charts/orderhub) with its defaults and with every optional part on.
 	hack/tools.sh helm
@@ -84,7 +90,7 @@ helm-lint: ## helm lint the chart (charts/orderhub) with its defaults and with e
 
 .PHONY: verify-generated
 verify-generated: verify-invalid-cr-fixtures ## Fail when generated files differ from the committed ones.
-	@changed=$$(git status --porcelain -- api config tests/e2e charts/orderhub/files docs/troubleshooting.md); \
+	@changed=$$(git status --porcelain -- api config tests/e2e charts/orderhub/files charts/orderhub/README.md docs/troubleshooting.md); \
 	if [ -n "$$changed" ]; then echo "$$changed"; echo "generated files are stale: run 'make manifests' and commit"; exit 1; fi
 
 .PHONY: verify-invalid-cr-fixtures

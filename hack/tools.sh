@@ -3,7 +3,7 @@
 # version-keyed cache folder outside the clone, skipping whatever already
 # exists, and installs the Debian packages the stack needs when missing.
 #
-#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault|crane|helm|mto|node]...
+#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault|crane|helm|helm-docs|mto|node]...
 #   (node = node-debs kubelet containerd pause: the local node, docs/local-stack.md)
 #
 # ORDERHUB_CACHE overrides the cache folder (default ${XDG_CACHE_HOME:-~/.cache}/orderhub).
@@ -164,6 +164,15 @@ crane() {
 	CGO_ENABLED=0 GOBIN="$CRANE_DIR" go install -trimpath -ldflags "-s -w" "github.com/google/go-containerregistry/cmd/crane@$CRANE_VERSION"
 }
 
+# helm-docs writes the values table of charts/orderhub/README.md from the
+# values' "# --" comments (make chart-docs; github.com/norwoodj/helm-docs).
+helm_docs() {
+	[ -x "$HELM_DOCS_DIR/helm-docs" ] && return 0
+	log "building helm-docs $HELM_DOCS_VERSION"
+	mkdir -p "$HELM_DOCS_DIR"
+	CGO_ENABLED=0 GOBIN="$HELM_DOCS_DIR" go install -trimpath -ldflags "-s -w" "github.com/norwoodj/helm-docs/cmd/helm-docs@$HELM_DOCS_VERSION"
+}
+
 # helm lints and renders charts/orderhub (cold: ~5 min).
 helm() {
 	[ -x "$HELM_DIR/helm" ] && return 0
@@ -267,6 +276,7 @@ ORDERHUB_CONTAINERD_DIR=$CONTAINERD_DIR
 ORDERHUB_PAUSE_IMAGE=$PAUSE_IMAGE
 ORDERHUB_PAUSE_TAR=$PAUSE_DIR/pause.tar
 ORDERHUB_HELM=$HELM_DIR/helm
+ORDERHUB_HELM_DOCS=$HELM_DOCS_DIR/helm-docs
 ORDERHUB_MTO_DIR=$MTO_DIR
 EOT
 }
@@ -284,6 +294,7 @@ for t in "$@"; do
 	vault) vault ;;
 	crane) crane ;;
 	helm) helm ;;
+	helm-docs) helm_docs ;;
 	mto) mto ;;
 	node) node_tools ;;
 	node-debs) node_debs ;;
