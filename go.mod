@@ -10,6 +10,7 @@ require (
 	github.com/open-policy-agent/cert-controller v0.16.0
 	github.com/openbao/openbao/api/v2 v2.7.1
 	github.com/prometheus/client_golang v1.24.0
+	github.com/yuin/gopher-lua v1.1.1
 	go.uber.org/zap v1.27.1
 	golang.org/x/text v0.41.0
 	k8s.io/api v0.37.2
