@@ -106,8 +106,12 @@ soak-short: tools build ## The soak's 3-fault short variant as a test alone (mak
 	go test -tags integration -count=1 -timeout 30m -run TestIntegration_Soak_ThreeFaults -v ./hack/soak/
 
 .PHONY: demo
-demo: tools build ## Start the local stack and orderhub hub, order the sample KeystoneService, prove it from outside (stays up until `make demo-down`).
+demo: demo-tools build ## Start the local stack and orderhub hub, order the sample KeystoneService, prove it from outside (stays up until `make demo-down`).
 	hack/demo.sh
+
+.PHONY: demo-tools
+demo-tools: ## Build only the stack binaries the demo runs, two at a time, one progress line per tool (DRY_RUN=1 shows the plan).
+	hack/demo-tools.sh
 
 .PHONY: demo-down
 demo-down: ## Stop the demo's orderhub hub and the stack.

@@ -281,7 +281,23 @@ ORDERHUB_MTO_DIR=$MTO_DIR
 EOT
 }
 
+# cached TOOL: whether TOOL's binaries are in the cache, by the checks its
+# builder starts with (hack/demo-tools.sh plans with it).
+cached() {
+	case "$1" in
+	k8s) [ -x "$K8S_DIR/kube-apiserver" ] && [ -x "$K8S_DIR/etcd" ] && [ -x "$K8S_DIR/kube-controller-manager" ] && [ -x "$K8S_DIR/kubectl" ] ;;
+	korc) [ -x "$KORC_DIR/manager" ] && [ -d "$KORC_DIR/crds" ] ;;
+	eso) [ -x "$ESO_DIR/external-secrets" ] && [ -d "$ESO_DIR/crds" ] ;;
+	vault) [ -x "$VAULT_DIR/vault" ] ;;
+	*) return 1 ;;
+	esac
+}
+
 [ $# -gt 0 ] || set -- all
+if [ "$1" = cached ]; then
+	cached "${2:-}"
+	exit
+fi
 for t in "$@"; do
 	case "$t" in
 	all) debs; controller_gen; k8s; korc; eso; vault; chainsaw; crane; helm; mto; node_tools ;;
