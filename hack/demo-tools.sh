@@ -20,6 +20,10 @@ declare -A minutes=([k8s]=13 [eso]=12 [vault]=10 [korc]=6)
 order=(k8s eso vault korc)
 cores=$(nproc 2>/dev/null || echo 2)
 jobs=${ORDERHUB_TOOLS_JOBS:-$((cores > 4 ? cores / 2 : 2))}
+# The times were measured with each build using both of 2 cores, so the
+# estimates count at most cores/2 builds as running side by side.
+par=$((cores / 2 > 1 ? cores / 2 : 1))
+par=$((par < jobs ? par : jobs))
 logs="$ORDERHUB_CACHE/logs"
 dry=${DRY_RUN:-}
 
@@ -34,7 +38,7 @@ for t in "${order[@]}"; do
 done
 
 # left SECONDS_NOW: the estimated minutes until every unfinished tool is
-# built: the rest of each running build and every queued one, spread over jobs.
+# built: the rest of each running build and every queued one, spread over par.
 left() {
 	local sum=0 t
 	for t in "${!running[@]}"; do
@@ -42,7 +46,7 @@ left() {
 		sum=$((sum + (rest > 60 ? rest : 60)))
 	done
 	for t in "${queue[@]}"; do sum=$((sum + minutes[$t] * 60)); done
-	echo $(((sum / jobs + 59) / 60))
+	echo $(((sum / par + 59) / 60))
 }
 
 if [ ${#todo[@]} -eq 0 ]; then
@@ -50,7 +54,7 @@ if [ ${#todo[@]} -eq 0 ]; then
 else
 	total=0
 	for t in "${todo[@]}"; do total=$((total + minutes[$t])); done
-	say "to build: ${todo[*]} ($jobs at a time, logs in $logs); cold estimate ~$(((total + jobs - 1) / jobs)) min"
+	say "to build: ${todo[*]} ($jobs at a time, logs in $logs); cold estimate ~$(((total + par - 1) / par)) min"
 fi
 [ -n "$dry" ] || "$here/tools.sh" debs
 mkdir -p "$logs"
