@@ -28,9 +28,11 @@ tools: ## Build/install every stack binary into $(ORDERHUB_CACHE) (cold ~45-70 m
 	hack/tools.sh all
 
 .PHONY: manifests
-manifests: ## Generate CRDs and deepcopy code with controller-gen.
+manifests: ## Generate CRDs and deepcopy code with controller-gen, docs/troubleshooting.md and the chart's values README.
 	hack/tools.sh controller-gen
 	hack/generate.sh
+	go run ./hack/troubleshooting
+	$(MAKE) chart-docs
 
 .PHONY: bench
 bench: ## orderhub side by side with K-ORC and the messaging-topology-operator, with floors (BENCH_ARGS="-n 1000 -repeat 3"; docs/performance.md).
@@ -47,10 +49,11 @@ image: ## Build the OCI image $(IMAGE):$(VERSION) without Docker into $(IMAGE_TA
 	COMMIT="$(COMMIT)" hack/image.sh "$(VERSION)" "$(IMAGE)" "$(IMAGE_TAR)"
 
 .PHONY: vet
-vet: ## gofmt check, citation check (hack/check-citations.sh), the package section of docs/architecture.md (hack/archcheck) and go vet (with and without the integration tag).
+vet: ## gofmt check, citation check (hack/check-citations.sh), the package section of docs/architecture.md (hack/archcheck), docs/troubleshooting.md up to date (hack/troubleshooting) and go vet (with and without the integration tag).
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt'd: $$unformatted"; exit 1; fi
 	hack/check-citations.sh
 	go run ./hack/archcheck
+	go run ./hack/troubleshooting -check
 	go vet ./...
 	go vet -tags integration ./...
 
@@ -74,6 +77,11 @@ build-installer: ## Render config/default with the image $(IMAGE):$(VERSION) int
 	"$(ORDERHUB_K8S_DIR)/kubectl" kustomize bin/installer >dist/install.yaml
 	@echo "dist/install.yaml: image $(IMAGE):$(VERSION)"
 
+.PHONY: chart-docs
+chart-docs: ## Write the values table of charts/orderhub/README.md from README.md.gotmpl and the values' "# --" comments (helm-docs).
+	hack/tools.sh helm-docs
+	$(ORDERHUB_HELM_DOCS) --chart-search-root charts --template-files README.md.gotmpl --output-file README.md --sort-values-order file --log-level warning
+
 .PHONY: helm-lint
 helm-lint: ## helm lint the chart (charts/orderhub) with its defaults and with every optional part on.
 	hack/tools.sh helm
@@ -82,7 +90,7 @@ helm-lint: ## helm lint the chart (charts/orderhub) with its defaults and with e
 
 .PHONY: verify-generated
 verify-generated: verify-invalid-cr-fixtures ## Fail when generated files differ from the committed ones.
-	@changed=$$(git status --porcelain -- api config tests/e2e charts/orderhub/files); \
+	@changed=$$(git status --porcelain -- api config tests/e2e charts/orderhub/files charts/orderhub/README.md docs/troubleshooting.md); \
 	if [ -n "$$changed" ]; then echo "$$changed"; echo "generated files are stale: run 'make manifests' and commit"; exit 1; fi
 
 .PHONY: verify-invalid-cr-fixtures
@@ -98,8 +106,12 @@ soak-short: tools build ## The soak's 3-fault short variant as a test alone (mak
 	go test -tags integration -count=1 -timeout 30m -run TestIntegration_Soak_ThreeFaults -v ./hack/soak/
 
 .PHONY: demo
-demo: tools build ## Start the local stack and orderhub hub, order the sample KeystoneService, prove it from outside (stays up until `make demo-down`).
+demo: demo-tools build ## Start the local stack and orderhub hub, order the sample KeystoneService, prove it from outside (stays up until `make demo-down`).
 	hack/demo.sh
+
+.PHONY: demo-tools
+demo-tools: ## Build only the stack binaries the demo runs, two at a time, one progress line per tool (DRY_RUN=1 shows the plan).
+	hack/demo-tools.sh
 
 .PHONY: demo-down
 demo-down: ## Stop the demo's orderhub hub and the stack.

@@ -12,6 +12,7 @@ require (
 	github.com/prometheus/client_golang v1.24.0
 	github.com/prometheus/client_model v0.6.2
 	github.com/prometheus/common v0.70.0
+	github.com/yuin/gopher-lua v1.1.1
 	go.uber.org/zap v1.27.1
 	golang.org/x/text v0.41.0
 	k8s.io/api v0.37.2

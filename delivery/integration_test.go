@@ -240,7 +240,7 @@ func TestIntegration_PushSecretToOpenBao(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cl, err := cloudsyaml.ParseCloud([]byte(doc), "workflow"); err != nil || cl.Auth.Password != "password-v1" {
+	if cl, err := cloudsyaml.ParseCloud([]byte(doc), "workflow"); err != nil || cl.AuthInfo.Password != "password-v1" {
 		t.Fatalf("pushed clouds.yaml does not parse back: %v", err)
 	}
 	if managed, err := kv.ManagedByExternalSecrets(ctx, path); err != nil || !managed {

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The main job on a fresh machine: build the stack's binaries (cached), start
+# The main job on a fresh machine (make demo builds its binaries first,
+# hack/demo-tools.sh): start
 # the local stack, and prove each server answers from outside; then
 # hack/demo-order.sh starts `orderhub hub`, orders the sample KeystoneService
 # and proves it in Keystone. The stack and the hub stay up until `make demo-down`.

@@ -3,7 +3,7 @@
 # version-keyed cache folder outside the clone, skipping whatever already
 # exists, and installs the Debian packages the stack needs when missing.
 #
-#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault|crane|helm|mto|node]...
+#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault|crane|helm|helm-docs|mto|node]...
 #   (node = node-debs kubelet containerd pause: the local node, docs/local-stack.md)
 #
 # ORDERHUB_CACHE overrides the cache folder (default ${XDG_CACHE_HOME:-~/.cache}/orderhub).
@@ -164,6 +164,15 @@ crane() {
 	CGO_ENABLED=0 GOBIN="$CRANE_DIR" go install -trimpath -ldflags "-s -w" "github.com/google/go-containerregistry/cmd/crane@$CRANE_VERSION"
 }
 
+# helm-docs writes the values table of charts/orderhub/README.md from the
+# values' "# --" comments (make chart-docs; github.com/norwoodj/helm-docs).
+helm_docs() {
+	[ -x "$HELM_DOCS_DIR/helm-docs" ] && return 0
+	log "building helm-docs $HELM_DOCS_VERSION"
+	mkdir -p "$HELM_DOCS_DIR"
+	CGO_ENABLED=0 GOBIN="$HELM_DOCS_DIR" go install -trimpath -ldflags "-s -w" "github.com/norwoodj/helm-docs/cmd/helm-docs@$HELM_DOCS_VERSION"
+}
+
 # helm lints and renders charts/orderhub (cold: ~5 min).
 helm() {
 	[ -x "$HELM_DIR/helm" ] && return 0
@@ -267,11 +276,28 @@ ORDERHUB_CONTAINERD_DIR=$CONTAINERD_DIR
 ORDERHUB_PAUSE_IMAGE=$PAUSE_IMAGE
 ORDERHUB_PAUSE_TAR=$PAUSE_DIR/pause.tar
 ORDERHUB_HELM=$HELM_DIR/helm
+ORDERHUB_HELM_DOCS=$HELM_DOCS_DIR/helm-docs
 ORDERHUB_MTO_DIR=$MTO_DIR
 EOT
 }
 
+# cached TOOL: whether TOOL's binaries are in the cache, by the checks its
+# builder starts with (hack/demo-tools.sh plans with it).
+cached() {
+	case "$1" in
+	k8s) [ -x "$K8S_DIR/kube-apiserver" ] && [ -x "$K8S_DIR/etcd" ] && [ -x "$K8S_DIR/kube-controller-manager" ] && [ -x "$K8S_DIR/kubectl" ] ;;
+	korc) [ -x "$KORC_DIR/manager" ] && [ -d "$KORC_DIR/crds" ] ;;
+	eso) [ -x "$ESO_DIR/external-secrets" ] && [ -d "$ESO_DIR/crds" ] ;;
+	vault) [ -x "$VAULT_DIR/vault" ] ;;
+	*) return 1 ;;
+	esac
+}
+
 [ $# -gt 0 ] || set -- all
+if [ "$1" = cached ]; then
+	cached "${2:-}"
+	exit
+fi
 for t in "$@"; do
 	case "$t" in
 	all) debs; controller_gen; k8s; korc; eso; vault; chainsaw; crane; helm; mto; node_tools ;;
@@ -284,6 +310,7 @@ for t in "$@"; do
 	vault) vault ;;
 	crane) crane ;;
 	helm) helm ;;
+	helm-docs) helm_docs ;;
 	mto) mto ;;
 	node) node_tools ;;
 	node-debs) node_debs ;;

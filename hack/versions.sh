@@ -9,6 +9,7 @@ ESO_VERSION=v0.16.2
 VAULT_VERSION=v1.14.1
 CRANE_VERSION=v0.22.1
 HELM_VERSION=v3.22.0
+HELM_DOCS_VERSION=v1.14.2
 CONTAINERD_VERSION=v2.4.2
 # The topology peer of hack/bench. Its go.mod requires cluster-operator v2.22.3,
 # which the Go module proxy does not serve; it is built against this one
@@ -26,6 +27,7 @@ ESO_DIR="$ORDERHUB_CACHE/bin/eso-$ESO_VERSION"
 VAULT_DIR="$ORDERHUB_CACHE/bin/vault-$VAULT_VERSION"
 CRANE_DIR="$ORDERHUB_CACHE/bin/crane-$CRANE_VERSION"
 HELM_DIR="$ORDERHUB_CACHE/bin/helm-$HELM_VERSION"
+HELM_DOCS_DIR="$ORDERHUB_CACHE/bin/helm-docs-$HELM_DOCS_VERSION"
 MTO_DIR="$ORDERHUB_CACHE/bin/mto-$MTO_VERSION-co-$MTO_CLUSTER_OPERATOR_VERSION"
 # The local node (hack/tools.sh node): kubelet and kube-scheduler from the same
 # tools module as the control plane, in their own folder so the k8s folder's

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
-	"strconv"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 	"sigs.k8s.io/yaml"
 )
 
@@ -19,19 +19,29 @@ import (
 // contract").
 const Key = "clouds.yaml"
 
+// File, Cloud and Auth are gophercloud's clouds.yaml types
+// (github.com/gophercloud/gophercloud/v2/openstack/config/clouds).
+type (
+	File  = clouds.Clouds
+	Cloud = clouds.Cloud
+	Auth  = clouds.AuthInfo
+	// AuthType is auth_type's value.
+	AuthType = clouds.AuthType
+)
+
 // Auth types written to auth_type.
 const (
 	// AuthTypePassword is keystoneauth's generic password plugin; with
 	// identity_api_version 3 it authenticates against Keystone v3. It is the
 	// default when auth_type is absent.
-	AuthTypePassword = "password"
+	AuthTypePassword = clouds.AuthPassword
 	// AuthTypeV3ApplicationCredential authenticates with an application
 	// credential id and secret (Keystone v3 only).
-	AuthTypeV3ApplicationCredential = "v3applicationcredential"
+	AuthTypeV3ApplicationCredential = clouds.AuthV3ApplicationCredential
 )
 
 // IdentityAPIVersion3 is the only identity API version orderhub writes.
-const IdentityAPIVersion3 APIVersion = "3"
+const IdentityAPIVersion3 = "3"
 
 // Endpoint interfaces accepted in interface / endpoint_type.
 const (
@@ -43,82 +53,6 @@ const (
 // ErrCloudNotFound is returned (wrapped) when a document has no cloud of the
 // requested name.
 var ErrCloudNotFound = errors.New("cloudsyaml: no such cloud")
-
-// File is a whole clouds.yaml document: clouds keyed by cloud name.
-type File struct {
-	Clouds map[string]Cloud `json:"clouds"`
-}
-
-// Cloud is one entry under clouds:. Only the fields orderhub writes or reads
-// are modelled; unknown fields are dropped on parse.
-type Cloud struct {
-	// AuthType selects the keystoneauth plugin: empty (password),
-	// AuthTypePassword or AuthTypeV3ApplicationCredential.
-	AuthType string `json:"auth_type,omitempty"`
-	// Auth carries the credentials.
-	Auth Auth `json:"auth"`
-	// RegionName is the catalog region, e.g. RegionOne.
-	RegionName string `json:"region_name,omitempty"`
-	// Interface is the catalog endpoint interface (public, internal, admin)
-	// as openstacksdk reads it.
-	Interface string `json:"interface,omitempty"`
-	// EndpointType is the same interface under the key K-ORC reads.
-	EndpointType string `json:"endpoint_type,omitempty"`
-	// IdentityAPIVersion is the Keystone API major version; orderhub writes 3.
-	IdentityAPIVersion APIVersion `json:"identity_api_version,omitempty"`
-	// CACert is the path of a PEM CA bundle file to verify the auth URL with.
-	CACert string `json:"cacert,omitempty"`
-	// Verify turns TLS verification off when false; nil means verify.
-	Verify *bool `json:"verify,omitempty"`
-}
-
-// Auth is the auth: block of a cloud. Password auth uses the user and project
-// fields; application-credential auth uses the ApplicationCredential fields.
-type Auth struct {
-	// AuthURL is the Keystone endpoint, e.g. https://keystone.example/v3.
-	AuthURL string `json:"auth_url"`
-
-	Username          string `json:"username,omitempty"`
-	UserID            string `json:"user_id,omitempty"`
-	Password          string `json:"password,omitempty"`
-	UserDomainName    string `json:"user_domain_name,omitempty"`
-	UserDomainID      string `json:"user_domain_id,omitempty"`
-	ProjectName       string `json:"project_name,omitempty"`
-	ProjectID         string `json:"project_id,omitempty"`
-	ProjectDomainName string `json:"project_domain_name,omitempty"`
-	ProjectDomainID   string `json:"project_domain_id,omitempty"`
-
-	ApplicationCredentialID     string `json:"application_credential_id,omitempty"`
-	ApplicationCredentialName   string `json:"application_credential_name,omitempty"`
-	ApplicationCredentialSecret string `json:"application_credential_secret,omitempty"`
-}
-
-// APIVersion is an API version that YAML may spell as a number (3) or a
-// string ("3"). It is written as a number when it is one.
-type APIVersion string
-
-// MarshalJSON writes a numeric version as a JSON number, anything else as a string.
-func (v APIVersion) MarshalJSON() ([]byte, error) {
-	if _, err := strconv.ParseFloat(string(v), 64); err == nil {
-		return []byte(v), nil
-	}
-	return json.Marshal(string(v))
-}
-
-// UnmarshalJSON accepts a JSON number or string.
-func (v *APIVersion) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err == nil {
-		*v = APIVersion(s)
-		return nil
-	}
-	var n json.Number
-	if err := json.Unmarshal(b, &n); err != nil {
-		return fmt.Errorf("identity_api_version: %w", err)
-	}
-	*v = APIVersion(n.String())
-	return nil
-}
 
 // PasswordParams are the inputs of a password-auth cloud.
 type PasswordParams struct {
@@ -136,12 +70,12 @@ type PasswordParams struct {
 // Password returns a password-auth cloud (identity_api_version 3).
 func Password(p PasswordParams) Cloud {
 	return Cloud{
-		Auth: Auth{
+		AuthInfo: &Auth{
 			AuthURL: p.AuthURL, Username: p.Username, Password: p.Password,
 			UserDomainName: p.UserDomainName, ProjectName: p.ProjectName, ProjectDomainName: p.ProjectDomainName,
 		},
 		RegionName: p.Region, Interface: p.Interface, EndpointType: p.Interface,
-		IdentityAPIVersion: IdentityAPIVersion3, CACert: p.CACertFile,
+		IdentityAPIVersion: IdentityAPIVersion3, CACertFile: p.CACertFile,
 	}
 }
 
@@ -161,21 +95,31 @@ type ApplicationCredentialParams struct {
 func ApplicationCredential(p ApplicationCredentialParams) Cloud {
 	return Cloud{
 		AuthType: AuthTypeV3ApplicationCredential,
-		Auth: Auth{AuthURL: p.AuthURL, ApplicationCredentialID: p.ID,
+		AuthInfo: &Auth{AuthURL: p.AuthURL, ApplicationCredentialID: p.ID,
 			ApplicationCredentialSecret: p.Secret},
 		RegionName: p.Region, Interface: p.Interface, EndpointType: p.Interface,
-		IdentityAPIVersion: IdentityAPIVersion3, CACert: p.CACertFile,
+		IdentityAPIVersion: IdentityAPIVersion3, CACertFile: p.CACertFile,
 	}
 }
 
-// Validate reports the first reason the cloud is not usable: a missing or
+// AuthOf returns c's auth: block, the zero Auth when the document has none.
+func AuthOf(c Cloud) Auth {
+	if c.AuthInfo == nil {
+		return Auth{}
+	}
+	return *c.AuthInfo
+}
+
+// Validate reports the first reason c is not usable: a missing or
 // non-http(s) auth_url, an identity_api_version other than 3, an unknown
 // interface or auth type, or missing credentials for its auth type. Error
-// messages never contain a password or secret.
-func (c Cloud) Validate() error {
-	u, err := url.Parse(c.Auth.AuthURL)
-	if c.Auth.AuthURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("cloudsyaml: auth_url %q is not an http(s) URL", c.Auth.AuthURL)
+// messages never contain a password or secret. gophercloud validates only
+// when it authenticates, so this check is ours.
+func Validate(c Cloud) error {
+	a := AuthOf(c)
+	u, err := url.Parse(a.AuthURL)
+	if a.AuthURL == "" || err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("cloudsyaml: auth_url %q is not an http(s) URL", a.AuthURL)
 	}
 	if c.IdentityAPIVersion != "" && c.IdentityAPIVersion != IdentityAPIVersion3 {
 		return fmt.Errorf("cloudsyaml: identity_api_version %q is not 3", c.IdentityAPIVersion)
@@ -187,23 +131,28 @@ func (c Cloud) Validate() error {
 			return fmt.Errorf("cloudsyaml: interface %q is not public, internal or admin", i)
 		}
 	}
-	switch c.AuthType {
-	case "", AuthTypePassword, "v3password":
-		if c.Auth.Username == "" && c.Auth.UserID == "" {
+	return validateCredentials(c.AuthType, a)
+}
+
+// validateCredentials checks that a carries the credentials of auth type t.
+func validateCredentials(t clouds.AuthType, a Auth) error {
+	switch t {
+	case "", AuthTypePassword, clouds.AuthV3Password:
+		if a.Username == "" && a.UserID == "" {
 			return errors.New("cloudsyaml: password auth needs username or user_id")
 		}
-		if c.Auth.Password == "" {
+		if a.Password == "" {
 			return errors.New("cloudsyaml: password auth needs a password")
 		}
 	case AuthTypeV3ApplicationCredential:
-		if c.Auth.ApplicationCredentialID == "" && c.Auth.ApplicationCredentialName == "" {
+		if a.ApplicationCredentialID == "" && a.ApplicationCredentialName == "" {
 			return errors.New("cloudsyaml: v3applicationcredential auth needs application_credential_id")
 		}
-		if c.Auth.ApplicationCredentialSecret == "" {
+		if a.ApplicationCredentialSecret == "" {
 			return errors.New("cloudsyaml: v3applicationcredential auth needs application_credential_secret")
 		}
 	default:
-		return fmt.Errorf("cloudsyaml: unsupported auth_type %q", c.AuthType)
+		return fmt.Errorf("cloudsyaml: unsupported auth_type %q", t)
 	}
 	return nil
 }
@@ -211,13 +160,13 @@ func (c Cloud) Validate() error {
 // Render returns the YAML of a document holding the single cloud name. It
 // fails when name is empty or the cloud does not Validate.
 func Render(name string, c Cloud) ([]byte, error) {
-	return File{Clouds: map[string]Cloud{name: c}}.Render()
+	return RenderFile(File{Clouds: map[string]Cloud{name: c}})
 }
 
-// Render returns the document's YAML after validating every cloud. Clouds are
-// written in name order, so equal documents render to equal bytes (a content
+// RenderFile returns the document's YAML after validating every cloud. Keys
+// are written sorted, so equal documents render to equal bytes (a content
 // hash over them is stable).
-func (f File) Render() ([]byte, error) {
+func RenderFile(f File) ([]byte, error) {
 	if len(f.Clouds) == 0 {
 		return nil, errors.New("cloudsyaml: no clouds")
 	}
@@ -230,15 +179,43 @@ func (f File) Render() ([]byte, error) {
 		if n == "" {
 			return nil, errors.New("cloudsyaml: empty cloud name")
 		}
-		if err := f.Clouds[n].Validate(); err != nil {
+		if err := Validate(f.Clouds[n]); err != nil {
 			return nil, fmt.Errorf("cloud %q: %w", n, err)
 		}
 	}
-	return yaml.Marshal(f) // map keys are sorted by encoding/json
+	return marshal(f)
 }
 
-// Parse reads a clouds.yaml document. It fails on invalid YAML or a document
-// without a clouds: map; clouds are not validated (see Cloud.Validate).
+// marshal writes f as YAML (sigs.k8s.io/yaml, sorted keys) with a numeric
+// identity_api_version as a number (identity_api_version: 3), as
+// openstacksdk's documentation writes it; gophercloud's type is a string,
+// which would render as "3".
+func marshal(f File) ([]byte, error) {
+	j, err := json.Marshal(f)
+	if err != nil {
+		return nil, err
+	}
+	var doc struct {
+		Clouds map[string]map[string]any `json:"clouds"`
+	}
+	if err := json.Unmarshal(j, &doc); err != nil {
+		return nil, err
+	}
+	for _, c := range doc.Clouds {
+		if v, ok := c["identity_api_version"].(string); ok && json.Valid([]byte(v)) {
+			var n json.Number
+			if json.Unmarshal([]byte(v), &n) == nil {
+				c["identity_api_version"] = n
+			}
+		}
+	}
+	return yaml.Marshal(doc)
+}
+
+// Parse reads a clouds.yaml document into gophercloud's types. It fails on
+// invalid YAML or a document without a clouds: map; clouds are not
+// validated (see Validate). A numeric identity_api_version reads as its
+// decimal string.
 func Parse(b []byte) (*File, error) {
 	var f File
 	if err := yaml.Unmarshal(b, &f); err != nil {

@@ -92,12 +92,12 @@ func TestParseForeignDocument(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := f.Clouds["admin"]; a.IdentityAPIVersion != "3" || a.Auth.Password != "secret" || a.Interface != "public" || a.Validate() != nil {
-		t.Fatalf("admin = %+v (%v)", a, a.Validate())
+	if a := f.Clouds["admin"]; a.IdentityAPIVersion != "3" || a.AuthInfo.Password != "secret" || a.Interface != "public" || Validate(a) != nil {
+		t.Fatalf("admin = %+v (%v)", a, Validate(a))
 	}
 	o := f.Clouds["other"]
-	if o.IdentityAPIVersion != "3" || o.Verify == nil || *o.Verify || o.Validate() != nil {
-		t.Fatalf("other = %+v (%v)", o, o.Validate())
+	if o.IdentityAPIVersion != "3" || o.Verify == nil || *o.Verify || Validate(o) != nil {
+		t.Fatalf("other = %+v (%v)", o, Validate(o))
 	}
 	if _, err := ParseCloud([]byte(doc), "missing"); !errors.Is(err, ErrCloudNotFound) {
 		t.Fatalf("missing cloud: %v", err)
@@ -117,23 +117,23 @@ func TestParseRejects(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	ok := Password(PasswordParams{AuthURL: "http://k/v3", Username: "u", Password: "hunter2"})
-	if err := ok.Validate(); err != nil {
+	if err := Validate(ok); err != nil {
 		t.Fatal(err)
 	}
-	mut := func(f func(*Cloud)) Cloud { c := ok; f(&c); return c }
+	mut := func(f func(*Cloud)) Cloud { c := ok; a := *ok.AuthInfo; c.AuthInfo = &a; f(&c); return c }
 	for name, c := range map[string]Cloud{
-		"no auth url":       mut(func(c *Cloud) { c.Auth.AuthURL = "" }),
-		"relative url":      mut(func(c *Cloud) { c.Auth.AuthURL = "/v3" }),
-		"ftp url":           mut(func(c *Cloud) { c.Auth.AuthURL = "ftp://k/v3" }),
+		"no auth url":       mut(func(c *Cloud) { c.AuthInfo.AuthURL = "" }),
+		"relative url":      mut(func(c *Cloud) { c.AuthInfo.AuthURL = "/v3" }),
+		"ftp url":           mut(func(c *Cloud) { c.AuthInfo.AuthURL = "ftp://k/v3" }),
 		"api version 2":     mut(func(c *Cloud) { c.IdentityAPIVersion = "2.0" }),
 		"bad interface":     mut(func(c *Cloud) { c.Interface = "private" }),
-		"no user":           mut(func(c *Cloud) { c.Auth.Username = "" }),
-		"no password":       mut(func(c *Cloud) { c.Auth.Password = "" }),
+		"no user":           mut(func(c *Cloud) { c.AuthInfo.Username = "" }),
+		"no password":       mut(func(c *Cloud) { c.AuthInfo.Password = "" }),
 		"unknown auth":      mut(func(c *Cloud) { c.AuthType = "token" }),
 		"appcred no id":     ApplicationCredential(ApplicationCredentialParams{AuthURL: "http://k/v3", Secret: "hunter2"}),
 		"appcred no secret": ApplicationCredential(ApplicationCredentialParams{AuthURL: "http://k/v3", ID: "x"}),
 	} {
-		err := c.Validate()
+		err := Validate(c)
 		if err == nil {
 			t.Errorf("%s: valid", name)
 			continue
@@ -148,7 +148,51 @@ func TestValidate(t *testing.T) {
 	if _, err := Render("", ok); err == nil {
 		t.Error("empty cloud name rendered")
 	}
-	if _, err := (File{}).Render(); err == nil {
+	if _, err := RenderFile(File{}); err == nil {
 		t.Error("empty document rendered")
+	}
+}
+
+// The delivered documents are byte for byte what consumers read before the
+// types became gophercloud's: sorted keys, identity_api_version a number,
+// values YAML would read as another type quoted.
+func TestRenderGolden(t *testing.T) {
+	pw, err := Render("c", Password(PasswordParams{AuthURL: "https://k/v3", Username: "true", Password: "123",
+		ProjectName: "3", Region: "RegionOne", Interface: InterfaceInternal, CACertFile: "/etc/ca.pem"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantPassword = `clouds:
+  c:
+    auth:
+      auth_url: https://k/v3
+      password: "123"
+      project_name: "3"
+      username: "true"
+    cacert: /etc/ca.pem
+    endpoint_type: internal
+    identity_api_version: 3
+    interface: internal
+    region_name: RegionOne
+`
+	if string(pw) != wantPassword {
+		t.Errorf("password document:\n%s\nwant:\n%s", pw, wantPassword)
+	}
+	ac, err := Render("openstack", ApplicationCredential(ApplicationCredentialParams{AuthURL: "https://k/v3",
+		ID: "1e5", Secret: "0x10"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const wantAppCred = `clouds:
+  openstack:
+    auth:
+      application_credential_id: "1e5"
+      application_credential_secret: "0x10"
+      auth_url: https://k/v3
+    auth_type: v3applicationcredential
+    identity_api_version: 3
+`
+	if string(ac) != wantAppCred {
+		t.Errorf("application-credential document:\n%s\nwant:\n%s", ac, wantAppCred)
 	}
 }

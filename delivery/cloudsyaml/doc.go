@@ -24,6 +24,9 @@
 // none (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
 // contract": the document "carries no CA bundle").
 //
-// Documents are YAML produced through sigs.k8s.io/yaml (JSON field names), so
-// a rendered document parses back into the same value.
+// The types are gophercloud's (github.com/gophercloud/gophercloud/v2
+// openstack/config/clouds); this package adds the constructors, the
+// validation and a rendering that writes identity_api_version as a number.
+// Documents are YAML produced through sigs.k8s.io/yaml (JSON field names,
+// sorted keys), so a rendered document parses back into the same value.
 package cloudsyaml

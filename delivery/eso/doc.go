@@ -24,5 +24,8 @@
 // status.syncedResourceVersion ("<generation>-<sha3-224 of labels and
 // annotations>") no longer matches the object, so any annotation change is a
 // forced sync. IsSyncedCurrent recomputes that value to tell whether a Ready
-// condition describes the object as it is now.
+// condition describes the object as it is now; ESO's Go packages do not
+// build here, so the computation is a copy, which
+// TestIntegration_ESOResourceVersionMatchesCopy (delivery) compares with
+// what the pinned ESO writes.
 package eso

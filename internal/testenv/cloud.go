@@ -16,7 +16,7 @@ import (
 // scope. It returns the token's ID. Errors: Keystone's refusal or a
 // transport failure.
 func Authenticate(ctx context.Context, c cloudsyaml.Cloud) (string, error) {
-	a := c.Auth
+	a := cloudsyaml.AuthOf(c)
 	opts := gophercloud.AuthOptions{IdentityEndpoint: a.AuthURL}
 	switch c.AuthType {
 	case cloudsyaml.AuthTypeV3ApplicationCredential:

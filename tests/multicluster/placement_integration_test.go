@@ -158,7 +158,10 @@ func TestIntegration_Multicluster_ControlPlanePlacement(t *testing.T) {
 
 	// The delivered Secrets are on the target cluster, owned by their
 	// orders, and authenticate against Keystone.
-	for _, d := range []struct{ secret, cloud, authType string }{
+	for _, d := range []struct {
+		secret, cloud string
+		authType      cloudsyaml.AuthType
+	}{
 		{"edge-svc-credentials", "edge-svc", ""},
 		{"edge-appcred-credentials", "edge-appcred", cloudsyaml.AuthTypeV3ApplicationCredential},
 	} {
@@ -176,8 +179,8 @@ func TestIntegration_Multicluster_ControlPlanePlacement(t *testing.T) {
 		if d.authType != "" && cloud.AuthType != d.authType {
 			t.Errorf("%s: auth_type %q, want %q", d.secret, cloud.AuthType, d.authType)
 		}
-		if cloud.Auth.AuthURL != ks.URL {
-			t.Errorf("%s: auth URL %q, want the External plane's %q", d.secret, cloud.Auth.AuthURL, ks.URL)
+		if cloud.AuthInfo.AuthURL != ks.URL {
+			t.Errorf("%s: auth URL %q, want the External plane's %q", d.secret, cloud.AuthInfo.AuthURL, ks.URL)
 		}
 		if _, err := testenv.Authenticate(ctx, cloud); err != nil {
 			t.Errorf("%s does not authenticate: %v", d.secret, err)

@@ -44,16 +44,16 @@ func MintCloudData(p MintParams) (map[string][]byte, error) {
 	c := cloudsyaml.Password(cloudsyaml.PasswordParams{AuthURL: p.AuthURL, Password: string(p.Password),
 		Region: p.Region, Interface: p.Interface})
 	if p.UserID != "" {
-		c.Auth.UserID = p.UserID
+		c.AuthInfo.UserID = p.UserID
 	} else {
-		c.Auth.Username, c.Auth.UserDomainName = p.UserName, p.UserDomain
+		c.AuthInfo.Username, c.AuthInfo.UserDomainName = p.UserName, p.UserDomain
 	}
 	if p.ProjectID != "" {
-		c.Auth.ProjectID = p.ProjectID
+		c.AuthInfo.ProjectID = p.ProjectID
 	} else {
-		c.Auth.ProjectName, c.Auth.ProjectDomainName = p.ProjectName, p.ProjectDomain
+		c.AuthInfo.ProjectName, c.AuthInfo.ProjectDomainName = p.ProjectName, p.ProjectDomain
 	}
-	if c.Auth.ProjectID == "" && c.Auth.ProjectName == "" {
+	if c.AuthInfo.ProjectID == "" && c.AuthInfo.ProjectName == "" {
 		return nil, fmt.Errorf("applicationcredential: the mint-cloud document needs the project")
 	}
 	doc, err := cloudsyaml.Render(MintCloudName, c)

@@ -22,8 +22,8 @@ func TestMintCloudData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Auth.UserID != "uid" || c.Auth.Username != "" || c.Auth.ProjectID != "pid" || c.Auth.ProjectName != "" ||
-		c.Auth.Password != "pw" || c.RegionName != "RegionOne" || c.Interface != "internal" {
+	if c.AuthInfo.UserID != "uid" || c.AuthInfo.Username != "" || c.AuthInfo.ProjectID != "pid" || c.AuthInfo.ProjectName != "" ||
+		c.AuthInfo.Password != "pw" || c.RegionName != "RegionOne" || c.Interface != "internal" {
 		t.Errorf("ids preferred over names: %+v", c)
 	}
 	if _, ok := data[orcv1alpha1.CloudCredencialsCASecretKey]; ok {
@@ -37,8 +37,8 @@ func TestMintCloudData(t *testing.T) {
 		t.Fatal(err)
 	}
 	c, _ = cloudsyaml.ParseCloud(data[cloudsyaml.Key], MintCloudName)
-	if c.Auth.Username != "workflow" || c.Auth.UserDomainName != "Default" || c.Auth.ProjectName != "p" || c.Auth.ProjectDomainName != "Default" {
-		t.Errorf("names without ids: %+v", c.Auth)
+	if c.AuthInfo.Username != "workflow" || c.AuthInfo.UserDomainName != "Default" || c.AuthInfo.ProjectName != "p" || c.AuthInfo.ProjectDomainName != "Default" {
+		t.Errorf("names without ids: %+v", c.AuthInfo)
 	}
 	if string(data[orcv1alpha1.CloudCredencialsCASecretKey]) != "PEM" {
 		t.Error("the CA bundle is K-ORC's cacert key")
@@ -77,8 +77,8 @@ func TestDeliveredData(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.AuthType != cloudsyaml.AuthTypeV3ApplicationCredential || c.Auth.ApplicationCredentialID != "acid" ||
-		c.Auth.ApplicationCredentialSecret != "s3cret" || c.CACert != "" || c.Auth.ProjectName != "" {
+	if c.AuthType != cloudsyaml.AuthTypeV3ApplicationCredential || c.AuthInfo.ApplicationCredentialID != "acid" ||
+		c.AuthInfo.ApplicationCredentialSecret != "s3cret" || c.CACertFile != "" || c.AuthInfo.ProjectName != "" {
 		t.Errorf("document %+v", c)
 	}
 	if string(data["application_credential_id"]) != "acid" || string(data["application_credential_secret"]) != "s3cret" {

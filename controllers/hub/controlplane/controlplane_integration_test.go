@@ -87,9 +87,9 @@ func TestAdminCredentialReadyAgainstKeystone(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Secret %s: %v", name, err)
 		}
-		if c.Auth.AuthURL != ks.URL || c.Auth.Password != ks.AdminPassword || c.Auth.Username != ks.AdminUser ||
+		if c.AuthInfo.AuthURL != ks.URL || c.AuthInfo.Password != ks.AdminPassword || c.AuthInfo.Username != ks.AdminUser ||
 			c.EndpointType != cloudsyaml.InterfacePublic {
-			t.Errorf("Secret %s: cloud for %s as %s, endpoint_type %q", name, c.Auth.AuthURL, c.Auth.Username, c.EndpointType)
+			t.Errorf("Secret %s: cloud for %s as %s, endpoint_type %q", name, c.AuthInfo.AuthURL, c.AuthInfo.Username, c.EndpointType)
 		}
 	}
 	// The SecretStore exists in the plane's namespace and in the admitted one.

@@ -7,6 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 )
 
 func plane(mut func(*c5c3v1alpha1.ControlPlane)) *c5c3v1alpha1.ControlPlane {
@@ -84,10 +85,10 @@ func TestStoreNameAndSecrets(t *testing.T) {
 func TestPasswordCloudValidates(t *testing.T) {
 	t.Parallel()
 	c := PasswordCloud(plane(nil), "pw")
-	if err := c.Validate(); err != nil {
+	if err := cloudsyaml.Validate(c); err != nil {
 		t.Fatal(err)
 	}
-	if c.EndpointType != "internal" || c.RegionName != "RegionOne" || c.Auth.ProjectName != "admin" || c.Auth.UserDomainName != "Default" {
+	if c.EndpointType != "internal" || c.RegionName != "RegionOne" || c.AuthInfo.ProjectName != "admin" || c.AuthInfo.UserDomainName != "Default" {
 		t.Errorf("cloud = %+v", c)
 	}
 }

@@ -127,7 +127,7 @@ func (k Keystone) bound(ctx context.Context) (context.Context, context.CancelFun
 // Keystone at the cloud's auth URL (not through the catalog, whose
 // interface may not be reachable from the hub).
 func (k Keystone) client(ctx context.Context, c Credentials) (*gophercloud.ServiceClient, func(), error) {
-	a := c.Cloud.Auth
+	a := cloudsyaml.AuthOf(c.Cloud)
 	if a.AuthURL == "" || a.Password == "" {
 		return nil, nil, errors.New("grants: the admin cloud has no auth_url or password")
 	}

@@ -87,7 +87,7 @@ func TestIntegration_ApplicationCredential_Lifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if gen1.AuthType != cloudsyaml.AuthTypeV3ApplicationCredential || gen1.Auth.ApplicationCredentialID != st.CredentialID || gen1.CACert != "" {
+	if gen1.AuthType != cloudsyaml.AuthTypeV3ApplicationCredential || gen1.AuthInfo.ApplicationCredentialID != st.CredentialID || gen1.CACertFile != "" {
 		t.Fatalf("delivered document: %+v", gen1)
 	}
 	if project, err := authenticate(ctx, gen1); err != nil || project != w.projectID {
@@ -110,7 +110,7 @@ func TestIntegration_ApplicationCredential_Lifecycle(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if c.Auth.ApplicationCredentialID != gen1.Auth.ApplicationCredentialID || c.Auth.ApplicationCredentialSecret != gen1.Auth.ApplicationCredentialSecret {
+		if c.AuthInfo.ApplicationCredentialID != gen1.AuthInfo.ApplicationCredentialID || c.AuthInfo.ApplicationCredentialSecret != gen1.AuthInfo.ApplicationCredentialSecret {
 			return errors.New("OpenBao holds another document")
 		}
 		return nil
@@ -128,14 +128,14 @@ func TestIntegration_ApplicationCredential_Lifecycle(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if c.Auth.ApplicationCredentialID != cur.Status.CredentialID {
+		if c.AuthInfo.ApplicationCredentialID != cur.Status.CredentialID {
 			return errors.New("the Secret does not carry generation 2 yet")
 		}
 		gen2 = c
 		return nil
 	})
 	st = get(t, ac).Status
-	if st.PreviousCredentialGeneration != 1 || st.PreviousCredentialID != gen1.Auth.ApplicationCredentialID || st.PreviousCredentialDeleteAt == nil {
+	if st.PreviousCredentialGeneration != 1 || st.PreviousCredentialID != gen1.AuthInfo.ApplicationCredentialID || st.PreviousCredentialDeleteAt == nil {
 		t.Fatalf("previous fields during the grace period: %+v", st)
 	}
 	if time.Now().Before(st.PreviousCredentialDeleteAt.Time) {
@@ -161,7 +161,7 @@ func TestIntegration_ApplicationCredential_Lifecycle(t *testing.T) {
 	if _, err := authenticate(ctx, gen1); err == nil {
 		t.Fatal("the superseded generation 1 still authenticates after its grace period")
 	}
-	if kc, err := w.keystoneCredentials(ctx); err != nil || len(kc) != 1 || kc[0].ID != gen2.Auth.ApplicationCredentialID {
+	if kc, err := w.keystoneCredentials(ctx); err != nil || len(kc) != 1 || kc[0].ID != gen2.AuthInfo.ApplicationCredentialID {
 		t.Fatalf("Keystone holds %+v (%v), want generation 2 only", kc, err)
 	}
 
@@ -175,7 +175,7 @@ func TestIntegration_ApplicationCredential_Lifecycle(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if c.Auth.ApplicationCredentialID != gen2.Auth.ApplicationCredentialID {
+		if c.AuthInfo.ApplicationCredentialID != gen2.AuthInfo.ApplicationCredentialID {
 			return errors.New("the Secret carries another credential")
 		}
 		return nil

@@ -53,7 +53,7 @@ func authDelivered(ctx context.Context, ac *c5c3v1alpha1.KeystoneApplicationCred
 	actx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	_, err = testenv.Authenticate(actx, c)
-	return c.Auth.ApplicationCredentialID, err
+	return c.AuthInfo.ApplicationCredentialID, err
 }
 
 // updateOrder applies f to the current order, retrying on conflicts.
@@ -170,8 +170,8 @@ func TestIntegration_ApplicationCredential_SecretLostDuringGrace(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if a.Status.CredentialGeneration != 2 || c.Auth.ApplicationCredentialID != a.Status.CredentialID {
-			return fmt.Errorf("generation %d, Secret carries %s", a.Status.CredentialGeneration, c.Auth.ApplicationCredentialID)
+		if a.Status.CredentialGeneration != 2 || c.AuthInfo.ApplicationCredentialID != a.Status.CredentialID {
+			return fmt.Errorf("generation %d, Secret carries %s", a.Status.CredentialGeneration, c.AuthInfo.ApplicationCredentialID)
 		}
 		return nil
 	})
@@ -366,8 +366,8 @@ func TestIntegration_ApplicationCredential_GraceRunsFromDelivery(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if c.Auth.ApplicationCredentialID != get(t, ac).Status.CredentialID {
-			return fmt.Errorf("the Secret carries %s", c.Auth.ApplicationCredentialID)
+		if c.AuthInfo.ApplicationCredentialID != get(t, ac).Status.CredentialID {
+			return fmt.Errorf("the Secret carries %s", c.AuthInfo.ApplicationCredentialID)
 		}
 		deliveredAt = time.Now()
 		return nil

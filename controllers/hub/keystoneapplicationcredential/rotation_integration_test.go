@@ -56,7 +56,7 @@ func (c *consumer) run(ctx context.Context, ac *c5c3v1alpha1.KeystoneApplication
 			c.fail(fmt.Sprintf("%s read the delivered Secret: %v", time.Now().Format(time.RFC3339), err))
 			continue
 		}
-		id := cloud.Auth.ApplicationCredentialID
+		id := cloud.AuthInfo.ApplicationCredentialID
 		at := time.Now()
 		c.mu.Lock()
 		if _, ok := c.seen[id]; !ok {

@@ -240,8 +240,8 @@ func delivered(ctx context.Context, ac *c5c3v1alpha1.KeystoneApplicationCredenti
 	if err != nil {
 		return c, &s, err
 	}
-	if c.Auth.ApplicationCredentialID != string(s.Data[openbao.PropertyApplicationCredentialID]) ||
-		c.Auth.ApplicationCredentialSecret != string(s.Data[openbao.PropertyApplicationCredentialSecret]) {
+	if c.AuthInfo.ApplicationCredentialID != string(s.Data[openbao.PropertyApplicationCredentialID]) ||
+		c.AuthInfo.ApplicationCredentialSecret != string(s.Data[openbao.PropertyApplicationCredentialSecret]) {
 		return c, &s, errors.New("the id/secret keys and the clouds.yaml disagree")
 	}
 	return c, &s, nil

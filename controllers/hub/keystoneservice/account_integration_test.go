@@ -67,7 +67,7 @@ func deliveredCloud(ks *c5c3v1alpha1.KeystoneService) (cloudsyaml.Cloud, error) 
 	if err != nil {
 		return c, err
 	}
-	if c.Auth.Password != string(s.Data["password"]) {
+	if c.AuthInfo.Password != string(s.Data["password"]) {
 		return c, errors.New("the password key and the clouds.yaml disagree")
 	}
 	return c, nil
@@ -75,7 +75,7 @@ func deliveredCloud(ks *c5c3v1alpha1.KeystoneService) (cloudsyaml.Cloud, error) 
 
 // authenticate requests a token with a password cloud, as a consumer would.
 func authenticate(ctx context.Context, c cloudsyaml.Cloud) error {
-	a := c.Auth
+	a := cloudsyaml.AuthOf(c)
 	_, err := openstack.AuthenticatedClient(ctx, gophercloud.AuthOptions{IdentityEndpoint: a.AuthURL, Username: a.Username,
 		Password: a.Password, DomainName: a.UserDomainName,
 		Scope: &gophercloud.AuthScope{ProjectName: a.ProjectName, DomainName: a.ProjectDomainName}})
@@ -163,15 +163,15 @@ func TestAccountProvisionedRotatedAndTornDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cloud.Auth.Username != "workflow" || cloud.Auth.ProjectName != "service-workflow" || cloud.Auth.UserDomainName != "Default" ||
-		cloud.Auth.ProjectDomainName != "Default" || cloud.Auth.AuthURL != stack.Keystone.URL {
-		t.Fatalf("delivered clouds.yaml names %+v", cloud.Auth)
+	if cloud.AuthInfo.Username != "workflow" || cloud.AuthInfo.ProjectName != "service-workflow" || cloud.AuthInfo.UserDomainName != "Default" ||
+		cloud.AuthInfo.ProjectDomainName != "Default" || cloud.AuthInfo.AuthURL != stack.Keystone.URL {
+		t.Fatalf("delivered clouds.yaml names %+v", cloud.AuthInfo)
 	}
 	if err := authenticate(ctx, cloud); err != nil {
 		t.Fatalf("the delivered clouds.yaml does not authenticate: %v", err)
 	}
 	path, _ := openbao.ServiceAccountCredentialsPath(planeNS, "workflow")
-	if pw, _, err := baoKV(t).ReadProperty(ctx, path, openbao.PropertyPassword); err != nil || pw != cloud.Auth.Password {
+	if pw, _, err := baoKV(t).ReadProperty(ctx, path, openbao.PropertyPassword); err != nil || pw != cloud.AuthInfo.Password {
 		t.Fatalf("OpenBao %s holds a different password (err %v)", path, err)
 	}
 	var consumer corev1.Secret
@@ -217,7 +217,7 @@ func TestAccountProvisionedRotatedAndTornDown(t *testing.T) {
 			}
 			err = authenticate(ctx, c)
 			mu.Lock()
-			samples = append(samples, sample{password: c.Auth.Password, err: err})
+			samples = append(samples, sample{password: c.AuthInfo.Password, err: err})
 			mu.Unlock()
 		}
 	}()
@@ -243,7 +243,7 @@ func TestAccountProvisionedRotatedAndTornDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rotated.Auth.Password == cloud.Auth.Password {
+	if rotated.AuthInfo.Password == cloud.AuthInfo.Password {
 		t.Fatal("the consumer Secret still holds the old password")
 	}
 	if err := authenticate(ctx, rotated); err != nil {
@@ -257,7 +257,7 @@ func TestAccountProvisionedRotatedAndTornDown(t *testing.T) {
 	// empty or missing. The superseded password authenticated before the
 	// rotation (above); the sampler's first read of it may already come
 	// after Keystone applied its successor, so it is not newly seen.
-	seen := map[string]bool{cloud.Auth.Password: true}
+	seen := map[string]bool{cloud.AuthInfo.Password: true}
 	failures := 0
 	for _, s := range samples {
 		if s.password == "" {

@@ -51,7 +51,7 @@ func authenticates(t *testing.T, ku *c5c3v1alpha1.KeystoneUser, what string) str
 	if _, err := testenv.Authenticate(context.Background(), c); err != nil {
 		t.Fatalf("%s: the delivered password of %s/%s does not authenticate: %v", what, ku.Namespace, ku.Name, err)
 	}
-	return c.Auth.Password
+	return c.AuthInfo.Password
 }
 
 func userReason(ku *c5c3v1alpha1.KeystoneUser) string {
@@ -145,7 +145,7 @@ func TestDeletedPasswordSecretOutOfBand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.Auth.Password = first
+	c.AuthInfo.Password = first
 	if _, err := testenv.Authenticate(ctx, c); err == nil {
 		t.Fatal("Keystone still accepts the lost generation's password")
 	}
@@ -187,7 +187,7 @@ func TestConsentRemovedMidRotation(t *testing.T) {
 		}
 		return nil
 	})
-	if c, _, err := delivered(ku); err != nil || c.Auth.Password != first {
+	if c, _, err := delivered(ku); err != nil || c.AuthInfo.Password != first {
 		t.Fatalf("generation 2 was delivered although the check was refused (err %v)", err)
 	}
 	setAssignments(t, []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}, {Namespace: secondNS}})

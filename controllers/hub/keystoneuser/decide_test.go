@@ -231,13 +231,13 @@ func TestDeliveredCloud(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			c := DeliveredCloud(tc.cp, tc.cluster, "https://k/v3", "u", "Default", tc.scope, []byte("pw"))
-			a := c.Auth
+			a := cloudsyaml.AuthOf(c)
 			if a.AuthURL != "https://k/v3" || a.Username != "u" || a.Password != "pw" || a.UserDomainName != "Default" ||
 				a.ProjectName != tc.scope.Name || a.ProjectDomainName != tc.scope.Domain || c.Interface != tc.wantInterface ||
-				c.RegionName != "RegionOne" || c.CACert != "" || c.IdentityAPIVersion != cloudsyaml.IdentityAPIVersion3 {
+				c.RegionName != "RegionOne" || c.CACertFile != "" || c.IdentityAPIVersion != cloudsyaml.IdentityAPIVersion3 {
 				t.Errorf("DeliveredCloud = %+v", c)
 			}
-			if err := c.Validate(); err != nil {
+			if err := cloudsyaml.Validate(c); err != nil {
 				t.Errorf("Validate: %v", err)
 			}
 		})

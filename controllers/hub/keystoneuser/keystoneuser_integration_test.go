@@ -61,7 +61,7 @@ func delivered(ku *c5c3v1alpha1.KeystoneUser) (cloudsyaml.Cloud, *corev1.Secret,
 	if err != nil {
 		return c, &s, err
 	}
-	if c.Auth.Password != string(s.Data["password"]) {
+	if c.AuthInfo.Password != string(s.Data["password"]) {
 		return c, &s, errors.New("the password key and the clouds.yaml disagree")
 	}
 	return c, &s, nil
@@ -163,7 +163,7 @@ func TestUserProvisionedDeliveredRotatedAndDeleted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := cloud.Auth; a.Username != "workflow" || a.UserDomainName != "Default" || a.ProjectName != "" ||
+	if a := cloudsyaml.AuthOf(cloud); a.Username != "workflow" || a.UserDomainName != "Default" || a.ProjectName != "" ||
 		a.AuthURL != stack.Keystone.URL || cloud.Interface != cloudsyaml.InterfacePublic || cloud.RegionName != "RegionOne" {
 		t.Fatalf("delivered clouds.yaml names %+v (interface %q, region %q)", a, cloud.Interface, cloud.RegionName)
 	}
@@ -178,7 +178,7 @@ func TestUserProvisionedDeliveredRotatedAndDeleted(t *testing.T) {
 	}
 	path := backupPath(t, ku)
 	kv := baoKV(t)
-	if ok, err := kv.VerifyProperty(ctx, path, openbao.PropertyPassword, cloud.Auth.Password); err != nil || !ok {
+	if ok, err := kv.VerifyProperty(ctx, path, openbao.PropertyPassword, cloud.AuthInfo.Password); err != nil || !ok {
 		t.Fatalf("OpenBao %s does not hold the delivered password (err %v)", path, err)
 	}
 	if ok, err := kv.VerifyProperty(ctx, path, openbao.PropertyCloudsYAML, string(sec.Data["clouds.yaml"])); err != nil || !ok {
@@ -194,7 +194,7 @@ func TestUserProvisionedDeliveredRotatedAndDeleted(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		if c.Auth.Password != cloud.Auth.Password {
+		if c.AuthInfo.Password != cloud.AuthInfo.Password {
 			return errors.New("a different password was delivered without a rotation")
 		}
 		return nil
@@ -223,7 +223,7 @@ func TestUserProvisionedDeliveredRotatedAndDeleted(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rotated.Auth.Password == cloud.Auth.Password {
+	if rotated.AuthInfo.Password == cloud.AuthInfo.Password {
 		t.Fatal("the delivered Secret still holds the old password")
 	}
 	if _, err := testenv.Authenticate(ctx, rotated); err != nil {
@@ -232,7 +232,7 @@ func TestUserProvisionedDeliveredRotatedAndDeleted(t *testing.T) {
 	if _, err := testenv.Authenticate(ctx, cloud); err == nil {
 		t.Fatal("the superseded password still authenticates")
 	}
-	if ok, err := kv.VerifyProperty(ctx, path, openbao.PropertyPassword, rotated.Auth.Password); err != nil || !ok {
+	if ok, err := kv.VerifyProperty(ctx, path, openbao.PropertyPassword, rotated.AuthInfo.Password); err != nil || !ok {
 		t.Fatalf("OpenBao %s does not hold the rotated password (err %v)", path, err)
 	}
 	testenv.Eventually(t, waitTimeout, "password generation 1 deleted", func() error {

@@ -193,8 +193,8 @@ func TestDefaultProjectScopesTheUser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cloud.Auth.ProjectName != string(pn) || cloud.Auth.ProjectDomainName != "Default" {
-		t.Fatalf("delivered clouds.yaml scope %q/%q", cloud.Auth.ProjectName, cloud.Auth.ProjectDomainName)
+	if cloud.AuthInfo.ProjectName != string(pn) || cloud.AuthInfo.ProjectDomainName != "Default" {
+		t.Fatalf("delivered clouds.yaml scope %q/%q", cloud.AuthInfo.ProjectName, cloud.AuthInfo.ProjectDomainName)
 	}
 	// A project-scoped token needs a role there (KeystoneRoleAssignment's
 	// job; granted by hand here).
