@@ -15,7 +15,8 @@ import (
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
 )
 
-// The CEL rules of RoleAssignment: exactly one subject and exactly one scope.
+// The CEL rules of RoleAssignment: exactly one subject and exactly one scope
+// (project, domain or system; the system is "all").
 func TestRoleAssignmentValidation(t *testing.T) {
 	user := &kv1.NamedInDomain{Name: "u"}
 	group := &kv1.NamedInDomain{Name: "g"}
@@ -30,8 +31,12 @@ func TestRoleAssignmentValidation(t *testing.T) {
 		{"group on domain", kv1.RoleAssignmentSpec{Group: group, Domain: domain}, ""},
 		{"user and group", kv1.RoleAssignmentSpec{User: user, Group: group, Project: project}, "exactly one of user and group"},
 		{"no subject", kv1.RoleAssignmentSpec{Project: project}, "exactly one of user and group"},
-		{"project and domain", kv1.RoleAssignmentSpec{User: user, Project: project, Domain: domain}, "exactly one of project and domain"},
-		{"no scope", kv1.RoleAssignmentSpec{User: user}, "exactly one of project and domain"},
+		{"user on system", kv1.RoleAssignmentSpec{User: user, System: "all"}, ""},
+		{"project and domain", kv1.RoleAssignmentSpec{User: user, Project: project, Domain: domain}, "exactly one of project, domain and system"},
+		{"project and system", kv1.RoleAssignmentSpec{User: user, Project: project, System: "all"}, "exactly one of project, domain and system"},
+		{"domain and system", kv1.RoleAssignmentSpec{Group: group, Domain: domain, System: "all"}, "exactly one of project, domain and system"},
+		{"a system other than all", kv1.RoleAssignmentSpec{User: user, System: "other"}, "Unsupported value"},
+		{"no scope", kv1.RoleAssignmentSpec{User: user}, "exactly one of project, domain and system"},
 	}
 	for i, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -34,7 +34,7 @@ func (a domainActuator) apply(ctx context.Context, o *kv1.Domain, in applyInput)
 	s := o.Spec
 	return applyNamed(ctx, namedKind[domains.Domain]{
 		tracking: tracking[domains.Domain]{
-			what: "domain " + s.Name, recorded: o.Status.DomainID, shared: in.shared,
+			what: "domain " + s.Name, recorded: o.Status.DomainID, shared: in.shared, unique: true,
 			find: func(ctx context.Context) (domains.Domain, bool, error) { return a.findDomain(ctx, s.Name) },
 			get: func(ctx context.Context, id string) (domains.Domain, bool, error) {
 				return getFound(domains.Get(ctx, a.c, id).Extract())

@@ -430,13 +430,17 @@ func TestImmutableIdentityFieldsRefused(t *testing.T) {
 		{"role assignment role", newAssignment("ra1-"+sfx, common), func(o client.Object) { o.(*kv1.RoleAssignment).Spec.Role.Name = "admin" },
 			"create a new RoleAssignment and delete this one"},
 		{"role assignment user", newAssignment("ra2-"+sfx, common), func(o client.Object) { o.(*kv1.RoleAssignment).Spec.User.Name = "other" },
-			"role, user, group, project and domain are immutable"},
+			"role, user, group, project, domain and system are immutable"},
 		{"role assignment user to group", newAssignment("ra3-"+sfx, common), func(o client.Object) {
 			ra := o.(*kv1.RoleAssignment)
 			ra.Spec.User, ra.Spec.Group = nil, &kv1.NamedInDomain{Name: "g"}
-		}, "role, user, group, project and domain are immutable"},
+		}, "role, user, group, project, domain and system are immutable"},
 		{"role assignment project", newAssignment("ra4-"+sfx, common), func(o client.Object) { o.(*kv1.RoleAssignment).Spec.Project.Domain = "other" },
-			"role, user, group, project and domain are immutable"},
+			"role, user, group, project, domain and system are immutable"},
+		{"role assignment project to system", newAssignment("ra6-"+sfx, common), func(o client.Object) {
+			ra := o.(*kv1.RoleAssignment)
+			ra.Spec.Project, ra.Spec.System = nil, "all"
+		}, "role, user, group, project, domain and system are immutable"},
 		{"role assignment deletionPolicy", newAssignment("ra5-"+sfx, common), func(o client.Object) {
 			o.(*kv1.RoleAssignment).Spec.DeletionPolicy = kv1.DeletionPolicyDelete
 		}, ""},

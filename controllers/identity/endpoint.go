@@ -14,15 +14,14 @@ import (
 	"github.com/c5c3/orderhub/internal/keystone"
 )
 
-// endpointActuator reconciles Endpoint: the region (created when missing),
-// then per interface GET /v3/endpoints?service_id=&region_id= (disabled
+// endpointActuator reconciles Endpoint: the service (endpointService), the
+// region (created when missing), then per interface GET /v3/endpoints?service_id=&region_id= (disabled
 // endpoints included), POST when none, PATCH the URL in place when it
 // differs. Duplicates are adopted by lowest ID and reported, never deleted.
 // A recorded endpoint the spec no longer declares is deleted when this
 // resource created it, released otherwise (dropStale).
 type endpointActuator struct {
 	lookups
-	noInputs[*kv1.Endpoint]
 }
 
 var _ actuator[*kv1.Endpoint] = endpointActuator{}
@@ -126,10 +125,11 @@ func (a endpointActuator) apply(ctx context.Context, o *kv1.Endpoint, in applyIn
 	if err != nil {
 		return outcome{}, err
 	}
-	if len(svcs) == 0 {
-		return outcome{}, &missingError{"service", fmt.Sprintf("%q of type %q", o.Spec.Service.Name, o.Spec.Service.Type)}
+	svc, otherSvcs, err := endpointService(svcs, o, in.values)
+	if err != nil {
+		return outcome{}, err
 	}
-	svc := svcs[0]
+	o.Status.ServiceID = svc.ID
 	var out outcome
 	created, err := a.ensureRegion(ctx, o.Spec.Region)
 	if err != nil {
@@ -198,9 +198,7 @@ func (a endpointActuator) apply(ctx context.Context, o *kv1.Endpoint, in applyIn
 	}
 	out.message = fmt.Sprintf("%s endpoints of %s (%s) in %s", strings.Join(published, ", "),
 		svc.Name, svc.Type, o.Spec.Region)
-	if len(svcs) > 1 {
-		out.message += fmt.Sprintf(" (service %s adopted by lowest ID)", svc.ID)
-	}
+	out.message += duplicateNote("services", otherSvcs)
 	if len(dupNotes) > 0 {
 		out.message += "; duplicate endpoints not deleted: " + strings.Join(dupNotes, "; ")
 	}

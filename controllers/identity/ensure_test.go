@@ -9,33 +9,32 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 )
 
-func TestEnsureUnique(t *testing.T) {
+func TestCreateUnique(t *testing.T) {
 	t.Parallel()
 	conflict := gophercloud.ErrUnexpectedResponseCode{Actual: 409}
 	forbidden := gophercloud.ErrUnexpectedResponseCode{Actual: 403}
 	tests := []struct {
 		name        string
-		exists      bool  // the first lookup finds the existing object "old"
-		racer       bool  // another writer creates it between lookup and create
+		exists      bool  // find finds the existing object "old"
 		createErr   error // create's error
 		want        string
 		wantCreated bool
 		wantCalls   string // f = find, c = create, in order
 		wantErr     string
 	}{
-		{"shared object: one lookup, no create", true, false, nil, "old", false, "f", ""},
-		{"read-only backend, object exists: found, create never tried", true, false, forbidden, "old", false, "f", ""},
-		{"new object: lookup, create", false, false, nil, "new", true, "fc", ""},
-		{"created by a concurrent writer: lookup, create, 409, lookup", false, true, conflict, "old", false, "fcf", ""},
-		{"409 but nothing found", false, false, conflict, "", false, "fcf", "no such object"},
-		{"other error: wrapped, no second lookup", false, false, errors.New("boom"), "", false, "fc", "create project p: boom"},
+		{"new object: one create, no lookup", false, nil, "new", true, "c", ""},
+		{"shared object: create, 409, lookup, adopted", true, conflict, "old", false, "cf", ""},
+		{"409 but nothing found", false, conflict, "", false, "cf", "no such object"},
+		{"read-only backend, object exists: create, 403, lookup, adopted", true, forbidden, "old", false, "cf", ""},
+		{"read-only backend, no object: the 403 is returned", false, forbidden, "", false, "cf", "create project p: Expected HTTP response code"},
+		{"other error: wrapped, no lookup", false, errors.New("boom"), "", false, "c", "create project p: boom"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := ""
 			find := func(context.Context) (string, bool, error) {
 				calls += "f"
-				if tc.exists || (tc.racer && strings.Contains(calls, "c")) {
+				if tc.exists {
 					return "old", true, nil
 				}
 				return "", false, nil
@@ -47,7 +46,7 @@ func TestEnsureUnique(t *testing.T) {
 				}
 				return "new", nil
 			}
-			got, created, err := ensureUnique(context.Background(), "project p", find, create)
+			got, created, err := createUnique(context.Background(), "project p", find, create)
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Fatalf("error = %v, want %q", err, tc.wantErr)

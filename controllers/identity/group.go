@@ -30,7 +30,7 @@ func (a groupActuator) apply(ctx context.Context, o *kv1.Group, in applyInput) (
 	return applyNamed(ctx, namedKind[groups.Group]{
 		tracking: tracking[groups.Group]{
 			what:     fmt.Sprintf("group %s in domain %s", s.Name, displayDomain(s.Domain)),
-			recorded: o.Status.GroupID, shared: in.shared,
+			recorded: o.Status.GroupID, shared: in.shared, unique: true,
 			find: func(ctx context.Context) (groups.Group, bool, error) { return a.findGroup(ctx, s.Name, did) },
 			get: func(ctx context.Context, id string) (groups.Group, bool, error) {
 				g, found, err := getFound(groups.Get(ctx, a.c, id).Extract())

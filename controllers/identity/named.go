@@ -106,12 +106,14 @@ func applyNamed[K any](ctx context.Context, k namedKind[K], w want) (outcome, er
 	}
 	id := k.id(o)
 	k.record(id)
-	if created {
-		return changed("created " + k.what), nil
-	}
 	note := ""
 	if k.note != nil {
 		note = k.note()
+	}
+	if created {
+		out := changed("created " + k.what)
+		out.message += note
+		return out, nil
 	}
 	s := k.state(o)
 	p, ok := diff(w, s)

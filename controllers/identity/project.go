@@ -30,7 +30,7 @@ func (a projectActuator) apply(ctx context.Context, o *kv1.Project, in applyInpu
 	return applyNamed(ctx, namedKind[projects.Project]{
 		tracking: tracking[projects.Project]{
 			what:     fmt.Sprintf("project %s in domain %s", s.Name, displayDomain(s.Domain)),
-			recorded: o.Status.ProjectID, shared: in.shared,
+			recorded: o.Status.ProjectID, shared: in.shared, unique: true,
 			find: func(ctx context.Context) (projects.Project, bool, error) { return a.findProject(ctx, s.Name, did) },
 			get: func(ctx context.Context, id string) (projects.Project, bool, error) {
 				p, found, err := getFound(projects.Get(ctx, a.c, id).Extract())

@@ -39,7 +39,7 @@ func (a roleActuator) apply(ctx context.Context, o *kv1.Role, in applyInput) (ou
 	}
 	return applyNamed(ctx, namedKind[roles.Role]{
 		tracking: tracking[roles.Role]{
-			what: roleWhere(s), recorded: o.Status.RoleID, shared: in.shared,
+			what: roleWhere(s), recorded: o.Status.RoleID, shared: in.shared, unique: true,
 			find: func(ctx context.Context) (roles.Role, bool, error) { return a.findRole(ctx, s.Name, did) },
 			get: func(ctx context.Context, id string) (roles.Role, bool, error) {
 				r, found, err := getFound(roles.Get(ctx, a.c, id).Extract())

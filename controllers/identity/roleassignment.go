@@ -12,8 +12,10 @@ import (
 )
 
 // roleAssignmentActuator reconciles RoleAssignment with
-// PUT /v3/{projects|domains}/{id}/{users|groups}/{id}/roles/{role}; a grant
-// is idempotent and has no ID.
+// PUT /v3/{projects|domains}/{id}/{users|groups}/{id}/roles/{role}, or
+// PUT /v3/system/{users|groups}/{id}/roles/{role} on the system scope
+// (gophercloud's System option); a grant is idempotent and has no ID.
+// https://docs.openstack.org/api-ref/identity/v3/#system-role-assignments
 type roleAssignmentActuator struct{ lookups }
 
 var _ actuator[*kv1.RoleAssignment] = roleAssignmentActuator{}
@@ -29,6 +31,7 @@ type grant struct {
 	roleID              string
 	userID, groupID     string
 	projectID, domainID string
+	system              bool
 	description         string
 }
 
@@ -61,8 +64,11 @@ func (a roleAssignmentActuator) resolve(ctx context.Context, s kv1.RoleAssignmen
 	case s.Domain != nil:
 		g.domainID, err = a.domainID(ctx, s.Domain.Name)
 		scope = "domain " + s.Domain.Name
+	case s.System != "":
+		g.system = true
+		scope = "system " + s.System
 	default:
-		err = fmt.Errorf("neither project nor domain is set")
+		err = fmt.Errorf("none of project, domain and system is set")
 	}
 	g.description = fmt.Sprintf("role %s granted to %s on %s", s.Role.Name, subj, scope)
 	return g, err
@@ -78,7 +84,7 @@ func (a roleAssignmentActuator) apply(ctx context.Context, o *kv1.RoleAssignment
 	}
 	if in.resync {
 		err := roles.Validate(ctx, a.c, g.roleID, roles.ValidateOpts{UserID: g.userID, GroupID: g.groupID,
-			ProjectID: g.projectID, DomainID: g.domainID}).ExtractErr()
+			ProjectID: g.projectID, DomainID: g.domainID, System: g.system}).ExtractErr()
 		if err == nil {
 			return outcome{message: g.description}, nil
 		}
@@ -87,7 +93,7 @@ func (a roleAssignmentActuator) apply(ctx context.Context, o *kv1.RoleAssignment
 		}
 	}
 	err = roles.Assign(ctx, a.c, g.roleID, roles.AssignOpts{UserID: g.userID, GroupID: g.groupID,
-		ProjectID: g.projectID, DomainID: g.domainID}).ExtractErr()
+		ProjectID: g.projectID, DomainID: g.domainID, System: g.system}).ExtractErr()
 	if err != nil {
 		return outcome{}, fmt.Errorf("grant: %w", err)
 	}
@@ -103,7 +109,7 @@ func (a roleAssignmentActuator) remove(ctx context.Context, o *kv1.RoleAssignmen
 		return err
 	}
 	err = roles.Unassign(ctx, a.c, g.roleID, roles.UnassignOpts{UserID: g.userID, GroupID: g.groupID,
-		ProjectID: g.projectID, DomainID: g.domainID}).ExtractErr()
+		ProjectID: g.projectID, DomainID: g.domainID, System: g.system}).ExtractErr()
 	if err != nil && !keystone.IsNotFound(err) {
 		return fmt.Errorf("revoke: %w", err)
 	}

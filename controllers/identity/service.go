@@ -3,7 +3,7 @@ package identity
 import (
 	"context"
 	"fmt"
-	"strings"
+	"slices"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/services"
 
@@ -24,31 +24,26 @@ var _ actuator[*kv1.Service] = serviceActuator{}
 func (serviceActuator) kind() string            { return "Service" }
 func (serviceActuator) spec(o *kv1.Service) any { return o.Spec }
 
-// duplicateNote names the IDs of duplicates that were found and left alone.
-func duplicateNote(what string, ids []string) string {
-	if len(ids) == 0 {
-		return ""
-	}
-	return fmt.Sprintf("; duplicate %s not deleted: %s", what, strings.Join(ids, ", "))
-}
-
 func (a serviceActuator) apply(ctx context.Context, o *kv1.Service, in applyInput) (outcome, error) {
 	s := o.Spec
 	var dups []string
 	return applyNamed(ctx, namedKind[services.Service]{
 		tracking: tracking[services.Service]{
 			what: fmt.Sprintf("service %s (%s)", s.Name, s.Type), recorded: o.Status.ServiceID, shared: in.shared,
-			// Service names are not unique: the lowest ID is adopted, the others reported.
+			// Service names are not unique: pickDuplicate chooses.
 			find: func(ctx context.Context) (services.Service, bool, error) {
 				found, err := a.findServices(ctx, s.Name, s.Type)
-				if err != nil || len(found) == 0 {
+				if err != nil {
 					return services.Service{}, false, err
 				}
-				dups = dups[:0]
-				for _, d := range found[1:] {
-					dups = append(dups, d.ID)
+				var pick string
+				var ok bool
+				pick, ok, dups = pickDuplicate(serviceIDs(found), o.Status.ServiceID, recordedElsewhere(in.shared), o.Status.ServiceID == "")
+				i := slices.IndexFunc(found, func(v services.Service) bool { return v.ID == pick })
+				if !ok || i < 0 {
+					return services.Service{}, false, nil
 				}
-				return found[0], true, nil
+				return found[i], true, nil
 			},
 			get: func(ctx context.Context, id string) (services.Service, bool, error) {
 				return getFound(services.Get(ctx, a.c, id).Extract())
@@ -82,4 +77,25 @@ func (a serviceActuator) remove(ctx context.Context, o *kv1.Service) error {
 			return found[0].ID, true, nil
 		},
 		func(ctx context.Context, id string) error { return services.Delete(ctx, a.c, id).ExtractErr() })
+}
+
+// serviceIDs lists the IDs of ss.
+func serviceIDs(ss []services.Service) []string {
+	ids := make([]string, len(ss))
+	for i, v := range ss {
+		ids[i] = v.ID
+	}
+	return ids
+}
+
+// recordedElsewhere adapts applyInput.shared to pickDuplicate's ours; an
+// error reading the cache counts as not recorded (nil: none is).
+func recordedElsewhere(shared func(string) (bool, error)) func(string) bool {
+	if shared == nil {
+		return nil
+	}
+	return func(id string) bool {
+		ok, err := shared(id)
+		return err == nil && ok
+	}
 }

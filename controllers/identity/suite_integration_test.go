@@ -5,6 +5,7 @@ package identity
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -209,6 +210,11 @@ type countingProxy struct {
 	responses map[string]int
 	// lookups counts GET requests by "/path?query".
 	lookups map[string]int
+	// creates counts POST requests by "/path name" (the body's object name).
+	creates map[string]int
+	// firsts is the method of the first lookup by name (GET /path?name=)
+	// or create (POST /path) of an object, by "/path name".
+	firsts map[string]string
 }
 
 var idSegment = regexp.MustCompile(`/[0-9a-f]{32}`)
@@ -219,7 +225,7 @@ func newCountingProxy(target string) (*countingProxy, error) {
 		return nil, err
 	}
 	u.Path = ""
-	p := &countingProxy{requests: map[string]int{}, pwWrites: map[string]int{}, probes: map[string]int{}, faults: map[string]int{}, pathFaults: map[string]int{}, responses: map[string]int{}, lookups: map[string]int{}}
+	p := &countingProxy{requests: map[string]int{}, pwWrites: map[string]int{}, probes: map[string]int{}, faults: map[string]int{}, pathFaults: map[string]int{}, responses: map[string]int{}, lookups: map[string]int{}, creates: map[string]int{}, firsts: map[string]string{}}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	p.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
@@ -227,6 +233,9 @@ func newCountingProxy(target string) (*countingProxy, error) {
 		if r.Method == http.MethodGet {
 			p.mu.Lock()
 			p.lookups[r.URL.Path+"?"+r.URL.RawQuery]++
+			if name := r.URL.Query().Get("name"); name != "" {
+				p.first(r.URL.Path, name, r.Method)
+			}
 			p.mu.Unlock()
 		}
 		if code := p.record(r.Method, r.URL.Path, body); code != 0 {
@@ -284,6 +293,29 @@ func (p *countingProxy) lookupCount(path string, q url.Values) int {
 	return n
 }
 
+// createCount is the number of POST requests to path creating an object named name.
+func (p *countingProxy) createCount(path, name string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.creates[path+" "+name]
+}
+
+// first records method as the first request naming name at path, unless
+// one was recorded before; p.mu is held.
+func (p *countingProxy) first(path, name, method string) {
+	if _, ok := p.firsts[path+" "+name]; !ok {
+		p.firsts[path+" "+name] = method
+	}
+}
+
+// firstRequest is the method of the first lookup by name or create of the
+// object named name at path ("" when none was sent).
+func (p *countingProxy) firstRequest(path, name string) string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.firsts[path+" "+name]
+}
+
 var userIDInBody = regexp.MustCompile(`"id"\s*:\s*"([0-9a-f]{32})"`)
 
 // record counts one request and returns the fault to inject, if any.
@@ -292,6 +324,17 @@ func (p *countingProxy) record(method, path string, body []byte) int {
 	defer p.mu.Unlock()
 	p.total++
 	p.requests[method+" "+idSegment.ReplaceAllString(path, "/{id}")]++
+	if method == http.MethodPost {
+		var obj map[string]struct {
+			Name string `json:"name"`
+		}
+		if json.Unmarshal(body, &obj) == nil && len(obj) == 1 {
+			for _, o := range obj {
+				p.creates[path+" "+o.Name]++
+				p.first(path, o.Name, method)
+			}
+		}
+	}
 	if method == http.MethodPatch && strings.HasPrefix(path, "/v3/users/") && bytes.Contains(body, []byte(`"password"`)) {
 		p.pwWrites[strings.TrimPrefix(path, "/v3/users/")]++
 	}

@@ -15,6 +15,12 @@ type tracking[K any] struct {
 	// shared reports whether another resource of the kind records id
 	// (nil: none does).
 	shared func(id string) (bool, error)
+	// unique says Keystone keeps the name unique in its scope (domains;
+	// projects, users and groups per domain; roles per domain or globally):
+	// with no ID recorded, the object is created first and looked up only on
+	// a 409 (createUnique). Otherwise (services, endpoints: duplicates
+	// allowed) it is looked up first.
+	unique bool
 	// find looks the declared object up by the spec's name (and scope).
 	find func(context.Context) (K, bool, error)
 	// get reads the object with an ID; found is false when Keystone has none
@@ -37,8 +43,10 @@ func (t tracking[K]) isShared(id string) (bool, error) {
 // the ID its status records so that an edited name renames the object in
 // place rather than leaving it behind (docs/identity.md, "Edits"):
 //
-//   - the spec's name is looked up first, as in ensureUnique, so a steady
-//     state costs the same one filtered GET;
+//   - no ID recorded, and the name is unique: created first, adopted on a 409
+//     (createUnique), so a new object costs one POST;
+//   - otherwise the spec's name is looked up first, so a steady state costs
+//     one filtered GET;
 //   - found, and it is the recorded object (or none is recorded): it is the one;
 //   - not found, and the recorded object still exists: it is returned, and
 //     the caller's PATCH carries the new name (a rename);
@@ -55,6 +63,9 @@ func (t tracking[K]) isShared(id string) (bool, error) {
 // this is an error naming both IDs.
 func ensureTracked[K any](ctx context.Context, t tracking[K]) (obj K, created bool, err error) {
 	var zero K
+	if t.recorded == "" && t.unique {
+		return createUnique(ctx, t.what, t.find, t.create)
+	}
 	o, found, err := t.find(ctx)
 	if err != nil {
 		return zero, false, err

@@ -18,26 +18,29 @@ func TestEnsureTracked(t *testing.T) {
 		recorded  string
 		exists    bool // the recorded object still exists
 		shared    bool // another resource records it
+		unique    bool // Keystone keeps the name unique: create first
 		want      string
 		created   bool
 		wantCalls string // f find, g get, c create
 		wantErr   string
 	}{
-		{"nothing recorded, found", &obj{"a", "n"}, "", false, false, "a", false, "f", ""},
-		{"nothing recorded, created", nil, "", false, false, "new", true, "fc", ""},
-		{"steady state: found is the recorded one", &obj{"a", "n"}, "a", true, false, "a", false, "f", ""},
-		{"rename: the recorded object is followed", nil, "a", true, false, "a", false, "fg", ""},
-		{"recorded gone: created", nil, "a", false, false, "new", true, "fgc", ""},
-		{"recorded shared: not renamed, a new one created", nil, "a", true, true, "new", true, "fc", ""},
-		{"recorded shared, new name exists: adopted", &obj{"b", "n"}, "a", true, true, "b", false, "f", ""},
-		{"recorded gone, new name exists: adopted", &obj{"b", "n"}, "a", false, false, "b", false, "fg", ""},
-		{"rename onto an existing name: refused", &obj{"b", "n"}, "a", true, false, "", false, "fg", "id b"},
+		{"nothing recorded, found", &obj{"a", "n"}, "", false, false, false, "a", false, "f", ""},
+		{"nothing recorded, created", nil, "", false, false, false, "new", true, "fc", ""},
+		{"unique, nothing recorded: created without a lookup", nil, "", false, false, true, "new", true, "c", ""},
+		{"unique, recorded: looked up as before", &obj{"a", "n"}, "a", true, false, true, "a", false, "f", ""},
+		{"steady state: found is the recorded one", &obj{"a", "n"}, "a", true, false, false, "a", false, "f", ""},
+		{"rename: the recorded object is followed", nil, "a", true, false, false, "a", false, "fg", ""},
+		{"recorded gone: created", nil, "a", false, false, false, "new", true, "fgc", ""},
+		{"recorded shared: not renamed, a new one created", nil, "a", true, true, false, "new", true, "fc", ""},
+		{"recorded shared, new name exists: adopted", &obj{"b", "n"}, "a", true, true, false, "b", false, "f", ""},
+		{"recorded gone, new name exists: adopted", &obj{"b", "n"}, "a", false, false, false, "b", false, "fg", ""},
+		{"rename onto an existing name: refused", &obj{"b", "n"}, "a", true, false, false, "", false, "fg", "id b"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			calls := ""
 			got, created, err := ensureTracked(context.Background(), tracking[obj]{
-				what: "domain n", recorded: tc.recorded,
+				what: "domain n", recorded: tc.recorded, unique: tc.unique,
 				shared: func(id string) (bool, error) { return tc.shared && id == tc.recorded, nil },
 				find: func(context.Context) (obj, bool, error) {
 					calls += "f"

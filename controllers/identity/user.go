@@ -135,7 +135,7 @@ func (a userActuator) apply(ctx context.Context, o *kv1.User, in applyInput) (ou
 	where := fmt.Sprintf("user %s in domain %s", o.Spec.Name, displayDomain(o.Spec.Domain))
 	pw := in.values[passwordInput]
 	u, created, err := ensureTracked(ctx, tracking[users.User]{
-		what: where, recorded: o.Status.UserID, shared: in.shared,
+		what: where, recorded: o.Status.UserID, shared: in.shared, unique: true,
 		find: func(ctx context.Context) (users.User, bool, error) { return a.findUser(ctx, o.Spec.Name, did) },
 		get: func(ctx context.Context, id string) (users.User, bool, error) {
 			u, found, err := getFound(users.Get(ctx, a.c, id).Extract())

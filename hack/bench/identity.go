@@ -242,9 +242,9 @@ func (b *bench) floorClient(ctx context.Context) (*gophercloud.ServiceClient, er
 }
 
 // projectsFloor: N project creates, sequential, on one connection. With
-// lookup each create follows the filtered GET orderhub and K-ORC send first
-// (GET /v3/projects?name=…&domain_id=…: docs/identity.md "Create or adopt"),
-// 2N requests.
+// lookup each create follows the filtered GET K-ORC sends first
+// (GET /v3/projects?name=…&domain_id=…), 2N requests; orderhub creates first
+// (docs/identity.md "Create or adopt").
 func (b *bench) projectsFloor(ctx context.Context, tag string, lookup bool) (result, error) {
 	res := result{Set: setProjects, Runner: runnerFloor, Objects: b.n, Metrics: map[string]float64{}}
 	if lookup {

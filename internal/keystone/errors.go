@@ -17,6 +17,10 @@ func IsNotFound(err error) bool { return gophercloud.ResponseCodeIs(err, http.St
 // another writer of the same name.
 func IsConflict(err error) bool { return gophercloud.ResponseCodeIs(err, http.StatusConflict) }
 
+// IsForbidden reports an HTTP 403 from Keystone, e.g. a create refused by a
+// read-only identity backend (LDAP).
+func IsForbidden(err error) bool { return gophercloud.ResponseCodeIs(err, http.StatusForbidden) }
+
 // IsUnauthorized reports an HTTP 401 from Keystone.
 func IsUnauthorized(err error) bool { return gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) }
 

@@ -89,6 +89,13 @@ type EndpointStatus struct {
 	// +optional
 	// +listType=set
 	CreatedInterfaces []string `json:"createdInterfaces,omitempty"`
+	// ServiceID is the Keystone service the endpoints are published under.
+	// When Keystone holds several services with spec.service's name and
+	// type, the one a Service resource records is used, else this one, else
+	// the lowest ID; the others are named in the Ready message and never
+	// used (docs/identity.md, "Duplicate services and endpoints").
+	// +optional
+	ServiceID string `json:"serviceID,omitempty"`
 }
 
 // Endpoint is the set of catalog endpoints of one service in one region.

@@ -7,8 +7,8 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // change: a grant has no ID, so an edited one would leave the old grant
 // behind (docs/identity.md, "Edits").
 // +kubebuilder:validation:XValidation:rule="has(self.user) != has(self.group)",message="exactly one of user and group must be set"
-// +kubebuilder:validation:XValidation:rule="has(self.project) != has(self.domain)",message="exactly one of project and domain must be set"
-// +kubebuilder:validation:XValidation:rule="self.role == oldSelf.role && has(self.user) == has(oldSelf.user) && (!has(self.user) || self.user == oldSelf.user) && has(self.group) == has(oldSelf.group) && (!has(self.group) || self.group == oldSelf.group) && has(self.project) == has(oldSelf.project) && (!has(self.project) || self.project == oldSelf.project) && has(self.domain) == has(oldSelf.domain) && (!has(self.domain) || self.domain == oldSelf.domain)",message="role, user, group, project and domain are immutable: a grant has no ID to move; create a new RoleAssignment and delete this one (with deletionPolicy delete the old grant is revoked)"
+// +kubebuilder:validation:XValidation:rule="(has(self.project) ? 1 : 0) + (has(self.domain) ? 1 : 0) + (has(self.system) ? 1 : 0) == 1",message="exactly one of project, domain and system must be set"
+// +kubebuilder:validation:XValidation:rule="self.role == oldSelf.role && has(self.user) == has(oldSelf.user) && (!has(self.user) || self.user == oldSelf.user) && has(self.group) == has(oldSelf.group) && (!has(self.group) || self.group == oldSelf.group) && has(self.project) == has(oldSelf.project) && (!has(self.project) || self.project == oldSelf.project) && has(self.domain) == has(oldSelf.domain) && (!has(self.domain) || self.domain == oldSelf.domain) && has(self.system) == has(oldSelf.system) && (!has(self.system) || self.system == oldSelf.system)",message="role, user, group, project, domain and system are immutable: a grant has no ID to move; create a new RoleAssignment and delete this one (with deletionPolicy delete the old grant is revoked)"
 type RoleAssignmentSpec struct {
 	CommonSpec `json:",inline"`
 
@@ -23,13 +23,20 @@ type RoleAssignmentSpec struct {
 	// +optional
 	Group *NamedInDomain `json:"group,omitempty"`
 
-	// Project is the project the role is granted on. Exactly one of project and domain.
+	// Project is the project the role is granted on. Exactly one of project, domain and system.
 	// +optional
 	Project *NamedInDomain `json:"project,omitempty"`
 
-	// Domain is the domain the role is granted on. Exactly one of project and domain.
+	// Domain is the domain the role is granted on. Exactly one of project, domain and system.
 	// +optional
 	Domain *DomainRef `json:"domain,omitempty"`
+
+	// System grants the role on the system scope (PUT
+	// /v3/system/{users|groups}/{id}/roles/{role}): Keystone's one system,
+	// "all". Exactly one of project, domain and system.
+	// +optional
+	// +kubebuilder:validation:Enum=all
+	System string `json:"system,omitempty"`
 }
 
 // RoleAssignmentStatus is the observed state of a RoleAssignment. A grant has
