@@ -136,10 +136,8 @@ type Decision struct {
 	Trigger Trigger
 	// Replace is set for ActionReplaceFailed.
 	Replace Replace
-	// Redeliver: the delivered Secret lacks the current generation and may
-	// be written again once the backup holds it
-	// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret
-	// contract").
+	// Redeliver: the delivered Secret lacks the current generation
+	// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret contract").
 	Redeliver bool
 }
 
@@ -176,9 +174,8 @@ func (in Input) NextRotation() *time.Time {
 	return in.Schedule.NextRotation(*in.LastRotation, in.ExpiresAt)
 }
 
-// trigger is the first rotation trigger that holds, most specific first, and
-// the generation it creates: Desired first, else max(Current+1, Desired)
-// (docs/reference/keystoneapplicationcredential.md, "Rotation").
+// trigger is the first rotation trigger that holds and the generation it
+// creates (docs/reference/keystoneapplicationcredential.md, "Rotation").
 func (in Input) trigger() (Trigger, int64) {
 	next := max(in.Current+1, in.Desired)
 	switch {
@@ -204,13 +201,8 @@ func (in Input) trigger() (Trigger, int64) {
 }
 
 // Decide chooses the pass's action, first match wins
-// (docs/reference/keystoneapplicationcredential.md, "Rotation"): ActionHold
-// behind a closed or refusing gate; ActionDeletePrevious once the grace period
-// ended (or the live credential is expiring) and DeliveredID holds; the
-// successor's Switch, DeleteFailed, ReplaceFailed, ContinueFailed or Continue;
-// a trigger's ActionCreate, or ActionDeferred while a second credential exists;
-// else ActionNone. Redeliver is set independently when the shared gate is open
-// and the Secret lacks generation Current.
+// (docs/reference/keystoneapplicationcredential.md, "Rotation"); Redeliver is
+// set independently once the shared gate is open.
 func Decide(in Input) Decision {
 	d := Decision{Action: ActionNone}
 	if !in.Gate.Passed() {
@@ -259,19 +251,14 @@ func Decide(in Input) Decision {
 	return d
 }
 
-// liveExpiring reports now ≥ ExpiresAt − GracePeriod: the grace period then
-// ends early so the delivered credential never expires before its successor.
+// liveExpiring reports now ≥ ExpiresAt − GracePeriod (the grace period ends early).
 func (in Input) liveExpiring() bool {
 	return in.ExpiresAt != nil && !in.Now.Before(in.ExpiresAt.Add(-in.Schedule.GracePeriod))
 }
 
 // replaceFailed is why the failed successor s is replaced, ReplaceNone when it
-// is continued. It deviates from
-// docs/reference/keystoneapplicationcredential.md, "Rotation" (continue until
-// raised) so that the delivered credential never expires without a successor
-// ("Delivered Secret contract"): ReplacePasswordRotated at once,
-// ReplaceLiveDying once s is FailedRetryBackoff old and a live credential
-// exists.
+// is continued: so the delivered credential never expires without a successor
+// (docs/reference/keystoneapplicationcredential.md, "Rotation").
 func (in Input) replaceFailed(s Credential) Replace {
 	if AuthenticationFailure(s.State) && s.PasswordGeneration > 0 && in.PasswordGeneration > s.PasswordGeneration {
 		return ReplacePasswordRotated
@@ -308,11 +295,9 @@ const TargetClusterResync = 10 * time.Minute
 // MinRequeue is RequeueAfter's result for an instant already passed.
 const MinRequeue = time.Second
 
-// RequeueAfter is the wait until the earliest of NextRotation,
-// previousCredentialDeleteAt and credentialExpiresAt
-// (docs/reference/keystoneapplicationcredential.md, "Conditions"), at most
-// TargetClusterResync on a target cluster; 0 on the management cluster with
-// none set. A frozen order has no schedule.
+// RequeueAfter is the wait until the earliest scheduled instant, at most
+// TargetClusterResync on a target cluster, 0 with none set or a frozen order
+// (docs/reference/keystoneapplicationcredential.md, "Conditions").
 func RequeueAfter(in Input, targetCluster bool) time.Duration {
 	var at []*time.Time
 	if in.Gate.Passed() {

@@ -11,10 +11,8 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// Defaults of the plane (upstream c5c3, github.com/blut/c5c3-forge
-// operators/c5c3/internal/controller/reconcile_esotenant.go and
-// korc_cloudsyaml.go), applied when the
-// ControlPlane leaves the field empty (the CRD defaults them too).
+// Defaults of the plane, equal to the CRD's and upstream c5c3's
+// (github.com/blut/c5c3-forge operators/c5c3/internal/controller).
 const (
 	DefaultRegion          = "RegionOne"
 	DefaultCloudName       = "admin"
@@ -32,18 +30,14 @@ const (
 const (
 	LabelManagedBy      = "app.kubernetes.io/managed-by"
 	LabelManagedByValue = "orderhub"
-	// LabelControlPlane carries the owning ControlPlane's name (its namespace
-	// is the object's, or, on a SecretStore in another namespace,
-	// LabelControlPlaneNamespace).
+	// LabelControlPlane carries the owning ControlPlane's name (its namespace:
+	// the object's, or LabelControlPlaneNamespace).
 	LabelControlPlane          = "c5c3.io/controlplane"
 	LabelControlPlaneNamespace = "c5c3.io/controlplane-namespace"
 )
 
 // AuthURL is the Keystone v3 URL K-ORC and the token check use: External
-// mode spec.services.keystone.external.authURL, Managed mode the in-cluster
-// http://<cp>-keystone.<keystone namespace>.svc:5000/v3 (upstream korcAuthURL,
-// github.com/blut/c5c3-forge
-// operators/c5c3/internal/controller/korc_cloudsyaml.go).
+// mode's authURL, else http://<cp>-keystone.<keystone namespace>.svc:5000/v3.
 func AuthURL(cp *c5c3v1alpha1.ControlPlane) string {
 	if e := external(cp); e != nil {
 		return e.AuthURL
@@ -55,10 +49,8 @@ func AuthURL(cp *c5c3v1alpha1.ControlPlane) string {
 	return fmt.Sprintf("http://%s-keystone.%s.svc:5000/v3", cp.Name, ns)
 }
 
-// EndpointType is the catalog interface K-ORC uses: internal in Managed mode,
-// external.endpointType (default public) in External mode (upstream
-// korcEndpointType, github.com/blut/c5c3-forge
-// operators/c5c3/internal/controller/korc_cloudsyaml.go).
+// EndpointType is the catalog interface K-ORC uses: internal in Managed
+// mode, external.endpointType (default public) in External mode.
 func EndpointType(cp *c5c3v1alpha1.ControlPlane) string {
 	e := external(cp)
 	if e == nil {
@@ -104,9 +96,8 @@ func AdminOf(cp *c5c3v1alpha1.ControlPlane) Admin {
 	}
 }
 
-// PasswordCloud is the admin password cloud written into both admin
-// clouds.yaml Secrets. The CA bundle is not referenced by path: K-ORC reads
-// it from the Secret's cacert key.
+// PasswordCloud is the admin password cloud of both admin clouds.yaml
+// Secrets; K-ORC reads the CA bundle from the cacert key.
 func PasswordCloud(cp *c5c3v1alpha1.ControlPlane, password string) cloudsyaml.Cloud {
 	a := AdminOf(cp)
 	return cloudsyaml.Password(cloudsyaml.PasswordParams{
@@ -126,9 +117,7 @@ func CloudsSecretNames(cp *c5c3v1alpha1.ControlPlane) []string {
 	return names
 }
 
-// SecretNames are the Secrets of its own namespace the plane reads or
-// writes: the admin password Secret, the Keystone CA bundle Secret when
-// spec names one, and the admin clouds.yaml Secrets (CloudsSecretNames).
+// SecretNames are the Secrets of its namespace the plane reads or writes.
 func SecretNames(cp *c5c3v1alpha1.ControlPlane) []string {
 	names := append([]string{AdminOf(cp).PasswordSecret}, CloudsSecretNames(cp)...)
 	if name, _, ok := CABundleRef(cp); ok {
@@ -144,10 +133,7 @@ func Credentials(cp *c5c3v1alpha1.ControlPlane) orcv1alpha1.CloudCredentialsRefe
 	return orcv1alpha1.CloudCredentialsReference{SecretName: a.CloudsSecret, CloudName: a.CloudName}
 }
 
-// DomainImport is the admin Domain import (an unmanaged K-ORC Domain by
-// name, docs/reference/controlplane.md, "Status"; upstream
-// github.com/blut/c5c3-forge
-// operators/c5c3/internal/controller/korc_imports.go).
+// DomainImport is the admin Domain import (docs/reference/controlplane.md, "Status").
 func DomainImport(cp *c5c3v1alpha1.ControlPlane) *orcv1alpha1.Domain {
 	a := AdminOf(cp)
 	return korc.DomainImportByName(korc.Child{
@@ -162,10 +148,8 @@ func Labels(cp *c5c3v1alpha1.ControlPlane) map[string]string {
 		LabelControlPlaneNamespace: cp.Namespace}
 }
 
-// ConsentedNamespaces are the namespaces the plane provisions a SecretStore
-// in, sorted and deduplicated: its own, the dedicated Keystone and Horizon
-// namespaces, and spec.korc.serviceRegistrations.allowedNamespaces
-// (docs/reference/keystoneservice.md, "Namespace consent").
+// ConsentedNamespaces are, sorted and deduplicated, the namespaces the plane
+// provisions a SecretStore in (docs/reference/keystoneservice.md, "Namespace consent").
 func ConsentedNamespaces(cp *c5c3v1alpha1.ControlPlane) []string {
 	ns := []string{cp.Namespace}
 	if k := cp.Spec.Services.Keystone; k != nil && k.Namespace != nil {
@@ -180,9 +164,8 @@ func ConsentedNamespaces(cp *c5c3v1alpha1.ControlPlane) []string {
 	return slices.Compact(ns)
 }
 
-// StoreName is the namespaced SecretStore the plane provisions, and
-// ok=false when spec.secretStoreRef names a ClusterSecretStore (nothing to
-// provision per namespace).
+// StoreName is the SecretStore the plane provisions per namespace; ok=false
+// for a ClusterSecretStore.
 func StoreName(cp *c5c3v1alpha1.ControlPlane) (string, bool) {
 	r := cp.Spec.SecretStoreRef
 	if r == nil {
@@ -194,8 +177,7 @@ func StoreName(cp *c5c3v1alpha1.ControlPlane) (string, bool) {
 	return r.Name, true
 }
 
-// IsExternal reports an External-mode plane (spec.services.keystone.mode
-// External): K-ORC's failures against it are classified (korc.ClassifyExternal).
+// IsExternal reports an External-mode plane.
 func IsExternal(cp *c5c3v1alpha1.ControlPlane) bool { return external(cp) != nil }
 
 func external(cp *c5c3v1alpha1.ControlPlane) *c5c3v1alpha1.ExternalKeystoneSpec {

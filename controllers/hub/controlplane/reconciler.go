@@ -30,42 +30,34 @@ const ControllerName = "orderhub-controlplane"
 // (orcv1alpha1.CloudCredencialsCASecretKey, spelled as upstream).
 const CACertKey = "cacert"
 
-// OpenBao is where the per-namespace SecretStores point and how they log
-// in: OpenBao's Kubernetes auth method, as a ServiceAccount the plane
-// creates in each consented namespace (tenant.go, docs/reference/openbao.md).
-// The hub itself holds no OpenBao credential.
+// OpenBao is where the per-namespace SecretStores point and how they log in
+// (docs/reference/openbao.md); the hub holds no OpenBao credential.
 type OpenBao struct {
 	// Address is the OpenBao URL (http or https).
 	Address string
 	// Mount is the KV v2 mount (default kv-v2).
 	Mount string
-	// AuthMount is the mount path of OpenBao's Kubernetes auth method
-	// (default kubernetes).
+	// AuthMount is the Kubernetes auth method's mount (default kubernetes).
 	AuthMount string
 	// Role is the OpenBao role the stores log in as (default eso-tenant).
 	Role string
-	// ServiceAccount is the name of the ServiceAccount created in every
-	// consented namespace, which the role binds (default eso-tenant-auth).
+	// ServiceAccount is the one the role binds in every consented namespace
+	// (default eso-tenant-auth).
 	ServiceAccount string
 }
 
 // Options configure the reconciler.
 type Options struct {
-	// OpenBao, when set, makes the plane provision a SecretStore per
-	// consented namespace; nil provisions none (and the store does not gate
-	// AdminCredentialReady).
+	// OpenBao, when set, provisions a SecretStore per consented namespace.
 	OpenBao *OpenBao
 	// Verifier requests the admin token; default KeystoneVerifier{}.
 	Verifier Verifier
-	// RetryInterval is the requeue after a failed pass (default 20 s):
-	// Keystone sends no events.
+	// RetryInterval is the requeue after a failed pass (default 20 s).
 	RetryInterval time.Duration
-	// RecheckInterval re-verifies a ready credential (default 5 min), so a
-	// password changed in Keystone behind the plane's back is noticed.
+	// RecheckInterval re-verifies a ready credential (default 5 min).
 	RecheckInterval time.Duration
-	// FailureConfirmation is how long a transient failure of a Ready plane
-	// must persist before it is reported (HoldTransient; default
-	// DefaultFailureConfirmation).
+	// FailureConfirmation is how long a Ready plane's transient failure must
+	// persist to be reported (HoldTransient; default DefaultFailureConfirmation).
 	FailureConfirmation time.Duration
 }
 
@@ -78,9 +70,8 @@ type Reconciler struct {
 	failing  failureClock
 }
 
-// holdTransient applies HoldTransient to the AdminCredentialReady that one
-// pass computed, against the condition the plane reports now, and logs a
-// held failure so it is visible without flipping Ready.
+// holdTransient applies HoldTransient to the pass's AdminCredentialReady and
+// logs a held failure.
 func (r *Reconciler) holdTransient(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, want metav1.Condition) (metav1.Condition, bool) {
 	prev := meta.FindStatusCondition(cp.Status.Conditions, c5c3v1alpha1.ConditionAdminCredentialReady)
 	got, since, held := HoldTransient(prev, want, r.failing.get(cp.UID), r.now(), r.opts.FailureConfirmation)
@@ -125,9 +116,7 @@ func (r *Reconciler) update(cp *c5c3v1alpha1.ControlPlane, conds []metav1.Condit
 	return &planeStatus{Fields: cp.Status, Conditions: conds, Now: metav1.NewTime(r.now())}
 }
 
-// statusWriter is the plane's only status writer; the optimistic lock makes
-// a pass that read a stale plane fail with a Conflict instead of writing
-// its conditions over newer ones.
+// statusWriter is the plane's only status writer (optimistic lock).
 func statusWriter(rec recorder.EventRecorder) lifecycle.StatusWriter[*c5c3v1alpha1.ControlPlane, c5c3v1alpha1.ControlPlaneStatus] {
 	return lifecycle.StatusWriter[*c5c3v1alpha1.ControlPlane, c5c3v1alpha1.ControlPlaneStatus]{Kind: "ControlPlane",
 		Recorder: rec, OptimisticLock: true,
@@ -136,11 +125,8 @@ func statusWriter(rec recorder.EventRecorder) lifecycle.StatusWriter[*c5c3v1alph
 		}}
 }
 
-// observe runs the plane's steps: read the admin password and CA bundle,
-// write the clouds Secrets, verify the admin credential with Keystone and
-// apply the admin domain import (each only when the one before succeeded),
-// then the tenant stores. Failures to report are in the observation; the
-// errors are to return.
+// observe runs the plane's steps, each only after the one before succeeded;
+// failures to report go into the observation, errors are returned.
 func (r *Reconciler) observe(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (Observation, []error) {
 	var o Observation
 	var errs []error
@@ -172,9 +158,7 @@ func (r *Reconciler) observe(ctx context.Context, cp *c5c3v1alpha1.ControlPlane)
 	return o, errs
 }
 
-// requeue is the delay before the next unprompted pass: the failure
-// confirmation while a transient failure is held, the retry interval while
-// not Ready, else the recheck interval.
+// requeue is the delay before the next unprompted pass.
 func (r *Reconciler) requeue(held, ready bool) time.Duration {
 	switch {
 	case held:
@@ -186,10 +170,7 @@ func (r *Reconciler) requeue(held, ready bool) time.Duration {
 }
 
 // olderPlane is the older ControlPlane of cp's namespace that parks cp
-// (Duplicate), nil when none: a parked plane writes nothing but its
-// conditions. The list is read from the cache, which holds every plane
-// created before cp was enqueued; a later one enqueues cp through the watch.
-// Errors: the list failed (proceeding could let a duplicate project).
+// (Duplicate), nil when none. Errors: the list failed.
 func (r *Reconciler) olderPlane(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (*c5c3v1alpha1.ControlPlane, error) {
 	var list c5c3v1alpha1.ControlPlaneList
 	if err := r.client.List(ctx, &list, client.InNamespace(cp.Namespace)); err != nil {
@@ -271,10 +252,8 @@ func (r *Reconciler) applyDomainImport(ctx context.Context, cp *c5c3v1alpha1.Con
 	return nil
 }
 
-// warnTenantConsent emits a Warning event EventTenantNamespaceConsented
-// per tenant namespace cp also consents for KeystoneServices
-// (ControlPlane.ConsentedTenantNamespaces); Reconcile calls it once per
-// observed generation, after the status write.
+// warnTenantConsent emits EventTenantNamespaceConsented per tenant namespace
+// cp also consents for KeystoneServices, once per observed generation.
 func (r *Reconciler) warnTenantConsent(cp *c5c3v1alpha1.ControlPlane) {
 	for _, ns := range cp.ConsentedTenantNamespaces() {
 		r.recorder.Eventf(cp, nil, corev1.EventTypeWarning, c5c3v1alpha1.EventTenantNamespaceConsented, "Reconcile",

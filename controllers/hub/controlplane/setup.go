@@ -26,14 +26,12 @@ const (
 	DefaultRetryInterval   = 20 * time.Second
 	DefaultRecheckInterval = 5 * time.Minute
 	DefaultOpenBaoMount    = "kv-v2"
-	// DefaultOpenBaoAuthMount is the mount path of OpenBao's Kubernetes auth
-	// method (the path `bao auth enable kubernetes` mounts it at).
+	// DefaultOpenBaoAuthMount is the Kubernetes auth method's default mount.
 	DefaultOpenBaoAuthMount = "kubernetes"
-	// DefaultOpenBaoRole is the OpenBao role the tenant stores log in as
-	// (upstream c5c3's role name).
+	// DefaultOpenBaoRole is the tenant stores' role (upstream c5c3's).
 	DefaultOpenBaoRole = "eso-tenant"
-	// DefaultOpenBaoServiceAccount is the ServiceAccount created in every
-	// consented namespace (upstream c5c3's name).
+	// DefaultOpenBaoServiceAccount is the ServiceAccount of each consented
+	// namespace (upstream c5c3's).
 	DefaultOpenBaoServiceAccount = "eso-tenant-auth"
 )
 
@@ -47,15 +45,9 @@ const (
 // +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=domains,verbs=get;list;watch;create;update;patch
 // +kubebuilder:rbac:groups=external-secrets.io,resources=secretstores,verbs=get;list;watch;create;update;patch;delete
 
-// SetupWithManager registers the ControlPlane reconciler. The manager's
-// scheme must hold client-go's, c5c3.io's and K-ORC's types. It watches
-// ControlPlanes, Secrets (planesOfSecret: those a plane reads or writes,
-// SecretNames, and those its labels name), the creation and
-// deletion of other ControlPlanes in the namespace (the duplicate guard),
-// its Domain imports, SecretStores and ServiceAccounts (mapped back by
-// label). It fails on an OpenBao config without an address; the other
-// OpenBao fields default (DefaultOpenBaoMount, DefaultOpenBaoAuthMount,
-// DefaultOpenBaoRole, DefaultOpenBaoServiceAccount).
+// SetupWithManager registers the ControlPlane reconciler; the scheme must
+// hold client-go's, c5c3.io's and K-ORC's types. Errors: an OpenBao config
+// without an address (the other fields default).
 func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 	if opts.Verifier == nil {
 		opts.Verifier = KeystoneVerifier{}
@@ -85,19 +77,15 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		For(&c5c3v1alpha1.ControlPlane{}).
 		Owns(&orcv1alpha1.Domain{}).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(planesOfSecret(c))).
-		// A plane created or deleted re-decides the duplicate guard of every
-		// plane in its namespace (a parked duplicate is released as soon as
-		// the older plane is gone).
+		// A plane created or deleted re-decides its namespace's duplicate guard.
 		Watches(&c5c3v1alpha1.ControlPlane{}, handler.EnqueueRequestsFromMapFunc(planesInNamespace(c)),
 			builder.WithPredicates(createOrDelete))
 	if opts.OpenBao != nil {
 		b = b.Watches(eso.New(eso.SecretStoreGVK), handler.EnqueueRequestsFromMapFunc(planeOfLabels)).
-			// Only deletions: a ServiceAccount removed behind the plane's back
-			// is re-created; its own applies need no extra pass.
+			// Only deletions: a removed ServiceAccount is re-created.
 			Watches(&corev1.ServiceAccount{}, handler.EnqueueRequestsFromMapFunc(planeOfLabels),
 				builder.WithPredicates(deleteOnly)).
-			// A KeystoneService teardown keeps its namespace's store until it
-			// ends (TearingDown).
+			// A KeystoneService teardown holds its namespace's store (TearingDown).
 			Watches(&c5c3v1alpha1.KeystoneService{}, handler.EnqueueRequestsFromMapFunc(planeOfService),
 				builder.WithPredicates(deletion))
 	}
@@ -121,8 +109,7 @@ var deleteOnly = predicate.Funcs{
 	GenericFunc: func(event.GenericEvent) bool { return false },
 }
 
-// deletion passes the update that sets a deletion timestamp (and later
-// updates of an object being deleted) and the delete event.
+// deletion passes the updates of an object being deleted and its delete event.
 var deletion = predicate.Funcs{
 	CreateFunc:  func(event.CreateEvent) bool { return false },
 	DeleteFunc:  func(event.DeleteEvent) bool { return true },
@@ -139,9 +126,7 @@ func planeOfService(_ context.Context, o client.Object) []reconcile.Request {
 	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ks.ControlPlaneNamespace(), Name: ks.Spec.ControlPlaneRef.Name}}}
 }
 
-// planesInNamespace maps an object to every ControlPlane in its namespace
-// (at most one by the webhook; more when concurrent creates slipped past it,
-// see Duplicate).
+// planesInNamespace maps an object to every ControlPlane in its namespace.
 func planesInNamespace(c client.Client) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
 		var list c5c3v1alpha1.ControlPlaneList
@@ -156,11 +141,9 @@ func planesInNamespace(c client.Client) handler.MapFunc {
 	}
 }
 
-// planesOfSecret maps a Secret to the ControlPlanes of its namespace that
-// read or write it (SecretNames) and to the plane its labels name. The
-// orders keep their own Secrets in the plane's namespace too (K-ORC user
-// sources, mint clouds): those do not concern the plane, and a pass of its
-// for every one of their writes would re-apply every object it owns.
+// planesOfSecret maps a Secret to the planes of its namespace that read or
+// write it (SecretNames) and to the plane its labels name; the orders'
+// Secrets in that namespace do not concern the plane.
 func planesOfSecret(c client.Client) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
 		reqs := planeOfLabels(ctx, o)

@@ -8,35 +8,24 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
 
-// Observation is what one pass learned, in the order the contract is
-// fulfilled. The first failing step decides AdminCredentialReady.
+// Observation is what one pass learned; the first failing step decides
+// AdminCredentialReady.
 type Observation struct {
-	// PasswordMissing says why the admin password could not be read (the
-	// Secret or its key is absent); empty when it was read.
+	// PasswordMissing says why the admin password is unreadable ("": read).
 	PasswordMissing string
-	// CABundleMissing says why the configured CA bundle could not be read;
-	// empty when none is configured or it was read.
+	// CABundleMissing says why the configured CA bundle is unreadable.
 	CABundleMissing string
 	// WriteError is a failure writing the admin clouds.yaml Secrets.
 	WriteError error
 	// AuthReason and AuthMessage classify a failed token request (Classify);
 	// AuthReason is empty when Keystone issued a token.
 	AuthReason, AuthMessage string
-	// StoreNotReady says why the SecretStore in the plane's own namespace
-	// is not Ready; empty when it is Ready or none is provisioned.
+	// StoreNotReady says why the own-namespace SecretStore is not Ready.
 	StoreNotReady string
 }
 
-// AdminCredentialCondition derives AdminCredentialReady from o
-// (docs/reference/controlplane.md, "Status"; reasons from
-// api/c5c3/v1alpha1):
-//
-//   - admin password Secret or key missing: WaitingForCloudsYaml;
-//   - CA bundle missing: WaitingForCABundle;
-//   - the clouds.yaml Secrets could not be written: WaitingForCloudsYaml;
-//   - Keystone refused or could not be reached: o.AuthReason;
-//   - the own-namespace SecretStore is not Ready: SecretStoreNotReady;
-//   - otherwise True/AdminCredentialReady.
+// AdminCredentialCondition derives AdminCredentialReady from o, first
+// failing step wins (docs/reference/controlplane.md, "AdminCredentialReady").
 func AdminCredentialCondition(o Observation, generation int64) metav1.Condition {
 	c := metav1.Condition{Type: c5c3v1alpha1.ConditionAdminCredentialReady, Status: metav1.ConditionFalse,
 		ObservedGeneration: generation}
@@ -73,9 +62,7 @@ func ReadyCondition(subs []metav1.Condition, generation int64) metav1.Condition 
 		Reason: c5c3v1alpha1.ReasonAllReady, ObservedGeneration: generation, Message: "all conditions are True"}
 }
 
-// Conditions returns the plane's conditions for the AdminCredentialReady
-// condition admin (AdminCredentialCondition, after HoldTransient):
-// admin, then Ready.
+// Conditions are admin (after HoldTransient), then Ready.
 func Conditions(admin metav1.Condition, generation int64) []metav1.Condition {
 	return []metav1.Condition{admin, ReadyCondition([]metav1.Condition{admin}, generation)}
 }

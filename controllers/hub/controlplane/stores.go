@@ -18,13 +18,10 @@ import (
 	"github.com/c5c3/orderhub/delivery/eso"
 )
 
-// ensureStores provisions the ServiceAccount and the SecretStore in every
-// consented namespace that exists (and in those a KeystoneService teardown
-// still needs, TearingDown), never writing one that exists and is not the
-// plane's (NotOurs; ForeignMessage is then the returned reason), removes the plane's tenant objects from
-// namespaces it no longer consents to and the OpenBao token copies older
-// releases wrote (sweep), and returns why the store in the plane's own namespace is
-// not Ready ("" when it is, or when the plane names a ClusterSecretStore).
+// ensureStores provisions the tenant ServiceAccount and SecretStore of every
+// store namespace, sweeps the rest, and returns why the own-namespace store is
+// not Ready ("" when it is or for a ClusterSecretStore)
+// (docs/reference/controlplane.md, "Tenant objects are never taken over").
 func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlPlane) (string, error) {
 	ob := *r.opts.OpenBao
 	store, provisions := StoreName(cp)
@@ -62,11 +59,9 @@ func (r *Reconciler) ensureStores(ctx context.Context, cp *c5c3v1alpha1.ControlP
 	return "", errors.Join(errs...)
 }
 
-// storeNamespaces are the namespaces the plane provisions stores in (none
-// when it names a ClusterSecretStore): the consented ones and those a
-// KeystoneService teardown still needs. Without the KeystoneService list a
-// teardown's store could be swept, so the consented namespaces are
-// provisioned and sweepTenants is false for the pass (the error says why).
+// storeNamespaces are the consented namespaces and those a KeystoneService
+// teardown still needs (none for a ClusterSecretStore); without the
+// KeystoneService list, sweepTenants is false for the pass.
 func (r *Reconciler) storeNamespaces(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, provisions bool) (
 	namespaces []string, sweepTenants bool, err error) {
 	if !provisions {
@@ -80,12 +75,9 @@ func (r *Reconciler) storeNamespaces(ctx context.Context, cp *c5c3v1alpha1.Contr
 	return StoreNamespaces(namespaces, TearingDown(cp, services.Items)), true, nil
 }
 
-// provisionNamespace writes the ServiceAccount and the SecretStore of ns,
-// once the namespace exists and is not being deleted (namespaces are not
-// watched: the next pass provisions it). A ServiceAccount or store that is
-// not the plane's is returned as Foreign and left alone; a store logging
-// in as somebody else's ServiceAccount would act with that identity, so the
-// namespace then gets neither.
+// provisionNamespace writes ns's ServiceAccount and SecretStore once the
+// namespace exists and is not being deleted; a foreign object is returned as
+// Foreign and the namespace then gets neither.
 func (r *Reconciler) provisionNamespace(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, ob OpenBao, store, ns string) (*Foreign, error) {
 	var n corev1.Namespace
 	if err := r.client.Get(ctx, types.NamespacedName{Name: ns}, &n); err != nil || !n.DeletionTimestamp.IsZero() {
@@ -101,10 +93,8 @@ func (r *Reconciler) provisionNamespace(ctx context.Context, cp *c5c3v1alpha1.Co
 	return r.applyStore(ctx, cp, TenantStore(cp, ob, store, ns))
 }
 
-// applyServiceAccount writes the ServiceAccount the namespace's store logs
-// in as, owned by the plane in the plane's own namespace (owner references
-// cannot cross namespaces). An existing ServiceAccount that is not the
-// plane's (NotOurs) is not touched and returned as Foreign.
+// applyServiceAccount writes the store's ServiceAccount, owned by the plane
+// in its own namespace; a foreign one (NotOurs) is returned as Foreign.
 func (r *Reconciler) applyServiceAccount(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, ns, name string) (*Foreign, error) {
 	ac := func() *corev1ac.ServiceAccountApplyConfiguration {
 		sa := corev1ac.ServiceAccount(name, ns).WithLabels(Labels(cp))
@@ -119,8 +109,7 @@ func (r *Reconciler) applyServiceAccount(ctx context.Context, cp *c5c3v1alpha1.C
 	err := r.client.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &cur)
 	switch {
 	case apierrors.IsNotFound(err):
-		// Created, not applied: a ServiceAccount appearing concurrently is
-		// an AlreadyExists (retried, then judged), not taken over.
+		// Created, not applied: one appearing concurrently is not taken over.
 		cur = corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: name, Labels: Labels(cp)}}
 		if ns == cp.Namespace {
 			cur.OwnerReferences = []metav1.OwnerReference{ownerRef(cp)}
@@ -135,8 +124,7 @@ func (r *Reconciler) applyServiceAccount(ctx context.Context, cp *c5c3v1alpha1.C
 			return &Foreign{Kind: "ServiceAccount", Namespace: ns, Name: name, Why: why}, nil
 		}
 	}
-	// The observed UID and resourceVersion are preconditions: a
-	// ServiceAccount replaced since the read is a Conflict, not a takeover.
+	// UID and resourceVersion preconditions: a replaced object is a Conflict.
 	if err := r.client.Apply(ctx, ac().WithUID(cur.UID).WithResourceVersion(cur.ResourceVersion),
 		client.FieldOwner(ControllerName), client.ForceOwnership); err != nil {
 		return nil, fmt.Errorf("apply ServiceAccount %s/%s: %w", ns, name, err)
@@ -144,10 +132,7 @@ func (r *Reconciler) applyServiceAccount(ctx context.Context, cp *c5c3v1alpha1.C
 	return nil, nil
 }
 
-// applyStore writes the tenant SecretStore s (owned by the plane in the
-// plane's own namespace), with the guard of applyServiceAccount: an
-// existing store that is not the plane's is not touched and returned as
-// Foreign.
+// applyStore writes the tenant SecretStore s with applyServiceAccount's guard.
 func (r *Reconciler) applyStore(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, s eso.SecretStore) (*Foreign, error) {
 	build := func() (*unstructured.Unstructured, error) {
 		u, err := s.Build()
@@ -185,11 +170,8 @@ func (r *Reconciler) applyStore(ctx context.Context, cp *c5c3v1alpha1.ControlPla
 	return nil, eso.Apply(ctx, r.client, ControllerName, u)
 }
 
-// sweep deletes the plane's SecretStores and ServiceAccounts that Stale
-// names (a de-listed namespace loses its OpenBao access; its delivered
-// Secrets stay) and every legacy token copy (IsLegacyTokenCopy). A plane
-// that names a ClusterSecretStore keeps the tenant objects it provisioned
-// before (PushSecrets may still name them): tenants is false then.
+// sweep deletes the plane's tenant objects Stale names and every legacy token
+// copy (IsLegacyTokenCopy); tenants is false for a ClusterSecretStore plane.
 func (r *Reconciler) sweep(ctx context.Context, cp *c5c3v1alpha1.ControlPlane, tenants bool, namespaces []string) error {
 	var errs []error
 	if tenants {

@@ -56,9 +56,8 @@ func (v KeystoneVerifier) Verify(ctx context.Context, r TokenRequest) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	// orderhub/<version>, then the controller's name: Keystone's access log
-	// (and a proxy in front of it) can tell the plane's credential checks
-	// from K-ORC's requests, which share the admin credential.
+	// orderhub/<version>, then the controller's name: tells the plane's checks
+	// from K-ORC's requests in Keystone's access log.
 	pc, tr, err := NewProviderClient(r.AuthURL, r.CABundle, timeout, ControllerName)
 	if err != nil {
 		return err
@@ -81,13 +80,10 @@ func (v KeystoneVerifier) Verify(ctx context.Context, r TokenRequest) error {
 	return WithoutBody(err)
 }
 
-// NewProviderClient is a gophercloud client for the identity endpoint
-// authURL that trusts ca (a PEM bundle; empty: the system roots), gives up
-// on a request after timeout, and sends the User-Agent
-// "orderhub/<version> <agents...>" (github.com/gophercloud/gophercloud/v2,
-// ProviderClient.UserAgent). The caller closes the returned transport's idle
-// connections when done. Errors: a bundle without a PEM certificate, an
-// auth URL gophercloud cannot parse.
+// NewProviderClient is a gophercloud identity client for authURL trusting ca
+// (PEM; empty: system roots), with timeout and the User-Agent
+// "orderhub/<version> <agents...>"; the caller closes idle connections.
+// Errors: a bundle without a PEM certificate, an unparsable auth URL.
 func NewProviderClient(authURL string, ca []byte, timeout time.Duration, agents ...string) (*gophercloud.ProviderClient, *http.Transport, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if len(ca) > 0 {
@@ -110,10 +106,8 @@ func NewProviderClient(authURL string, ca []byte, timeout time.Duration, agents 
 // ones are cut and end in "...").
 const MaxURLInMessage = 256
 
-// CheckAuthURL refuses an auth URL with a query or a fragment: the token
-// request appends auth/tokens to it, so either would make the check hit
-// another path than Keystone's (the CRD refuses both too,
-// ExternalKeystoneSpec.AuthURL).
+// CheckAuthURL refuses an auth URL with a query or fragment (the token
+// request appends auth/tokens; the CRD refuses both too).
 func CheckAuthURL(authURL string) error {
 	u, err := url.Parse(authURL)
 	if err != nil {
@@ -125,11 +119,9 @@ func CheckAuthURL(authURL string) error {
 	return nil
 }
 
-// ResponseError is an HTTP answer other than the expected one, without the
-// response body: a status message must not repeat what the URL served (the
-// auth URL is the plane author's, and could point at any service the hub
-// reaches). It unwraps to a gophercloud.ErrUnexpectedResponseCode without
-// Body and headers, so gophercloud.ResponseCodeIs still matches.
+// ResponseError is an unexpected HTTP answer without its body (a status
+// message must not repeat what the URL served); it unwraps to a body-less
+// gophercloud.ErrUnexpectedResponseCode.
 type ResponseError struct {
 	inner gophercloud.ErrUnexpectedResponseCode
 }

@@ -1,13 +1,7 @@
-// Package grants assigns and revokes Keystone project roles for the hub.
-//
-// The K-ORC release served here (v2.6.0) has no RoleAssignment kind
-// (it merged to github.com/k-orc/openstack-resource-controller main in
-// PR #774, after that tag), so the hub grants roles itself
-// with gophercloud, authenticated with the plane's admin password cloud
-// (docs/reference/keystoneroleassignment.md, "How roles are granted").
-// Everything goes through the Granter interface so that a K-ORC RoleAssignment
-// projection can replace this package once a release with that kind is
-// available.
+// Package grants assigns and revokes Keystone project roles with gophercloud,
+// since K-ORC v2.6.0 has no RoleAssignment kind; the Granter interface lets a
+// K-ORC projection replace it (docs/reference/keystoneroleassignment.md,
+// "How roles are granted").
 package grants
 
 import (
@@ -49,11 +43,9 @@ type Granter interface {
 	Revoke(ctx context.Context, c Credentials, userID, projectID, roleID string) error
 }
 
-// Keystone is the Granter talking to Keystone's identity v3 API:
-// GET /v3/role_assignments, PUT and DELETE
-// /v3/projects/{p}/users/{u}/roles/{r}. Timeout bounds each call
-// (default 20 s). It authenticates anew on each call: grants change rarely,
-// and holding no token means a rotated admin password is picked up at once.
+// Keystone is the Granter talking to Keystone's identity v3 API; Timeout
+// bounds each call (default 20 s). It authenticates on every call, so a
+// rotated admin password is picked up at once.
 type Keystone struct {
 	Timeout time.Duration
 }
@@ -123,9 +115,8 @@ func (k Keystone) bound(ctx context.Context) (context.Context, context.CancelFun
 	return context.WithTimeout(ctx, t)
 }
 
-// client authenticates with c and returns an identity v3 client reaching
-// Keystone at the cloud's auth URL (not through the catalog, whose
-// interface may not be reachable from the hub).
+// client returns an identity v3 client authenticated with c that reaches
+// Keystone at the cloud's auth URL, not through the catalog.
 func (k Keystone) client(ctx context.Context, c Credentials) (*gophercloud.ServiceClient, func(), error) {
 	a := cloudsyaml.AuthOf(c.Cloud)
 	if a.AuthURL == "" || a.Password == "" {

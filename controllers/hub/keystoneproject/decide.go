@@ -16,20 +16,15 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// Requeue intervals. Children and the plane are watched, so these only
-// bound how long Keystone-side drift stays unnoticed: a project that is not
-// Ready is looked at again after NotReadyRequeue, a Ready one after
-// ReadyResync. An order on a target cluster waits at most
-// orders.RequeueTarget (docs/reference/keystoneapplicationcredential.md,
+// Requeue intervals; children and the plane are watched, so these bound how
+// long Keystone-side drift stays unnoticed (docs/reference/keystoneproject.md,
 // "Conditions").
 const (
 	NotReadyRequeue = 15 * time.Second
 	ReadyResync     = 10 * time.Minute
 )
 
-// EffectiveProjectName is the Keystone project name the order creates:
-// spec.projectName, or metadata.name when unset
-// (docs/reference/keystoneproject.md "KeystoneProjectSpec").
+// EffectiveProjectName is spec.projectName, or metadata.name when unset.
 func EffectiveProjectName(kp *c5c3v1alpha1.KeystoneProject) string {
 	if n := kp.Spec.ProjectName; n != "" {
 		return string(n)
@@ -46,10 +41,8 @@ func EffectiveDomain(kp *c5c3v1alpha1.KeystoneProject, cp *c5c3v1alpha1.ControlP
 	return controlplane.AdminOf(cp).Domain
 }
 
-// IsAdminDomain reports whether domain is the plane's admin domain, compared
-// the way Keystone compares names (keystone.SameIdentityName): then the
-// plane's own Domain import (korc.AdminDomainImportName) is referenced and
-// the order projects no Domain import of its own.
+// IsAdminDomain reports whether domain is the plane's admin domain under
+// keystone.SameIdentityName (then the plane's Domain import is referenced).
 func IsAdminDomain(domain string, cp *c5c3v1alpha1.ControlPlane) bool {
 	return keystone.SameIdentityName(domain, controlplane.AdminOf(cp).Domain)
 }
@@ -68,13 +61,9 @@ const (
 	AdminProjectOwned
 )
 
-// AdminProjectOf decides the admin-project refusal: the effective project
-// name and domain compared with the plane's admin project and domain the way
-// Keystone compares them (case- and accent-folding). owns is whether the
-// order already has its managed Project child. The admin project is never
-// orderable, like the admin identity of a KeystoneService
-// (docs/reference/keystoneservice.md, "The admin identity is never
-// registrable").
+// AdminProjectOf decides the admin-project refusal under
+// keystone.SameIdentityName; owns is whether the order has its managed
+// Project child (docs/reference/keystoneproject.md, "Consent").
 func AdminProjectOf(kp *c5c3v1alpha1.KeystoneProject, cp *c5c3v1alpha1.ControlPlane, owns bool) AdminProject {
 	a := controlplane.AdminOf(cp)
 	if !keystone.SameIdentityName(EffectiveProjectName(kp), a.Project) || !keystone.SameIdentityName(EffectiveDomain(kp, cp), a.Domain) {
@@ -97,20 +86,16 @@ type Observation struct {
 	External bool
 	// Admin is the admin-project refusal.
 	Admin AdminProject
-	// ClaimHolder names the order holding the claim on the project's name
-	// ("<Kind>/<cluster>/<namespace>/<name>", orders.Acquire) when it is
-	// another order (breaker H3).
+	// ClaimHolder names another order holding the claim on the project's name
+	// (orders.Acquire), else "".
 	ClaimHolder string
 	// Error is a Kubernetes-level failure (ProjectError).
 	Error error
-	// Domain is the state of the order's own Domain import; when the
-	// project lives in the plane's admin domain, the plane's import of it
-	// on every pass that begins without the managed Project, else nil.
-	// DomainName names it.
+	// Domain is the state of the domain import the project depends on (nil:
+	// none observed); DomainName names it.
 	Domain     *korc.State
 	DomainName string
-	// ProjectExists is true once the managed Project child exists; the
-	// probe is not consulted any more.
+	// ProjectExists is true once the managed Project child exists.
 	ProjectExists bool
 	// Probe is the collision probe's verdict while ProjectExists is false.
 	Probe korc.ProbeResult
@@ -118,12 +103,8 @@ type Observation struct {
 	Project korc.State
 }
 
-// projectReady is the ProjectReady chain
-// (docs/reference/keystoneproject.md "Conditions"), first match wins: the
-// shared gate; the admin project and a held name claim (ProjectCollision);
-// a Kubernetes error (ProjectError); a failed domain import; before the
-// managed Project exists, the probe; else the Project's own state. A held
-// deletion is HeldCondition.
+// projectReady is the ProjectReady chain, first match wins
+// (docs/reference/keystoneproject.md, "Conditions").
 var projectReady = conditions.Chain[Observation]{
 	conditions.GateClosed(func(o Observation) conditions.Gate { return o.Gate }),
 	adminProject,
@@ -175,8 +156,7 @@ func nameClaimed(o Observation) (conditions.Verdict, bool) {
 			"delete this order and re-create it with spec.projectName set to a free name (the field is immutable), or delete the other order first", o.ClaimHolder, o.DomainName))
 }
 
-// projectProbe: before the managed Project exists, the collision probe's
-// verdict.
+// projectProbe: the collision probe's verdict before the Project exists.
 func projectProbe(o Observation) (conditions.Verdict, bool) {
 	if o.ProjectExists {
 		return conditions.Next()
@@ -198,9 +178,7 @@ func projectProbe(o Observation) (conditions.Verdict, bool) {
 	return conditions.Next()
 }
 
-// projectState: the managed Project's state; Ready only with the id
-// StatusOf records (K-ORC writes its status in more than one request, and
-// one refused can leave Available without status.id for a while).
+// projectState: the managed Project's state; Ready only with a project id.
 func projectState(o Observation) (conditions.Verdict, bool) {
 	p := o.Project
 	if p.Phase == korc.PhaseAvailable {
@@ -228,11 +206,9 @@ func HeldCondition(h orders.Held, name string, gen int64) metav1.Condition {
 		Reason: c5c3v1alpha1.ReasonReferencedByApplicationCredentials, Message: h.Message(orders.KindKeystoneProject, name)}
 }
 
-// UsersReferencing lists, sorted, the KeystoneUsers of users whose
-// spec.defaultProjectRef names the project order name; every one counts,
-// also one being deleted: K-ORC keeps a project while a user's default
-// project is it (finalizer openstack.k-orc.cloud/user), so the project's
-// deletion waits for them (breaker M1).
+// UsersReferencing lists, sorted, the users (also ones being deleted) whose
+// spec.defaultProjectRef names the project order name
+// (docs/reference/keystoneproject.md, "Deletion Semantics").
 func UsersReferencing(name string, users []c5c3v1alpha1.KeystoneUser) []string {
 	var out []string
 	for i := range users {
@@ -244,9 +220,8 @@ func UsersReferencing(name string, users []c5c3v1alpha1.KeystoneUser) []string {
 	return out
 }
 
-// HeldByUsersCondition is ProjectReady while the KeystoneUsers users name
-// the project order name as their default project: the deletion is held
-// (UsersReferencing), reason ReferencedByUsers.
+// HeldByUsersCondition is ProjectReady/ReferencedByUsers while users hold the
+// deletion of the project order name.
 func HeldByUsersCondition(users []string, name string, gen int64) metav1.Condition {
 	return metav1.Condition{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionFalse, ObservedGeneration: gen,
 		Reason: c5c3v1alpha1.ReasonReferencedByUsers, Message: fmt.Sprintf(
@@ -254,9 +229,7 @@ func HeldByUsersCondition(users []string, name string, gen int64) metav1.Conditi
 				"default project: delete the user order(s) first", name, strings.Join(users, ", "))}
 }
 
-// DeletingCondition is ProjectReady while the teardown waits for its
-// children (left of them still listed) to go, K-ORC deleting the Keystone
-// project.
+// DeletingCondition is ProjectReady while left children of the teardown remain.
 func DeletingCondition(left int, failed error, gen int64) metav1.Condition {
 	msg := fmt.Sprintf("the order is being deleted: waiting for K-ORC to delete the Keystone project (%d children left)", left)
 	if failed != nil {
@@ -271,10 +244,8 @@ func Conditions(project metav1.Condition, gen int64) []metav1.Condition {
 	return []metav1.Condition{project, controlplane.ReadyCondition([]metav1.Condition{project}, gen)}
 }
 
-// StatusOf is the status fields after a pass: projectID, projectName (the
-// effective name) and domainID once the K-ORC Project is Available at its
-// current generation, else prev's (ids do not change, and a frozen or
-// waiting order keeps what it reported).
+// StatusOf is the status after a pass: the ids and effective name once the
+// K-ORC Project is Available, else prev's.
 func StatusOf(prev c5c3v1alpha1.KeystoneProjectStatus, o Observation, effectiveName, domainID string) c5c3v1alpha1.KeystoneProjectStatus {
 	s := prev
 	if o.Gate.Passed() && o.ProjectExists && o.Project.Phase == korc.PhaseAvailable && o.Project.ID != "" {
@@ -286,18 +257,14 @@ func StatusOf(prev c5c3v1alpha1.KeystoneProjectStatus, o Observation, effectiveN
 	return s
 }
 
-// RequeueAfter is the delay before the next unprompted pass: ReadyResync
-// for a Ready order; for one not Ready for notReadyFor (orders.NotReadyFor)
-// NotReadyRequeue, backing off to orders.NotReadyCap
-// (orders.NotReadyBackoff); at most orders.RequeueTarget for an order on a
-// target cluster (orders.RequeueAfter).
+// RequeueAfter is the delay before the next unprompted pass
+// (orders.RequeueAfter with orders.NotReadyBackoff).
 func RequeueAfter(ready, onTarget bool, notReadyFor time.Duration) time.Duration {
 	return orders.RequeueAfter(ready, onTarget, ReadyResync, orders.NotReadyBackoff(NotReadyRequeue, notReadyFor))
 }
 
-// description is the K-ORC description of spec.description: nil for an
-// empty one (K-ORC's field has MinLength 1; K-ORC then writes "" to
-// Keystone, clearing a description set before).
+// description is spec.description for K-ORC: nil when empty (K-ORC's field
+// has MinLength 1).
 func description(d string) *string {
 	if d == "" {
 		return nil

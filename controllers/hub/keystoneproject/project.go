@@ -43,13 +43,9 @@ func (p *pass) managedChild(disc string) korc.Child {
 		SecretName: korc.AdminPasswordCloudSecretName(p.cp.Name), CloudName: controlplane.AdminOf(p.cp).CloudName}}
 }
 
-// project projects the order (docs/reference/keystoneproject.md): the
-// admin-project refusal, the domain (the plane's admin domain import or an
-// import of its own, disc korc.DiscDomain), the collision probe
-// (korc.DiscProjectProbe) until the managed Project (korc.DiscProject)
-// exists, then the managed Project with its description, applied every pass
-// (K-ORC v2.6.0 updates a project's description in place). It returns the
-// observation and the domain id K-ORC reports for the project.
+// project projects the order and returns the observation and the project's
+// domain id (docs/reference/keystoneproject.md); the managed Project is
+// applied every pass, so a description change lands in place.
 func (r *Reconciler) project(ctx context.Context, kp *c5c3v1alpha1.KeystoneProject, cp *c5c3v1alpha1.ControlPlane,
 	ord orders.Order) (Observation, string) {
 	p := &pass{r: r, kp: kp, cp: cp, ord: ord, lbl: orders.ChildLabels(ord)}
@@ -61,10 +57,8 @@ func (r *Reconciler) project(ctx context.Context, kp *c5c3v1alpha1.KeystoneProje
 	return o, domainID
 }
 
-// run is the pass's steps in order: identity (the admin project refusal and
-// the name claim), domain, probe, then the managed Project. It returns the
-// project's domain id once K-ORC reports it; a step that refuses or waits
-// ends the pass without an error (o says why).
+// run is the pass's steps in order; it returns the project's domain id once
+// K-ORC reports it; a refusing or waiting step ends the pass without an error.
 func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
 	if stop, err := p.identity(ctx, o); err != nil || stop {
 		return "", err
@@ -96,11 +90,9 @@ func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
 	return "", nil
 }
 
-// identity reads whether the managed Project exists, refuses the plane's
-// admin project, and takes the claim on the Keystone name before the probe
-// and the managed create: of two orders of one name only the holder goes
-// on; an order created before claims existed takes its claim here. stop
-// ends the pass, changing nothing.
+// identity reads whether the managed Project exists, refuses the admin
+// project and takes the name claim before probe and create; stop ends the
+// pass (docs/reference/keystoneproject.md, "Consent").
 func (p *pass) identity(ctx context.Context, o *Observation) (stop bool, err error) {
 	var proj orcv1alpha1.Project
 	err = p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: p.childName(korc.DiscProject)}, &proj)
@@ -122,11 +114,8 @@ func (p *pass) identity(ctx context.Context, o *Observation) (stop bool, err err
 	return holder != "", nil
 }
 
-// domain returns the name of the domain's import: one of the order's own,
-// applied here, or the plane's import of its admin domain, whose state
-// counts while the probe still decides (when K-ORC has given it up, the
-// probe would wait on it for good; once the managed Project exists its own
-// state decides).
+// domain returns the name of the domain import (the order's own or the
+// plane's; the plane's state counts only while the probe decides).
 func (p *pass) domain(ctx context.Context, o *Observation) (string, error) {
 	if !IsAdminDomain(o.DomainName, p.cp) {
 		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), o.DomainName)
@@ -152,9 +141,9 @@ func (p *pass) domain(ctx context.Context, o *Observation) (string, error) {
 	return domainRef, nil
 }
 
-// probe applies the collision probe before the managed create (K-ORC would
-// silently adopt a project of the same name, and a KeystoneProject never
-// adopts); create is true when the Project exists or the probe found none.
+// probe applies the collision probe before the managed create (a
+// KeystoneProject never adopts); create is true when the Project exists or
+// the probe found none.
 func (p *pass) probe(ctx context.Context, o *Observation, domainRef string) (create bool, err error) {
 	if o.ProjectExists {
 		return true, nil

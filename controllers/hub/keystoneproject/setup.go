@@ -32,24 +32,14 @@ import (
 
 // Options configure the reconciler; the zero value is the default.
 type Options struct {
-	// HeldRequeue is how soon a deletion held by a credential order or a
-	// KeystoneUser looks again without an event; zero means
-	// NotReadyRequeue. The referencing orders' events release it
-	// (deletingProjectOf); the requeue is a safety net. An order on a
-	// target cluster waits at most orders.RequeueTarget.
+	// HeldRequeue is how soon a held deletion looks again without an event
+	// (zero: NotReadyRequeue), a safety net behind deletingProjectOf.
 	HeldRequeue time.Duration
 }
 
 // SetupWithManager registers the KeystoneProject reconciler on the hub's
-// multicluster manager. It watches KeystoneProjects on the management
-// cluster and every engaged target cluster; on the management cluster the
-// K-ORC Projects and Domains (mapped to their order by the ownership
-// labels) and the ControlPlanes (mapped to the orders referencing them); on
-// every cluster the KeystoneApplicationCredentials, which wake the project
-// they reference while it is being deleted (a held deletion is released
-// when the last one goes), and the KeystoneUsers, which wake the project
-// their spec.defaultProjectRef names (likewise; deletingProjectOf).
-// The manager's scheme must hold client-go's, c5c3.io's and K-ORC's types.
+// multicluster manager; the scheme must hold client-go's, c5c3.io's and
+// K-ORC's types.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.HeldRequeue <= 0 {
 		opts.HeldRequeue = NotReadyRequeue
@@ -78,15 +68,10 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		Complete(r)
 }
 
-// deletingProjectOf wakes the KeystoneProject that ref names for an
-// event of a referencing order, but only while that project is being
-// deleted (or is not in the cache): only teardown reads the references,
-// and waking a live project for every status write of its credentials and
-// users cost one no-op K-ORC Project apply each (docs/performance.md, "Hub:
-// 500 application credentials"). No release is lost: when the reference's
-// event comes before the cache holds the project's deletion, the project's
-// own deletion event comes after, and its pass then reads references
-// already gone from the cache.
+// deletingProjectOf wakes the KeystoneProject ref names only while it is
+// being deleted or not cached (docs/performance.md, "Hub: 500 application
+// credentials"); a release is not lost, since the project's own deletion
+// event comes after any reference event the cache saw before it.
 func deletingProjectOf(ref func(context.Context, client.Object) []mcreconcile.Request) mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
 	return func(name multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 		return mchandler.TypedEnqueueRequestsFromMapFunc[client.Object, mcreconcile.Request](
@@ -106,8 +91,7 @@ func deletingProjectOf(ref func(context.Context, client.Object) []mcreconcile.Re
 }
 
 // projectOfCredential maps a KeystoneApplicationCredential to the
-// KeystoneProject its spec.projectRef names in its namespace (the cluster is
-// injected by the handler).
+// KeystoneProject its spec.projectRef names.
 func projectOfCredential(_ context.Context, o client.Object) []mcreconcile.Request {
 	ac, ok := o.(*c5c3v1alpha1.KeystoneApplicationCredential)
 	if !ok || ac.Spec.ProjectRef.Name == "" {
@@ -117,8 +101,7 @@ func projectOfCredential(_ context.Context, o client.Object) []mcreconcile.Reque
 		Namespace: ac.Namespace, Name: ac.Spec.ProjectRef.Name}}}}
 }
 
-// projectOfUser maps a KeystoneUser to the KeystoneProject its
-// spec.defaultProjectRef names in its namespace (the cluster is injected).
+// projectOfUser maps a KeystoneUser to its spec.defaultProjectRef project.
 func projectOfUser(_ context.Context, o client.Object) []mcreconcile.Request {
 	u, ok := o.(*c5c3v1alpha1.KeystoneUser)
 	if !ok || u.Spec.DefaultProjectRef == nil || u.Spec.DefaultProjectRef.Name == "" {

@@ -17,10 +17,9 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// Requeue intervals. The grant lives in Keystone and is not watched: a
-// Ready order re-checks it (and repairs an out-of-band revoke) after
-// ReadyResync, one that is not Ready after NotReadyRequeue. An order on a
-// target cluster waits at most orders.RequeueTarget.
+// Requeue intervals; a Ready order re-checks (and repairs) its unwatched
+// Keystone grant every ReadyResync (docs/reference/keystoneroleassignment.md,
+// "How roles are granted").
 const (
 	NotReadyRequeue = 15 * time.Second
 	ReadyResync     = 10 * time.Minute
@@ -30,24 +29,18 @@ const (
 type Observation struct {
 	// Gate is the shared gate (orders.GateOf).
 	Gate conditions.Gate
-	// Allowed is whether spec.role is in the allowedRoles of the
-	// namespace's assignment (orders.RoleAllowed); read only when Gate
-	// passed.
+	// Allowed is whether spec.role is allowed (orders.RoleAllowed); read only
+	// when Gate passed.
 	Allowed bool
-	// Role is spec.role; Plane names the plane ("<ns>/<name>") and Namespace
-	// the order's namespace, for messages.
+	// Role is spec.role; Plane ("<ns>/<name>") and Namespace are for messages.
 	Role, Plane, Namespace string
-	// Refs is the user gate, then the project gate (orders.UserGate,
-	// orders.ProjectGate).
+	// Refs is the user gate, then the project gate.
 	Refs conditions.Gate
-	// External is true against an External-mode plane: a wait is replaced
-	// by a classified cause where the message allows.
+	// External is true against an External-mode plane.
 	External bool
 	// Error is a Kubernetes-level failure (AssignmentError).
 	Error error
-	// RoleImport is the Role import's verdict, read like a probe: Found
-	// (its ID is the role id), Absent (no such role: RoleNotFound), Error
-	// (terminal: AssignmentFailed) or Pending.
+	// RoleImport is the Role import's verdict, read like a probe.
 	RoleImport korc.ProbeResult
 	// GrantError is Keystone's answer to the last grant read or write.
 	GrantError error
@@ -55,13 +48,8 @@ type Observation struct {
 	Granted bool
 }
 
-// AssignmentCondition derives AssignmentReady
-// (docs/reference/keystoneroleassignment.md "Conditions"), first match
-// wins: the shared gate; the role not allowed (RoleNotAllowed); the user and
-// project gates; a Kubernetes error (AssignmentError); the Role import
-// (RoleNotFound, AssignmentFailed, WaitingForAssignment or a classified
-// External-mode cause); a grant error (GrantReason); no grant yet
-// (WaitingForAssignment); else RoleAssigned.
+// AssignmentCondition derives AssignmentReady, first match wins
+// (docs/reference/keystoneroleassignment.md, "Conditions").
 func AssignmentCondition(o Observation, gen int64) metav1.Condition {
 	c := metav1.Condition{Type: c5c3v1alpha1.ConditionAssignmentReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
 	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
@@ -107,11 +95,9 @@ func AssignmentCondition(o Observation, gen int64) metav1.Condition {
 	return set(c5c3v1alpha1.ReasonRoleAssigned, fmt.Sprintf("role %s (id %s) is assigned in Keystone", o.Role, o.RoleImport.ID))
 }
 
-// GrantReason classifies a Granter error: against an External plane a
-// classified cause (korc.ClassifyExternal) first; a Keystone refusal that a
-// retry does not change (400, 403, 404, 409) is AssignmentFailed; anything
-// else (a transport error, 401, 5xx) is WaitingForAssignment, retried on
-// the next pass.
+// GrantReason classifies a Granter error: a classified External cause, else
+// AssignmentFailed for 400/403/404/409, else WaitingForAssignment
+// (docs/reference/keystoneroleassignment.md, "How roles are granted").
 func GrantReason(err error, external bool) string {
 	if external {
 		if reason, ok := korc.ClassifyExternal(korc.State{Phase: korc.PhaseProgressing, Message: err.Error()}); ok {
@@ -139,16 +125,9 @@ func HeldCondition(h orders.Held, name string, gen int64) metav1.Condition {
 		Reason: c5c3v1alpha1.ReasonReferencedByApplicationCredentials, Message: h.Message(orders.KindKeystoneRoleAssignment, name)}
 }
 
-// StatusOf is the status fields after a pass
-// (docs/reference/keystoneroleassignment.md "Status"): userID and projectID
-// are taken from the referenced orders once their gates pass; roleID is set
-// once Keystone lists the grant, cleared when Keystone has no such role
-// (RoleNotFound: no assignment of it can exist) or the referenced user or
-// project order is gone (UserNotFound, ProjectNotFound: its teardown
-// deleted the Keystone object and the assignment with it), and otherwise
-// kept: a
-// frozen order, a role removed from allowedRoles, a waiting reference or a
-// failing grant read all leave the assignment in Keystone as it was.
+// StatusOf is the status after a pass (docs/reference/keystoneroleassignment.md,
+// "Status"): roleID is set once granted, cleared when the role or the
+// referenced user or project is gone, else kept.
 func StatusOf(prev c5c3v1alpha1.KeystoneRoleAssignmentStatus, o Observation, userID, projectID string) c5c3v1alpha1.KeystoneRoleAssignmentStatus {
 	s := prev
 	if !o.Gate.Passed() || !o.Allowed {
@@ -157,8 +136,6 @@ func StatusOf(prev c5c3v1alpha1.KeystoneRoleAssignmentStatus, o Observation, use
 	switch o.Refs.Reason {
 	case "":
 	case c5c3v1alpha1.ReasonUserNotFound, c5c3v1alpha1.ReasonProjectNotFound:
-		// The referenced order is gone, and its teardown deleted the user
-		// or project in Keystone, taking the assignment with it.
 		s.RoleID = ""
 		return s
 	default:
@@ -174,21 +151,15 @@ func StatusOf(prev c5c3v1alpha1.KeystoneRoleAssignmentStatus, o Observation, use
 	return s
 }
 
-// RequeueAfter is the delay before the next unprompted pass: ReadyResync
-// for a Ready order; for one not Ready for notReadyFor (orders.NotReadyFor)
-// NotReadyRequeue, backing off to orders.NotReadyCap
-// (orders.NotReadyBackoff); at most orders.RequeueTarget for an order on a
-// target cluster (orders.RequeueAfter).
+// RequeueAfter is the delay before the next unprompted pass
+// (orders.RequeueAfter with orders.NotReadyBackoff).
 func RequeueAfter(ready, onTarget bool, notReadyFor time.Duration) time.Duration {
 	return orders.RequeueAfter(ready, onTarget, ReadyResync, orders.NotReadyBackoff(NotReadyRequeue, notReadyFor))
 }
 
-// SharedBy names the other live KeystoneRoleAssignments among others (the
-// orders of me's namespace on me's cluster) that grant the same thing as
-// me: the same user and project orders and the same role (compared with
-// strings.EqualFold, as Keystone's collation does, see orders.RoleAllowed)
-// in the same ControlPlane. Orders being deleted do not count. While any
-// does, me's teardown leaves the Keystone assignment in place. Sorted.
+// SharedBy names, sorted, the other live orders in others that grant what me
+// grants (same plane, user, project and role under strings.EqualFold); while
+// any does, me's teardown keeps the Keystone assignment.
 func SharedBy(me *c5c3v1alpha1.KeystoneRoleAssignment, others []c5c3v1alpha1.KeystoneRoleAssignment) []string {
 	myNS, myName := orders.PlaneKey(me.Spec.ControlPlaneRef, me.Namespace)
 	var out []string
@@ -213,9 +184,8 @@ func SharedBy(me *c5c3v1alpha1.KeystoneRoleAssignment, others []c5c3v1alpha1.Key
 // the user, project and role.
 type Revocation struct{ UserID, ProjectID, RoleID string }
 
-// Annotations of an order's Role import recording the user and project ids
-// it grants the role to: written by the hub with every grant pass, read by
-// the teardown, which revokes nothing else (docs/hub.md "Trust").
+// Annotations of a Role import recording the user and project ids it granted
+// to (docs/reference/keystoneroleassignment.md, "Deletion Semantics").
 const (
 	AnnotationGrantUserID    = "c5c3.io/grant-user-id"
 	AnnotationGrantProjectID = "c5c3.io/grant-project-id"
@@ -227,12 +197,9 @@ func grantAnnotations(userID, projectID string) map[string]string {
 	return map[string]string{AnnotationGrantUserID: userID, AnnotationGrantProjectID: projectID}
 }
 
-// Recorded is the user and project a teardown may revoke the role from:
-// the ids the Role import's annotations record (importAnnotations; nil
-// without an import), else, for an import written before the annotations
-// existed, the ids of the orders' K-ORC User and Project now (childUserID,
-// childProjectID: orders.UserKeystoneID, orders.ProjectKeystoneID). Never
-// an order's status (docs/hub.md "Trust").
+// Recorded is the user and project a teardown may revoke from: the import's
+// annotations, else the K-ORC children's ids now; never an order's status
+// (docs/reference/keystoneroleassignment.md, "Deletion Semantics").
 func Recorded(importAnnotations map[string]string, childUserID, childProjectID string) Revocation {
 	if recordsGrant(importAnnotations) {
 		return Revocation{UserID: importAnnotations[AnnotationGrantUserID], ProjectID: importAnnotations[AnnotationGrantProjectID]}
@@ -240,21 +207,15 @@ func Recorded(importAnnotations map[string]string, childUserID, childProjectID s
 	return Revocation{UserID: childUserID, ProjectID: childProjectID}
 }
 
-// recordsGrant reports whether a Role import's annotations record both the
-// user and the project of its grant (an import written before the
-// annotations existed records neither).
+// recordsGrant reports whether the annotations record both ids.
 func recordsGrant(importAnnotations map[string]string) bool {
 	return importAnnotations[AnnotationGrantUserID] != "" && importAnnotations[AnnotationGrantProjectID] != ""
 }
 
-// PlanRevoke decides whether the teardown revokes the assignment
-// (docs/reference/keystoneroleassignment.md "Deletion Semantics"): only
-// with the plane present (without it nothing can reach Keystone), only when
-// the user and project (rec, from Recorded) and the role are known (the
-// resolved Role import's id importID, else statusRoleID: the role of a
-// grant whose import does not resolve now, which can only name a role of
-// rec's user on rec's project), and only when no other live order grants
-// the same (SharedBy empty). ok is false when nothing is revoked.
+// PlanRevoke decides whether the teardown revokes the assignment: only with
+// the plane present, all three ids known (role: importID, else statusRoleID)
+// and shared empty; ok is false when nothing is revoked
+// (docs/reference/keystoneroleassignment.md, "Deletion Semantics").
 func PlanRevoke(rec Revocation, importID, statusRoleID string, shared []string, planeExists bool) (Revocation, bool) {
 	rec.RoleID = importID
 	if rec.RoleID == "" {

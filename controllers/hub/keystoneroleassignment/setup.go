@@ -39,15 +39,7 @@ type Options struct {
 }
 
 // SetupWithManager registers the KeystoneRoleAssignment reconciler on the
-// hub's multicluster manager. It watches KeystoneRoleAssignments on the
-// management cluster and every engaged target cluster; on the management
-// cluster the K-ORC Roles (mapped to their order by the ownership labels)
-// and the ControlPlanes (mapped to the orders referencing them); on every
-// cluster the KeystoneUsers and KeystoneProjects (waking the assignments
-// that reference them) and the KeystoneApplicationCredentials (waking the
-// assignments of their user and project on their creation, deletion and
-// spec changes, orders.HoldChanged: a held deletion is released when the
-// last one goes). The manager's scheme must hold client-go's, c5c3.io's
+// hub's multicluster manager; the scheme must hold client-go's, c5c3.io's
 // and K-ORC's types.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Granter == nil {
@@ -86,12 +78,9 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		Complete(r)
 }
 
-// assignmentsReferencing maps an object on any cluster to the
-// KeystoneRoleAssignments of its namespace on that cluster whose userRef is
-// the user refsOf names (when not empty) and whose projectRef is the
-// project it names (when not empty). The list is read through the event's
-// own cluster; a failing list maps to nothing (the order's own requeue
-// covers it).
+// assignmentsReferencing maps an object to the KeystoneRoleAssignments of
+// its namespace and cluster whose user and project refs match refsOf's
+// non-empty names; a failing list maps to nothing.
 func assignmentsReferencing(refsOf func(client.Object) (user, project string)) mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
 	return func(name multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 		return mchandler.TypedEnqueueRequestsFromMapFuncWithClusterPreservation(
@@ -101,8 +90,6 @@ func assignmentsReferencing(refsOf func(client.Object) (user, project string)) m
 					return nil
 				}
 				var list c5c3v1alpha1.KeystoneRoleAssignmentList
-				// A read-only lookup per reference event
-				// (orders.ReferenceIndexes); nothing here writes to them.
 				if err := cl.GetClient().List(ctx, &list, client.InNamespace(obj.GetNamespace()), client.UnsafeDisableDeepCopy,
 					orders.ReferenceFields(user, project)); err != nil {
 					logf.FromContext(ctx).V(1).Info("cannot list KeystoneRoleAssignments for a reference event", "cluster", name, "error", err.Error())

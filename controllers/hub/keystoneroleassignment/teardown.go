@@ -20,10 +20,7 @@ import (
 )
 
 // teardown is the KeystoneRoleAssignment deletion path
-// (docs/reference/keystoneroleassignment.md, "Deletion Semantics"): held
-// while a credential of the same user and project exists, then the
-// assignment revoked in Keystone (with the plane) and the Role import
-// released (K-ORC never deletes an imported role).
+// (docs/reference/keystoneroleassignment.md, "Deletion Semantics").
 func (r *Reconciler) teardown() orders.Teardown[orderObj] {
 	return orders.Teardown[orderObj]{
 		Finalizer:   c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown,
@@ -35,9 +32,7 @@ func (r *Reconciler) teardown() orders.Teardown[orderObj] {
 }
 
 // hold holds an assignment that granted its role (status.roleID) while a
-// KeystoneApplicationCredential of the same user and project exists. One
-// that never granted (RoleNotAllowed, RoleNotFound, a reference still
-// waiting) gives a credential nothing to lose.
+// credential of the same user and project exists.
 func hold(ctx context.Context, p *orders.Pass[orderObj]) (orders.Hold, error) {
 	ra := p.Obj
 	if ra.Status.RoleID == "" {
@@ -86,9 +81,7 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	case !apierrors.IsNotFound(err):
 		return err
 	}
-	// The user and project come from the import the hub wrote (or, for an
-	// import older than its annotations, from the orders' K-ORC children),
-	// not from the order's status, which its cluster's users may write.
+	// The user and project come from Recorded, never the order's status.
 	var childUser, childProject string
 	if !recordsGrant(recorded) {
 		if childUser, err = orders.UserKeystoneID(ctx, r.Local, cp.Namespace, ord.Cluster, ra.Namespace, ra.Spec.UserRef.Name); err != nil {
@@ -124,6 +117,5 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	return nil
 }
 
-// childSets are the order's children in the plane's namespace: the Role
-// import.
+// childSets are the order's children in the plane's namespace (the Role import).
 var childSets = []orders.ChildSet{{List: func() client.ObjectList { return &orcv1alpha1.RoleList{} }}}

@@ -20,9 +20,7 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// EffectiveDomain is the domain of the account's user and project:
-// spec.account.domainName, or the plane's admin domain
-// (docs/reference/keystoneservice.md, "KeystoneServiceAccountSpec").
+// EffectiveDomain is spec.account.domainName, or the plane's admin domain.
 func EffectiveDomain(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) string {
 	if d := ks.Spec.Account.DomainName; d != "" {
 		return string(d)
@@ -30,11 +28,9 @@ func EffectiveDomain(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlP
 	return controlplane.AdminOf(cp).Domain
 }
 
-// AdminIdentityOf decides "The admin identity is never
-// registrable" (docs/reference/keystoneservice.md): the effective user name and
-// domain compared with the plane's admin user and domain the way Keystone
-// compares them (case- and accent-folding, keystone.SameIdentityName). owns is
-// whether the registration already has its managed User child.
+// AdminIdentityOf decides the admin-identity refusal under
+// keystone.SameIdentityName; owns is whether the managed User child exists
+// (docs/reference/keystoneservice.md, "The admin identity is never registrable").
 func AdminIdentityOf(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane, owns bool) AdminIdentity {
 	a := controlplane.AdminOf(cp)
 	if !keystone.SameIdentityName(ks.EffectiveUserName(), a.User) || !keystone.SameIdentityName(EffectiveDomain(ks, cp), a.Domain) {
@@ -77,10 +73,8 @@ func (p *accountPass) managedChild(disc string) korc.Child {
 		SecretName: korc.AdminPasswordCloudSecretName(p.cp.Name), CloudName: controlplane.AdminOf(p.cp).CloudName}}
 }
 
-// account projects the account block (docs/reference/keystoneservice.md,
-// "KeystoneServiceAccountSpec"): the admin identity refusal, the collision probes, the
-// domain, project, user, role imports and grants, the password generations, and
-// the delivery. It returns the observation and status.account.
+// account projects the account block and returns the observation and
+// status.account (docs/reference/keystoneservice.md, "KeystoneServiceAccountSpec").
 func (r *Reconciler) account(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) (AccountObservation, *c5c3v1alpha1.KeystoneServiceAccountStatus) {
 	p := &accountPass{r: r, ks: ks, cp: cp, ns: cp.Namespace, lbl: ChildLabels(ks)}
 	if ks.Status.Account != nil {
@@ -95,8 +89,8 @@ func (r *Reconciler) account(ctx context.Context, ks *c5c3v1alpha1.KeystoneServi
 	return p.o, &p.st
 }
 
-// run is the account pass's steps in order; a step that refuses or waits
-// ends the pass without an error (the observation says why).
+// run is the account pass's steps in order; a refusing or waiting step ends
+// the pass without an error.
 func (p *accountPass) run(ctx context.Context) error {
 	var user orcv1alpha1.User
 	if stop, err := p.identity(ctx, &user); err != nil || stop {
@@ -141,12 +135,9 @@ func (p *accountPass) run(ctx context.Context) error {
 	return nil
 }
 
-// identity reads the managed User into user, refuses the plane's admin
-// identity and takes the name claims (docs/reference/keystoneservice.md,
-// "Collision and adoption"): a probe alone cannot tell two claimants apart
-// when both probe before either creates, so only the claim's holder goes
-// on; a registration whose User child predates claims takes its claim
-// here. stop ends the pass (refused or held elsewhere).
+// identity reads the managed User into user, refuses the admin identity and
+// takes the name claims (docs/reference/keystoneservice.md, "Collision and
+// adoption"). stop ends the pass.
 func (p *accountPass) identity(ctx context.Context, user *orcv1alpha1.User) (stop bool, err error) {
 	exists, err := p.get(ctx, p.name(korc.DiscUser), user)
 	if err != nil {
@@ -159,9 +150,7 @@ func (p *accountPass) identity(ctx context.Context, user *orcv1alpha1.User) (sto
 	if p.o.ClaimHolder, err = p.r.acquireClaim(ctx, p.ks, p.cp, AccountClaim); err != nil || p.o.ClaimHolder != "" {
 		return true, err
 	}
-	// A project the registration creates (and so deletes in its teardown)
-	// is claimed too: a KeystoneProject order, or another registration,
-	// naming it in the domain contends for one claim.
+	// A project the registration creates is claimed too.
 	if p.o.ProjectClaimHolder, err = p.r.acquireClaim(ctx, p.ks, p.cp, AccountProjectClaim); err != nil {
 		return true, err
 	}
@@ -173,9 +162,8 @@ func (p *accountPass) identity(ctx context.Context, user *orcv1alpha1.User) (sto
 	return false, nil
 }
 
-// domain applies the import of the account's domain unless it is the
-// plane's admin domain, whose import the plane keeps, and returns the
-// import's name.
+// domain applies the account's domain import unless it is the plane's admin
+// domain, and returns the import's name.
 func (p *accountPass) domain(ctx context.Context) (string, error) {
 	admin := controlplane.AdminOf(p.cp)
 	domain := EffectiveDomain(p.ks, p.cp)
@@ -190,12 +178,9 @@ func (p *accountPass) domain(ctx context.Context) (string, error) {
 	return d.Name, nil
 }
 
-// probes applies both collision probes before either managed child is
-// created, so that neither is created while the other collides
-// (docs/reference/keystoneservice.md, "Collision and adoption": a collision
-// changes nothing). stop: a probe has no create verdict, or the user to
-// adopt is managed elsewhere; adopting: the user probe found the user and
-// adopt consents.
+// probes applies both collision probes before either managed child is created
+// (docs/reference/keystoneservice.md, "Collision and adoption"). stop: a probe
+// has no create verdict or the user is managed elsewhere; adopting: adopt consents.
 func (p *accountPass) probes(ctx context.Context, domainRef string) (adopting, stop bool, err error) {
 	acc := p.ks.Spec.Account
 	if acc.Project.Create {
@@ -230,8 +215,7 @@ func (p *accountPass) probes(ctx context.Context, domainRef string) (adopting, s
 	return true, false, nil
 }
 
-// project applies the account's project (managed with project.create, else
-// an import), drops its probe and returns its state.
+// project applies the account's project (managed or imported) and returns its state.
 func (p *accountPass) project(ctx context.Context, domainRef string) (korc.State, error) {
 	acc := p.ks.Spec.Account
 	pn := orcv1alpha1.KeystoneName(acc.Project.Name)
@@ -252,12 +236,10 @@ func (p *accountPass) project(ctx context.Context, domainRef string) (korc.State
 	return projState, p.deleteChild(ctx, &orcv1alpha1.Project{}, p.name(korc.DiscProjectProbe))
 }
 
-// user creates the password generation the plan asks for, applies the
-// managed User naming the desired one, drops its probe, and records the
-// generations: desired, applied, and deliverable by a plan re-made with what
-// K-ORC reports now (the first used the user as it was before this apply).
-// It returns the User's state, the password Secrets by generation and that
-// plan.
+// user creates the planned password generation, applies the managed User
+// naming the desired one and records the generations; it returns the User's
+// state, the password Secrets by generation and the plan re-made with K-ORC's
+// current report.
 func (p *accountPass) user(ctx context.Context, user *orcv1alpha1.User, domainRef string, adopting bool) (
 	korc.State, map[int64]*corev1.Secret, generations.PasswordPlan, error) {
 	userName := p.ks.EffectiveUserName()
@@ -292,9 +274,8 @@ func (p *accountPass) user(ctx context.Context, user *orcv1alpha1.User, domainRe
 	return userState, secrets, current, nil
 }
 
-// passwords lists the registration's password Secrets, creates the
-// generation generations.PlanPassword asks for and returns the Secrets by generation
-// with the plan.
+// passwords creates the generation generations.PlanPassword asks for and
+// returns the Secrets by generation with the plan.
 func (p *accountPass) passwords(ctx context.Context, user *orcv1alpha1.User, adopting bool) (map[int64]*corev1.Secret, generations.PasswordPlan, error) {
 	secrets, err := p.passwordSecrets(ctx)
 	if err != nil {
@@ -332,8 +313,7 @@ func (p *accountPass) passwords(ctx context.Context, user *orcv1alpha1.User, ado
 	return secrets, plan, nil
 }
 
-// passwordSecrets lists the password Secrets of the registration by
-// generation.
+// passwordSecrets lists the registration's password Secrets by generation.
 func (p *accountPass) passwordSecrets(ctx context.Context) (map[int64]*corev1.Secret, error) {
 	var list corev1.SecretList
 	if err := p.r.client.List(ctx, &list, client.InNamespace(p.ns), client.MatchingLabels(p.lbl),
@@ -364,10 +344,9 @@ type roleState struct {
 	st   korc.State
 }
 
-// roles applies a Role import per declared role, revokes and removes the
-// imports of roles no longer declared, and assigns every declared role
-// whose import resolved once the user and project are Available. The admin
-// credentials are read at most once, and only when Keystone is called.
+// roles imports every declared role, revokes and releases undeclared ones and
+// grants the declared ones once the user and project are Available; the admin
+// credentials are read at most once.
 func (p *accountPass) roles(ctx context.Context, user, project korc.State) error {
 	declared, states, err := p.importRoles(ctx)
 	if err != nil {
@@ -384,8 +363,7 @@ func (p *accountPass) roles(ctx context.Context, user, project korc.State) error
 	return p.grantDeclared(ctx, states, user.ID, project.ID, creds)
 }
 
-// importRoles applies a Role import per declared role and returns the
-// imports' names (to their role) and the roles with their imports' states.
+// importRoles applies the Role imports and returns their names (to role) and states.
 func (p *accountPass) importRoles(ctx context.Context) (map[string]string, []roleState, error) {
 	declared := map[string]string{}
 	var states []roleState
@@ -403,9 +381,8 @@ func (p *accountPass) importRoles(ctx context.Context) (map[string]string, []rol
 	return declared, states, nil
 }
 
-// revokeUndeclared revokes each role no longer declared (with the user and
-// project ready and its import resolved), then releases the import. stop:
-// Keystone refused a revoke (p.o.GrantError).
+// revokeUndeclared revokes, then releases, each role no longer declared.
+// stop: Keystone refused a revoke (p.o.GrantError).
 func (p *accountPass) revokeUndeclared(ctx context.Context, declared map[string]string, ready bool, userID, projectID string,
 	creds *lazyCredentials) (stop bool, err error) {
 	var list orcv1alpha1.RoleList
@@ -434,9 +411,8 @@ func (p *accountPass) revokeUndeclared(ctx context.Context, declared map[string]
 	return false, nil
 }
 
-// grantDeclared assigns every declared role whose import is Available and
-// that Keystone does not grant yet; a refusal is recorded (p.o.GrantError,
-// MissingGrants) and the others go on.
+// grantDeclared assigns every Available declared role Keystone lacks; a
+// refusal is recorded (p.o.GrantError, MissingGrants) and the others go on.
 func (p *accountPass) grantDeclared(ctx context.Context, states []roleState, userID, projectID string, creds *lazyCredentials) error {
 	cr, err := creds.get(ctx)
 	if err != nil {
@@ -462,8 +438,7 @@ func (p *accountPass) grantDeclared(ctx context.Context, states []roleState, use
 	return nil
 }
 
-// lazyCredentials reads the admin credentials on first use and keeps them
-// for the pass.
+// lazyCredentials reads the admin credentials on first use.
 type lazyCredentials struct {
 	read  func(context.Context) (grants.Credentials, error)
 	creds *grants.Credentials
@@ -501,9 +476,7 @@ func (p *accountPass) deleteChild(ctx context.Context, obj client.Object, name s
 	return p.r.deleteIfExists(ctx, obj)
 }
 
-// recordDelivered updates status.account once generation gen is delivered:
-// passwordGeneration, and lastPasswordRotation when gen replaced an earlier
-// delivered generation.
+// recordDelivered records in status.account that generation gen is delivered.
 func (p *accountPass) recordDelivered(gen int64) {
 	if gen == p.st.PasswordGeneration {
 		return

@@ -11,19 +11,15 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// AdminIdentity says whether the account resolves to the plane's admin
-// identity (docs/reference/keystoneservice.md, "The admin identity is never
-// registrable").
+// AdminIdentity says whether the account resolves to the plane's admin identity.
 type AdminIdentity int
 
 const (
 	// NotAdmin: the account names another user.
 	NotAdmin AdminIdentity = iota
-	// AdminNotOwned: the registration resolves to the admin identity and owns
-	// no user yet: delete and re-create it under a name of its own.
+	// AdminNotOwned: the registration resolves to it and owns no user yet.
 	AdminNotOwned
-	// AdminOwned: the registration already owns that user (the plane's admin
-	// identity was edited onto it): the ControlPlane has to move back.
+	// AdminOwned: the registration already owns that user.
 	AdminOwned
 )
 
@@ -34,78 +30,60 @@ type Child = conditions.Child
 type AccountObservation struct {
 	Gate  Gate
 	Admin AdminIdentity
-	// Plane names the plane for messages ("<ns>/<name>").
+	// Plane names the plane for messages.
 	Plane string
-	// External is true against an External-mode plane: a wait is replaced by
-	// a classified cause where K-ORC's message allows.
+	// External is true against an External-mode plane.
 	External bool
 	// Error is a Kubernetes-level failure (ServiceAccountError).
 	Error error
 
-	// ProjectCreate is spec.account.project.create; ProjectExists is true
-	// once the managed Project child exists (its probe is not consulted
-	// any more); ProjectProbe is the probe's verdict before that.
+	// ProjectCreate is spec.account.project.create; ProjectExists is true once
+	// the managed Project exists; ProjectProbe is the probe's verdict before.
 	ProjectCreate bool
 	ProjectExists bool
 	ProjectProbe  korc.ProbeResult
-	// Adopt is spec.account.adopt; UserExists and UserProbe as for the
-	// project.
+	// Adopt is spec.account.adopt; UserExists and UserProbe as for the project.
 	Adopt      bool
 	UserExists bool
 	UserProbe  korc.ProbeResult
-	// UserOwnedBy names another registration or order managing the user
-	// the probe found ("" when none): adopt never takes it over.
+	// UserOwnedBy names another owner managing the probed user, else "".
 	UserOwnedBy string
-	// ClaimHolder names the registration or order holding the claim on the
-	// account's user name (orders.DescribeHolder) when it is not this
-	// registration; "" when this one holds it.
+	// ClaimHolder names another holder of the user name claim
+	// (orders.DescribeHolder), else "".
 	ClaimHolder string
-	// ProjectClaimHolder is the same for the claim on the account's project
-	// name, taken only with project.create (AccountProjectClaim).
+	// ProjectClaimHolder is the same for the project name (project.create only).
 	ProjectClaimHolder string
 
-	// Children are the domain import (when the account's domain is not the
-	// plane's admin domain), the project, the user and the role imports, in
-	// that order.
+	// Children are the domain import (if not the admin domain), the project,
+	// the user and the role imports, in that order.
 	Children []Child
 	// MissingGrants names the declared roles not yet assigned in Keystone.
 	MissingGrants []string
 	// GrantError is Keystone's answer to the last grant read or write.
 	GrantError error
 
-	// Desired and Applied are the password generations the User names and
-	// K-ORC applied; Deliverable is the one Keystone accepts (0: none).
+	// Desired and Applied are the password generations the User names and K-ORC
+	// applied; Deliverable is the one Keystone accepts (0: none).
 	Desired, Applied, Deliverable int64
-	// PasswordRejected is Keystone's refusal of the applied generation's
-	// password in the delivery check.
+	// PasswordRejected is Keystone's refusal of the applied password.
 	PasswordRejected error
 
-	// StoreReady is false while the SecretStore in this CR's namespace is
-	// absent or not Ready; StoreMessage says why.
+	// StoreReady is false while the namespace's SecretStore is not Ready.
 	StoreReady   bool
 	StoreMessage string
-	// Pushed is true when ESO pushed the current document to OpenBao;
-	// PushMessage is ESO's last word otherwise.
+	// Pushed is true when ESO pushed the current document; else PushMessage.
 	Pushed      bool
 	PushMessage string
-	// Refused is set when a Secret of the consumer Secret's name exists
-	// that this registration does not own (an *apply.NotOwnedError): it is
-	// never taken over (DeliveryRefused).
+	// Refused is a not-owned consumer Secret (*apply.NotOwnedError).
 	Refused error
 	// Delivered is true when the consumer Secret carries the deliverable
-	// generation's password and document; DeliveryMessage says what is
-	// missing otherwise.
+	// generation; else DeliveryMessage says what is missing.
 	Delivered       bool
 	DeliveryMessage string
 }
 
-// accountReady is the AccountReady chain of a declared account block
-// (docs/reference/keystoneservice.md, "Conditions"), first match wins: a
-// closed gate; the admin identity; a Kubernetes error; the name claims held
-// by another registration or order; the project probe, then the user
-// probe; the children; the grants; the password; the store; the backup; a
-// consumer Secret of another owner; the consumer Secret; else
-// AccountProvisioned.
+// accountReady is the AccountReady chain of a declared account block, first
+// match wins (docs/reference/keystoneservice.md, "Conditions").
 var accountReady = conditions.Chain[AccountObservation]{
 	conditions.GateClosed(func(o AccountObservation) conditions.Gate { return o.Gate }),
 	adminAccount,
@@ -165,8 +143,7 @@ func userClaimed(o AccountObservation) (conditions.Verdict, bool) {
 			"(the field is immutable), or delete the other one first", o.ClaimHolder))
 }
 
-// projectClaimed: another registration or order holds the project name
-// claim.
+// projectClaimed: another registration or order holds the project name claim.
 func projectClaimed(o AccountObservation) (conditions.Verdict, bool) {
 	switch {
 	case o.ProjectClaimHolder == "":
@@ -184,8 +161,7 @@ func projectClaimed(o AccountObservation) (conditions.Verdict, bool) {
 			"or delete the other one first", o.ProjectClaimHolder))
 }
 
-// accountProbes: the project probe (with project.create), then the user
-// probe, while their managed children do not exist.
+// accountProbes: the project probe, then the user probe, before their children exist.
 func accountProbes(o AccountObservation) (conditions.Verdict, bool) {
 	if o.ProjectCreate && !o.ProjectExists {
 		if v, done := probeVerdict("project", o.ProjectProbe, false,
@@ -222,8 +198,7 @@ func accountChildren(o AccountObservation) (conditions.Verdict, bool) {
 	return conditions.Next()
 }
 
-// accountPassword: K-ORC applied the desired generation and Keystone
-// accepts it.
+// accountPassword: K-ORC applied the desired generation and Keystone accepts it.
 func accountPassword(o AccountObservation) (conditions.Verdict, bool) {
 	switch {
 	case o.Deliverable == 0 || o.Applied != o.Desired:
@@ -251,8 +226,7 @@ func accountDelivery(o AccountObservation) (conditions.Verdict, bool) {
 	return conditions.Next()
 }
 
-// probeVerdict maps a probe verdict of what ("user" or "project") to
-// AccountReady; it decides nothing when the probe lets the pass go on.
+// probeVerdict maps what's ("user" or "project") probe verdict to AccountReady.
 func probeVerdict(what string, p korc.ProbeResult, consent bool, collision string) (conditions.Verdict, bool) {
 	switch korc.DecideProbe(p, consent) {
 	case korc.ProbeCollide:
@@ -269,8 +243,7 @@ func probeVerdict(what string, p korc.ProbeResult, consent bool, collision strin
 	return conditions.Next()
 }
 
-// NotDeclaredAccount is AccountReady of a registration without an account
-// block.
+// NotDeclaredAccount is AccountReady without an account block.
 func NotDeclaredAccount(gen int64) metav1.Condition {
 	return metav1.Condition{Type: c5c3v1alpha1.ConditionAccountReady, Status: metav1.ConditionTrue, ObservedGeneration: gen,
 		Reason: c5c3v1alpha1.ReasonAccountNotDeclared, Message: "no account block is declared"}

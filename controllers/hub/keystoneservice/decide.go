@@ -14,16 +14,12 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// Gate is a shared gate that stops every declared block
-// (docs/reference/keystoneservice.md, "Conditions": the three shared reasons).
-// Reason is empty when the registration may proceed.
+// Gate is a shared gate that stops every declared block; Reason is empty
+// when the registration may proceed (docs/reference/keystoneservice.md, "Conditions").
 type Gate = conditions.Gate
 
-// GateOf decides the shared gates, in order: the ControlPlane resolves
-// (ControlPlaneNotFound), it admits ks's namespace (NamespaceNotAllowed,
-// docs/reference/keystoneservice.md, "Namespace consent"), its
-// AdminCredentialReady is True (WaitingForAdminCredential). cp is nil when the
-// reference does not resolve.
+// GateOf decides the shared gates in order (docs/reference/keystoneservice.md,
+// "Conditions", "Namespace consent"); cp is nil when the reference does not resolve.
 func GateOf(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) Gate {
 	if cp == nil {
 		return Gate{Reason: c5c3v1alpha1.ReasonControlPlaneNotFound,
@@ -50,8 +46,7 @@ type CatalogObservation struct {
 	Gate Gate
 	// Error is a Kubernetes-level failure applying or reading a child.
 	Error error
-	// ServiceExists is true once the managed Service child exists; the probe
-	// is not consulted any more.
+	// ServiceExists is true once the managed Service child exists.
 	ServiceExists bool
 	// Probe is the probe's verdict while ServiceExists is false.
 	Probe korc.ProbeResult
@@ -59,26 +54,18 @@ type CatalogObservation struct {
 	Adopt bool
 	// Service is the managed Service's state (ServiceExists).
 	Service korc.State
-	// Endpoints are the declared endpoints' states, keyed by interface; a
-	// declared interface without an entry has no child yet.
+	// Endpoints are the declared endpoints' states by interface (absent: no child yet).
 	Endpoints map[c5c3v1alpha1.EndpointInterface]korc.State
 	// Declared are the declared interfaces.
 	Declared []c5c3v1alpha1.EndpointInterface
-	// External is true against an External-mode plane: a wait is replaced
-	// by a classified cause where K-ORC's message allows
-	// (docs/reference/keystoneservice.md, "Conditions").
+	// External is true against an External-mode plane.
 	External bool
-	// OwnedBy names another registration or order managing the row the
-	// probe found ("" when none): adopt never takes it over.
+	// OwnedBy names another owner managing the probed row, else "".
 	OwnedBy string
 }
 
-// catalogReady is the CatalogReady chain of a declared catalog block
-// (docs/reference/keystoneservice.md, "Conditions"), first match wins: a
-// closed gate; a Kubernetes error (CatalogError); before the Service
-// exists, a row another registration owns, then the probe; a child Failed,
-// an External-mode cause, or not yet Available (WaitingForCatalog); else
-// CatalogRegistered.
+// catalogReady is the CatalogReady chain of a declared catalog block, first
+// match wins (docs/reference/keystoneservice.md, "Conditions").
 var catalogReady = conditions.Chain[CatalogObservation]{
 	conditions.GateClosed(func(o CatalogObservation) conditions.Gate { return o.Gate }),
 	conditions.Failed(c5c3v1alpha1.ReasonCatalogError, func(o CatalogObservation) error { return o.Error }),
@@ -91,8 +78,7 @@ func CatalogCondition(o CatalogObservation, gen int64) metav1.Condition {
 	return catalogReady.Condition(c5c3v1alpha1.ConditionCatalogReady, o, gen)
 }
 
-// catalogProbe: before the managed Service exists, a row another
-// registration owns, then the collision probe's verdict.
+// catalogProbe: before the Service exists, a row owned elsewhere, then the probe.
 func catalogProbe(o CatalogObservation) (conditions.Verdict, bool) {
 	switch {
 	case o.ServiceExists:
@@ -118,8 +104,7 @@ func catalogProbe(o CatalogObservation) (conditions.Verdict, bool) {
 	return conditions.False(c5c3v1alpha1.ReasonProbingForCollision, msg)
 }
 
-// catalogChildren: the Service and every declared Endpoint registered and
-// Available.
+// catalogChildren: the Service and every declared Endpoint Available.
 func catalogChildren(o CatalogObservation) (conditions.Verdict, bool) {
 	children := []conditions.Child{{What: "the Service", State: o.Service}}
 	for _, i := range o.Declared {
@@ -136,8 +121,7 @@ func catalogChildren(o CatalogObservation) (conditions.Verdict, bool) {
 	return conditions.True(c5c3v1alpha1.ReasonCatalogRegistered, "the service row and every declared endpoint row are registered")
 }
 
-// NotDeclaredCatalog is CatalogReady of a registration without a catalog
-// block.
+// NotDeclaredCatalog is CatalogReady without a catalog block.
 func NotDeclaredCatalog(gen int64) metav1.Condition {
 	return metav1.Condition{Type: c5c3v1alpha1.ConditionCatalogReady, Status: metav1.ConditionTrue, ObservedGeneration: gen,
 		Reason: c5c3v1alpha1.ReasonCatalogNotDeclared, Message: "no catalog block is declared"}
@@ -149,10 +133,8 @@ func Conditions(catalog, account metav1.Condition, gen int64) []metav1.Condition
 	return []metav1.Condition{catalog, account, controlplane.ReadyCondition([]metav1.Condition{catalog, account}, gen)}
 }
 
-// PlanEndpoints compares the declared endpoints with the names of the
-// Endpoint children that exist and returns the children to delete (rows no
-// longer declared). Every declared row is applied each pass, which adds new
-// rows and changes URLs in place.
+// PlanEndpoints returns the Endpoint children in existing that are no longer
+// declared; declared rows are applied every pass.
 func PlanEndpoints(ks *c5c3v1alpha1.KeystoneService, existing []string) (remove []string) {
 	want := map[string]bool{}
 	if ks.Spec.Catalog != nil {

@@ -26,12 +26,8 @@ import (
 // generation it carries, so the Keystone check runs once per generation.
 const annotationSourceGeneration = "c5c3.io/password-generation"
 
-// ConsumerCloud is the clouds.yaml the consumer Secret carries: the
-// account's user and project with both domain names, the plane's auth URL,
-// region and interface (docs/reference/keystoneservice.md, "Consumer Secret
-// contract"). It carries no CA bundle, like upstream c5c3's service-account
-// document (github.com/blut/c5c3-forge
-// operators/c5c3/internal/controller/korc_cloudsyaml.go).
+// ConsumerCloud is the consumer Secret's clouds.yaml, without a CA bundle
+// (docs/reference/keystoneservice.md, "Consumer Secret contract").
 func ConsumerCloud(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane, domain string, password []byte) cloudsyaml.Cloud {
 	a := ks.Spec.Account
 	return cloudsyaml.Password(cloudsyaml.PasswordParams{
@@ -41,17 +37,9 @@ func ConsumerCloud(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPla
 }
 
 // deliver moves the password generation Keystone applied to the consumer
-// Secret: check that Keystone accepts it (once per generation), write the
-// source Secret, push it to OpenBao at the path of
-// docs/reference/keystoneservice.md ("Consumer Secret contract") through a
-// PushSecret (forced by a content-hash annotation), then materialize
-// <name>-credentials through an ExternalSecret (CreationPolicy Owner, forced by
-// external-secrets.io/force-sync) and compare what arrived
-// (docs/reference/keystoneservice.md, "Consumer Secret contract"; upstream
-// github.com/blut/c5c3-forge
-// operators/c5c3/internal/controller/reconcile_serviceaccounts.go). Every
-// object lives in the registration's namespace, where the plane's SecretStore
-// and the OpenBao policy for <namespace>/... are.
+// Secret: Keystone check, source Secret, PushSecret, ExternalSecret, all in
+// the registration's namespace (docs/reference/keystoneservice.md, "Consumer
+// Secret contract").
 func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, domain string) error {
 	gen := p.o.Deliverable
 	pw := pwSecret.Data[korc.PasswordKey]
@@ -76,18 +64,15 @@ func (p *accountPass) deliver(ctx context.Context, pwSecret *corev1.Secret, doma
 	if err != nil || !p.o.Pushed {
 		return err
 	}
-	// A consumer Secret of that name the registration does not own is never
-	// taken over: ESO's CreationPolicy Owner would adopt it and drop its
-	// keys, so no ExternalSecret is written (DeliveryRefused).
+	// A consumer Secret the registration does not own is never taken over (DeliveryRefused).
 	if p.o.Refused, err = p.foreignConsumer(ctx); err != nil || p.o.Refused != nil {
 		return err
 	}
 	return p.consumer(ctx, path, hash, push, data)
 }
 
-// source writes the source Secret with data, switched only to a password
-// Keystone accepts: ok is false when Keystone refused it
-// (p.o.PasswordRejected).
+// source writes the source Secret, switched only to a password Keystone
+// accepts: ok is false when Keystone refused it (p.o.PasswordRejected).
 func (p *accountPass) source(ctx context.Context, data map[string][]byte, domain string) (ok bool, err error) {
 	gen, pw, ns, sourceName := p.o.Deliverable, data[openbao.PropertyPassword], p.ks.Namespace, p.name(korc.DiscSource)
 	var src corev1.Secret
@@ -179,10 +164,8 @@ func (p *accountPass) consumer(ctx context.Context, path, hash string, push *uns
 	return nil
 }
 
-// foreignConsumer reads the consumer Secret and returns an
-// *apply.NotOwnedError when it exists and is not the registration's: its
-// controller owner reference must be the registration's delivery
-// ExternalSecret, by name and UID. nil when the Secret is absent or ours.
+// foreignConsumer returns an *apply.NotOwnedError when the consumer Secret
+// exists and is not controlled by the delivery ExternalSecret (name and UID).
 // Errors: a Kubernetes read failure.
 func (p *accountPass) foreignConsumer(ctx context.Context) (refusal, err error) {
 	ns, name, esName := p.ks.Namespace, ConsumerSecretName(p.ks), p.name(korc.DiscDelivery)

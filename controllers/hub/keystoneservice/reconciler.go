@@ -25,27 +25,21 @@ import (
 // ControllerName names the controller, its field owner and its event source.
 const ControllerName = "orderhub-keystoneservice"
 
-// Reconciler reconciles KeystoneServices; statusWriter is its only status
-// writer.
+// Reconciler reconciles KeystoneServices.
 type Reconciler struct {
 	client client.Client
-	// reader reads straight from the API server (the name claims,
-	// orders.ClaimClient).
+	// reader reads uncached (orders.ClaimClient).
 	reader   client.Reader
 	recorder recorder.EventRecorder
 	now      func() metav1.Time
-	// granter assigns the account's roles (K-ORC v2.6.0 has no
-	// RoleAssignment kind).
+	// granter assigns the account's roles.
 	granter grants.Granter
-	// verifier checks that Keystone accepts a password generation before it
-	// is delivered.
+	// verifier checks a password generation with Keystone before delivery.
 	verifier controlplane.Verifier
 }
 
-// Requeue intervals: while a registration is not Ready, it is re-checked
-// at NotReadyRequeue even without an event (Keystone-side state such as
-// role grants is not watched); a Ready one at ReadyResync, which repairs
-// drift such as a revoked grant.
+// Requeue intervals; Keystone-side state such as grants is not watched, so a
+// Ready registration re-checks it every ReadyResync.
 const (
 	NotReadyRequeue = 15 * time.Second
 	ReadyResync     = 10 * time.Minute
@@ -191,8 +185,7 @@ func (r *Reconciler) deleteIfExists(ctx context.Context, o client.Object) error 
 	return nil
 }
 
-// statusWriter is the KeystoneService's only status writer (a
-// KeystoneService lives on the management cluster only).
+// statusWriter is the KeystoneService's only status writer.
 func statusWriter(rec recorder.EventRecorder) lifecycle.StatusWriter[*c5c3v1alpha1.KeystoneService, c5c3v1alpha1.KeystoneServiceStatus] {
 	return lifecycle.StatusWriter[*c5c3v1alpha1.KeystoneService, c5c3v1alpha1.KeystoneServiceStatus]{Kind: "KeystoneService", Recorder: rec,
 		Fields: func(ks *c5c3v1alpha1.KeystoneService) (*c5c3v1alpha1.KeystoneServiceStatus, *[]metav1.Condition, *int64) {

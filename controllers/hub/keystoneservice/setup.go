@@ -37,12 +37,8 @@ type Options struct {
 	Verifier controlplane.Verifier
 }
 
-// SetupWithManager registers the KeystoneService reconciler. The manager's
-// scheme must hold client-go's, c5c3.io's and K-ORC's types, and ESO's CRDs
-// must be installed. It watches KeystoneServices, the ControlPlanes they
-// reference, the SecretStores of their namespaces, and every child kind
-// (K-ORC objects, Secrets, PushSecrets, ExternalSecrets) mapped to its parent
-// by the ownership labels.
+// SetupWithManager registers the KeystoneService reconciler; the scheme must
+// hold client-go's, c5c3.io's and K-ORC's types and ESO's CRDs must be installed.
 func SetupWithManager(mgr ctrl.Manager, opts ...Options) error {
 	var o Options
 	if len(opts) > 0 {

@@ -22,20 +22,13 @@ var catalogSets = []orders.ChildSet{
 	{List: func() client.ObjectList { return &orcv1alpha1.ServiceList{} }},
 }
 
-// accountSets are the account block's children
-// (docs/reference/keystoneservice.md, "Deletion Semantics"): the delivery
-// objects in the ksObj's namespace (the consumer Secret goes with
-// its ExternalSecret, the OpenBao path with its PushSecret), then the user
-// (deleted in Keystone with its role assignments), the project (deleted
-// when managed, released when imported), the role and domain imports and
-// the password and source Secrets in the plane's namespace.
+// accountSets are the account block's children in deletion order
+// (docs/reference/keystoneservice.md, "Deletion Semantics").
 func accountSets(ks ksObj) []orders.ChildSet {
 	return []orders.ChildSet{
 		{List: func() client.ObjectList { return eso.NewList(eso.ExternalSecretGVK) }, InOrderNamespace: true},
 		{List: func() client.ObjectList { return eso.NewMetadataList(eso.PushSecretGVK) }, InOrderNamespace: true},
-		// The consumer Secret carries the labels through the
-		// ExternalSecret's template but is ESO's ("Consumer Secret
-		// contract": do not delete it directly).
+		// The consumer Secret is ESO's: it goes with its ExternalSecret.
 		{List: func() client.ObjectList { return &corev1.SecretList{} }, InOrderNamespace: true,
 			Select: func(o client.Object) bool { return o.GetName() != ConsumerSecretName(ks) }},
 		{List: func() client.ObjectList { return &orcv1alpha1.UserList{} }},
@@ -65,10 +58,8 @@ func (r *Reconciler) sweep(ctx context.Context, ks ksObj, planeNS string, sets [
 	return orders.Sweep(ctx, r.lister(ks), r.client, planeNS, ks.Namespace, sets...)
 }
 
-// lister lists ks's children by its ChildLabels through r.client. A name no
-// label value can hold (orders.UnlabelableValues) lists nothing, as the API
-// server would refuse the selector and wedge the finalizer; a kind whose CRD
-// is not installed (ESO) lists nothing.
+// lister lists ks's children by its ChildLabels; an unlabelable name
+// (orders.UnlabelableValues) or an uninstalled CRD lists nothing.
 func (r *Reconciler) lister(ks ksObj) orders.ChildLister {
 	lbl := ChildLabels(ks)
 	return func(ctx context.Context, list client.ObjectList, ns string) ([]client.Object, error) {

@@ -5,8 +5,7 @@ import "github.com/c5c3/orderhub/controllers/hub/orders"
 // ClaimKind is the orders.Claim kind of a Keystone user name.
 const ClaimKind = "user"
 
-// userClaim is the claim on the Keystone user name in domain (the
-// effective name and domain; breaker H2).
+// userClaim is the claim on the effective Keystone user name in domain.
 func userClaim(name, domain string) orders.Claim {
 	return orders.Claim{Kind: ClaimKind, Domain: domain, Name: name}
 }

@@ -18,52 +18,41 @@ import (
 type Observation struct {
 	// Gate is the shared gate (orders.GateOf).
 	Gate conditions.Gate
-	// Plane names the plane for messages ("<ns>/<name>").
+	// Plane names the plane for messages.
 	Plane string
-	// Admin: the order resolves to the plane's admin identity; AdminOwned:
-	// and it already owns the managed K-ORC User (the plane's admin
-	// identity was edited onto it).
+	// Admin: the order resolves to the plane's admin identity; AdminOwned: and
+	// it already owns the managed K-ORC User.
 	Admin, AdminOwned bool
-	// Project is the defaultProjectRef gate (orders.ProjectGate); passed
-	// without a reference.
+	// Project is the defaultProjectRef gate; passed without a reference.
 	Project conditions.Gate
 	// Error is a Kubernetes-level failure projecting the user (UserError).
 	Error error
-	// UserExists: the managed K-ORC User child exists (the probe is not
-	// consulted any more); Probe is the collision probe's verdict before.
+	// UserExists: the managed K-ORC User exists; Probe is the verdict before.
 	UserExists bool
 	Probe      korc.ProbeResult
-	// Domain is the state of the order's own Domain import; when the user
-	// lives in the plane's admin domain, the plane's import of it until the
-	// managed User exists, then nil.
+	// Domain is the state of the domain import the user depends on (nil once
+	// the managed User exists in the plane's admin domain).
 	Domain *korc.State
 	// User is the managed K-ORC User's state.
 	User korc.State
-	// External: against an External-mode plane a wait is replaced by a
-	// classified cause (korc.ClassifyExternal).
+	// External is true against an External-mode plane.
 	External bool
 	// Desired is the generation the User's passwordRef names, Applied the
 	// one K-ORC applied, Deliverable the applied one when it still exists.
 	Desired, Applied, Deliverable int64
-	// Rejected is Keystone's refusal of the applied password in the token
-	// check (Verifier); Stale says the refused password is the one already
-	// delivered (breaker M2: the user was changed or deleted outside
-	// orderhub).
+	// Rejected is Keystone's refusal of the applied password (Verifier); Stale
+	// says the refused password is the delivered one.
 	Rejected error
 	Stale    bool
-	// ClaimHolder names the order holding the claim on the user's name
-	// ("<Kind>/<cluster>/<namespace>/<name>", orders.Acquire) when it is
-	// another order (breaker H2).
+	// ClaimHolder names another order holding the user name claim, else "".
 	ClaimHolder string
-	// StoreHeld: the store not being Ready withheld a new password
-	// generation (RotationPlan.StoreHeld, breaker H4); StoreMessage says why.
+	// StoreHeld: RotationPlan.StoreHeld; StoreMessage says why.
 	StoreHeld bool
 
 	// NotPublished is the KeystoneNotPublished gate of DeliveredAuthURL.
 	NotPublished conditions.Gate
-	// StoreNotReady: the plane's secret store is not Ready (StoreMessage
-	// says why); Pushed: ESO pushed the current document (PushMessage
-	// otherwise).
+	// StoreNotReady: the secret store is not Ready (StoreMessage); Pushed: ESO
+	// pushed the current document (else PushMessage).
 	StoreNotReady bool
 	StoreMessage  string
 	Pushed        bool
@@ -82,12 +71,8 @@ func (o Observation) passwordReady() bool {
 	return o.UserExists && o.User.Phase == korc.PhaseAvailable && o.Deliverable > 0 && o.Applied == o.Desired && o.Rejected == nil
 }
 
-// userReady is the UserReady chain ("Conditions"), first match wins: the
-// shared gate; the admin identity and a held name claim (UserCollision); a
-// Kubernetes error (UserError); the defaultProjectRef gate; a failed domain
-// import; before the user exists, the probe; a withheld first generation
-// (SecretStoreNotReady); a child not Available; a password K-ORC has not
-// applied or Keystone refuses; the store; else UserProvisioned.
+// userReady is the UserReady chain, first match wins
+// (docs/reference/keystoneuser.md, "Conditions").
 var userReady = conditions.Chain[Observation]{
 	conditions.GateClosed(func(o Observation) conditions.Gate { return o.Gate }),
 	adminIdentity,
@@ -171,8 +156,7 @@ func userProbe(o Observation) (conditions.Verdict, bool) {
 	return conditions.Next()
 }
 
-// firstGenerationHeld: the store not being Ready withheld the first
-// password generation.
+// firstGenerationHeld: a store not Ready withheld the first generation.
 func firstGenerationHeld(o Observation) (conditions.Verdict, bool) {
 	if o.StoreHeld && o.Desired == 0 {
 		return conditions.False(c5c3v1alpha1.ReasonSecretStoreNotReady,
@@ -181,9 +165,7 @@ func firstGenerationHeld(o Observation) (conditions.Verdict, bool) {
 	return conditions.Next()
 }
 
-// childrenAvailable: the domain import and the K-ORC User are Available
-// (a terminal error is UserFailed, an External-mode cause its reason, else
-// WaitingForKeystoneUser naming what is not Available).
+// childrenAvailable: the domain import and the K-ORC User are Available.
 func childrenAvailable(o Observation) (conditions.Verdict, bool) {
 	var children []conditions.Child
 	if o.Domain != nil {
@@ -205,9 +187,7 @@ func childrenAvailable(o Observation) (conditions.Verdict, bool) {
 	return conditions.Next()
 }
 
-// passwordAccepted: K-ORC applied the desired generation and Keystone
-// accepts it; a refusal of the delivered one means the user was changed
-// outside orderhub (UserFailed).
+// passwordAccepted: K-ORC applied the desired generation and Keystone accepts it.
 func passwordAccepted(o Observation) (conditions.Verdict, bool) {
 	switch {
 	case o.Deliverable == 0 || o.Applied != o.Desired:
@@ -237,11 +217,8 @@ func storeReady(o Observation) (conditions.Verdict, bool) {
 	return conditions.False(c5c3v1alpha1.ReasonSecretStoreNotReady, msg)
 }
 
-// DeliveryCondition derives DeliveryReady ("Conditions"), first match wins:
-// the shared gate; KeystoneNotPublished; a Kubernetes error
-// (DeliveryError); a password K-ORC has not applied, or a user not ready
-// (WaitingForPassword); the store and the push (BackupNotSynced); a foreign
-// Secret (DeliveryRefused); else Delivered.
+// DeliveryCondition derives DeliveryReady, first match wins
+// (docs/reference/keystoneuser.md, "Conditions").
 func DeliveryCondition(o Observation, gen int64) metav1.Condition {
 	c := metav1.Condition{Type: c5c3v1alpha1.ConditionDeliveryReady, Status: metav1.ConditionFalse, ObservedGeneration: gen}
 	set := func(reason, msg string) metav1.Condition { c.Reason, c.Message = reason, msg; return c }
@@ -272,8 +249,8 @@ func DeliveryCondition(o Observation, gen int64) metav1.Condition {
 		"the delivered Secret carries password generation %d", o.Deliverable))
 }
 
-// HeldCondition is UserReady while the order's deletion is held by the
-// credential orders held names (ReferencedByApplicationCredentials).
+// HeldCondition is UserReady/ReferencedByApplicationCredentials while held
+// names the credential orders holding the deletion.
 func HeldCondition(held orders.Held, name string, gen int64) metav1.Condition {
 	return metav1.Condition{Type: c5c3v1alpha1.ConditionUserReady, Status: metav1.ConditionFalse, ObservedGeneration: gen,
 		Reason: c5c3v1alpha1.ReasonReferencedByApplicationCredentials, Message: held.Message(orders.KindKeystoneUser, name)}

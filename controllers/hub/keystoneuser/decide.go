@@ -14,18 +14,14 @@ import (
 	"github.com/c5c3/orderhub/internal/keystone"
 )
 
-// Requeue intervals (brief; docs/reference/keystoneuser.md "Status"): an
-// order that is not Ready is re-checked every NotReadyRequeue (Keystone-side
-// and ESO-side progress is partly unwatched); a Ready one every ReadyResync,
-// or earlier at status.nextPasswordRotation.
+// Requeue intervals of a not-Ready and a Ready order
+// (docs/reference/keystoneuser.md, "Status").
 const (
 	NotReadyRequeue = 15 * time.Second
 	ReadyResync     = 10 * time.Minute
 )
 
-// EffectiveUserName is spec.userName, or metadata.name when unset
-// ("userName: Default metadata.name ... resolved by the reconciler, never
-// stored").
+// EffectiveUserName is spec.userName, or metadata.name when unset.
 func EffectiveUserName(u *c5c3v1alpha1.KeystoneUser) string {
 	if u.Spec.UserName != "" {
 		return string(u.Spec.UserName)
@@ -42,20 +38,16 @@ func EffectiveDomain(u *c5c3v1alpha1.KeystoneUser, cp *c5c3v1alpha1.ControlPlane
 	return controlplane.AdminOf(cp).Domain
 }
 
-// UsesAdminDomain reports whether the user's effective domain is the plane's
-// admin domain, compared as Keystone compares names
-// (keystone.SameIdentityName): then the plane's own Domain import
-// (korc.AdminDomainImportName) is referenced, else the order imports its
-// domain under discriminator korc.DiscDomain.
+// UsesAdminDomain reports whether the effective domain is the plane's admin
+// domain under keystone.SameIdentityName (then the plane's Domain import is
+// referenced instead of the order's own).
 func UsesAdminDomain(u *c5c3v1alpha1.KeystoneUser, cp *c5c3v1alpha1.ControlPlane) bool {
 	return keystone.SameIdentityName(EffectiveDomain(u, cp), controlplane.AdminOf(cp).Domain)
 }
 
 // IsAdminIdentity reports whether the order resolves to the plane's admin
-// identity: effective user name and domain equal to
-// spec.korc.adminCredential.userName / domainName under Keystone's case- and
-// accent-folding collation ("Consent": "refused with
-// UserReady=False/UserCollision, whatever the consent").
+// user and domain under keystone.SameIdentityName
+// (docs/reference/keystoneuser.md, "Consent").
 func IsAdminIdentity(u *c5c3v1alpha1.KeystoneUser, cp *c5c3v1alpha1.ControlPlane) bool {
 	a := controlplane.AdminOf(cp)
 	return keystone.SameIdentityName(EffectiveUserName(u), a.User) && keystone.SameIdentityName(EffectiveDomain(u, cp), a.Domain)
@@ -75,11 +67,8 @@ func Interval(u *c5c3v1alpha1.KeystoneUser) time.Duration {
 	return 0
 }
 
-// NextRotation is status.nextPasswordRotation: lastPasswordRotation plus the
-// interval, or nil with the schedule off or before the first delivery
-// ("Rotation": "when status.nextPasswordRotation is reached with the
-// schedule on"). It is recomputed every pass, so a changed interval counts
-// from the last rotation.
+// NextRotation is last plus interval, or nil with the schedule off or before
+// the first delivery (docs/reference/keystoneuser.md, "Rotation").
 func NextRotation(last *metav1.Time, interval time.Duration) *metav1.Time {
 	if last == nil || interval <= 0 {
 		return nil
@@ -95,67 +84,42 @@ type RotationInputs struct {
 	// Applied is the generation of the K-ORC User's
 	// status.resource.appliedPasswordRef (0: none yet).
 	Applied int64
-	// Spec is spec.passwordGeneration (SpecGeneration); Status is
-	// status.passwordGeneration, the delivered generation (0: none yet).
+	// Spec is SpecGeneration; Status is status.passwordGeneration (0: none yet).
 	Spec, Status int64
 	// Due is true when the schedule is on and status.nextPasswordRotation
 	// has passed.
 	Due bool
-	// Held is true while a KeystoneApplicationCredential referencing the
-	// user is being deleted ("Rotation": "A scheduled rotation is held
-	// while ..."); it holds only the scheduled rotation.
+	// Held is true while a referencing KeystoneApplicationCredential is being
+	// deleted; it holds only the scheduled rotation.
 	Held bool
 	// StoreBlocked is true when the plane's secret store is not Ready
-	// (orders.StoreReady): no generation is created or switched to, since
-	// its password could not be backed up and delivered while Keystone
-	// already had it (breaker H4).
+	// (orders.StoreReady).
 	StoreBlocked bool
 }
 
 // RotationPlan is the password plan of a pass.
 type RotationPlan struct {
-	// Create is the generation to create (0: none); Scheduled says the
-	// schedule caused it (for the event), Raised that spec.passwordGeneration did.
+	// Create is the generation to create (0: none); Scheduled and Raised say why.
 	Create            int64
 	Scheduled, Raised bool
 	// Desired is the generation the K-ORC User's passwordRef names.
 	Desired int64
 	// Deliverable is the generation K-ORC applied (0: none).
 	Deliverable int64
-	// Delete are generations older than the applied one; they are deleted
-	// only once the applied one is delivered.
+	// Delete are generations older than the applied one, deleted once it is delivered.
 	Delete []int64
-	// HeldSchedule is true when a due scheduled rotation waits for a
-	// credential order's deletion.
+	// HeldSchedule is true when a due scheduled rotation waits on Held.
 	HeldSchedule bool
-	// Recovery is true when the applied generation's Secret is lost and
-	// Create is a new generation above every one known (breaker H1).
+	// Recovery is true when Create replaces a lost applied generation.
 	Recovery bool
-	// StoreHeld is true when StoreBlocked withheld a create or a switch;
-	// Desired is then the applied generation, or 0 when none exists (the
-	// K-ORC User is left as it is).
+	// StoreHeld is true when StoreBlocked withheld a create or a switch; Desired
+	// is then the applied generation, or 0 when none exists.
 	StoreHeld bool
 }
 
-// PlanRotation decides the password generations of a KeystoneUser
-// ("Rotation"), reusing generations.PlanPassword for what is
-// deliverable and what is superseded:
-//
-//   - no generation yet: create spec.passwordGeneration (default 1);
-//   - the newest generation is below spec.passwordGeneration: create
-//     spec.passwordGeneration ("the lowest password generation the order
-//     must hold"; never held);
-//   - the schedule is due, no rotation is under way (the newest generation
-//     is the delivered and applied one): create newest+1, unless Held;
-//   - the applied generation's Secret is lost (deleted out of band) and no
-//     newer one exists: create max(spec, applied+1, newest+1, status+1), a
-//     real rotation (Recovery). A generation K-ORC applied is never
-//     created again: K-ORC applies a password only when the passwordRef
-//     name changes, so a re-created name would carry bytes Keystone never
-//     received (breaker H1);
-//   - StoreBlocked: nothing is created and the desired generation stays
-//     the applied one (StoreHeld) whenever the plan would create or switch
-//     (breaker H4).
+// PlanRotation decides the password generations of a KeystoneUser on top of
+// generations.PlanPassword (docs/reference/keystoneuser.md, "Rotation"). A
+// generation K-ORC applied is never created again.
 func PlanRotation(in RotationInputs) RotationPlan {
 	base := generations.PlanPassword(generations.PasswordInputs{Existing: in.Existing, Applied: in.Applied})
 	p := RotationPlan{Deliverable: base.Deliverable, Delete: base.Delete}
@@ -191,10 +155,8 @@ func PlanRotation(in RotationInputs) RotationPlan {
 	return p
 }
 
-// ScheduleHeldBy filters the KeystoneApplicationCredentials of the order's
-// namespace down to those that reference the user named user and are being
-// deleted (deletionTimestamp set): their teardown authenticates with the
-// current password, so a scheduled rotation waits for them.
+// ScheduleHeldBy returns the names of the credentials in acs that reference
+// user and are being deleted.
 func ScheduleHeldBy(user string, acs []c5c3v1alpha1.KeystoneApplicationCredential) []string {
 	var out []string
 	for i := range acs {
@@ -206,9 +168,7 @@ func ScheduleHeldBy(user string, acs []c5c3v1alpha1.KeystoneApplicationCredentia
 }
 
 // Interface is the catalog interface the delivered clouds.yaml names: public
-// for an order on a target cluster (which reaches only published
-// endpoints), else the plane's (controlplane.EndpointType: internal for a
-// Managed plane, external.endpointType for an External one).
+// on a target cluster, else controlplane.EndpointType.
 func Interface(cp *c5c3v1alpha1.ControlPlane, cluster string) string {
 	if cluster != orders.ManagementCluster {
 		return cloudsyaml.InterfacePublic
@@ -234,31 +194,23 @@ func ScopeOf(p *c5c3v1alpha1.KeystoneProject, cp *c5c3v1alpha1.ControlPlane) Pro
 	return ProjectScope{Name: p.Status.ProjectName, Domain: d}
 }
 
-// DeliveredCloud is the v3password clouds.yaml cloud the delivered Secret
-// carries ("Delivered Secret contract"): authURL (orders.DeliveredAuthURL),
-// the user and its domain, with a default project that project and its
-// domain, the plane's region and Interface(cp, cluster). It carries no CA
-// bundle.
+// DeliveredCloud is the v3password clouds.yaml cloud of the delivered Secret,
+// without a CA bundle (docs/reference/keystoneuser.md, "Delivered Secret contract").
 func DeliveredCloud(cp *c5c3v1alpha1.ControlPlane, cluster, authURL, user, domain string, scope ProjectScope, password []byte) cloudsyaml.Cloud {
 	return cloudsyaml.Password(cloudsyaml.PasswordParams{AuthURL: authURL, Username: user, Password: string(password),
 		UserDomainName: domain, ProjectName: scope.Name, ProjectDomainName: scope.Domain,
 		Region: controlplane.Region(cp), Interface: Interface(cp, cluster)})
 }
 
-// BackupPath is the OpenBao path of the order's document ("Delivered Secret
-// contract", row "Backing path"): openbao.UserPasswordPath. childPrefix is
-// korc.ChildPrefix(name, OrderKey, InfixUser). Errors: an invalid segment.
+// BackupPath is openbao.UserPasswordPath for the order's child prefix
+// (korc.ChildPrefix). Errors: an invalid segment.
 func BackupPath(planeNamespace, childPrefix string) (string, error) {
 	return openbao.UserPasswordPath(planeNamespace, childPrefix)
 }
 
-// Requeue is when a pass asks to run again: while not ready
-// NotReadyRequeue, backing off to orders.NotReadyCap as notReadyFor grows
-// (orders.NotReadyBackoff; the caller also passes ready=false while a due
-// scheduled rotation is held, so an overdue nextPasswordRotation does not
-// spin); else ReadyResync or earlier at next (status.nextPasswordRotation),
-// never less than a second; an order on a target cluster at most
-// orders.RequeueTarget.
+// Requeue is when a pass runs again: NotReadyRequeue backing off with
+// orders.NotReadyBackoff while not ready, else ReadyResync or earlier at next
+// (at least a second), capped by orders.CapTarget on a target cluster.
 func Requeue(ready bool, next *metav1.Time, now time.Time, target bool, notReadyFor time.Duration) time.Duration {
 	d := ReadyResync
 	if !ready {

@@ -15,23 +15,16 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// FinishFrozenRotation reports whether a frozen order (NamespaceNotAssigned)
-// still delivers: K-ORC applied generation applied, newer than the delivered
-// one (status, > 0: a first delivery is no rotation and waits for the
-// consent), and its Secret exists (appliedExists). Keystone then holds
-// a password the consumer does not, so finishing the rotation is the only
-// way the consumer keeps a working password while the order is frozen
-// (docs/reference/keystoneuser.md "Consent"; breaker H5). Nothing else
-// happens while frozen: no create, no new rotation, no sweep.
+// FinishFrozenRotation reports whether a frozen order still delivers: K-ORC
+// applied generation applied, newer than the delivered status (> 0), and its
+// Secret exists (docs/reference/keystoneuser.md, "Consent").
 func FinishFrozenRotation(applied, status int64, appliedExists bool) bool {
 	return status > 0 && applied > status && appliedExists
 }
 
-// finishRotation runs the frozen order's only action (FinishFrozenRotation):
-// verify the applied generation with Keystone, back it up and deliver it,
-// and record it in the status. Outcomes land in p.obs, which the frozen
-// order's conditions ignore (they read the gate). Errors: a Kubernetes read
-// failure.
+// finishRotation runs the frozen order's only action: verify, back up,
+// deliver and record the applied generation; outcomes land in p.obs.
+// Errors: a Kubernetes read failure.
 func (p *pass) finishRotation(ctx context.Context) error {
 	var user orcv1alpha1.User
 	if ok, err := p.get(ctx, p.name(korc.DiscUser), &user); err != nil || !ok {

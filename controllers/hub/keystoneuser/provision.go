@@ -33,8 +33,7 @@ type pass struct {
 	now time.Time
 	lbl map[string]string
 	obs Observation
-	// heldSchedule: a due scheduled rotation waits for a credential
-	// order's deletion (the pass requeues at NotReadyRequeue).
+	// heldSchedule: a due scheduled rotation waits for a credential order's deletion.
 	heldSchedule bool
 }
 
@@ -43,8 +42,7 @@ func (p *pass) name(disc string) string {
 }
 
 // importChild authenticates with the plane's application-credential cloud,
-// managedChild with its admin password cloud (docs/reference/controlplane.md,
-// "Plane contract"), as the KeystoneService account does.
+// managedChild with its admin password cloud (docs/reference/controlplane.md, "Plane contract").
 func (p *pass) importChild(disc string) korc.Child {
 	return korc.Child{Name: p.name(disc), Namespace: p.cp.Namespace, Labels: p.lbl, Credentials: controlplane.Credentials(p.cp)}
 }
@@ -54,8 +52,7 @@ func (p *pass) managedChild(disc string) korc.Child {
 		SecretName: korc.AdminPasswordCloudSecretName(p.cp.Name), CloudName: controlplane.AdminOf(p.cp).CloudName}}
 }
 
-// get reads the child name of the plane's namespace into obj; false when
-// it does not exist.
+// get reads the child name of the plane's namespace into obj; false when absent.
 func (p *pass) get(ctx context.Context, name string, obj client.Object) (bool, error) {
 	err := p.r.Local.Get(ctx, types.NamespacedName{Namespace: p.cp.Namespace, Name: name}, obj)
 	if apierrors.IsNotFound(err) {
@@ -64,19 +61,13 @@ func (p *pass) get(ctx context.Context, name string, obj client.Object) (bool, e
 	return err == nil, err
 }
 
-// run projects the order: the admin identity refusal, the default project
-// gate, the domain, the collision probe, the password generations, the
-// managed K-ORC User and, once K-ORC applied the desired password and
-// Keystone accepts it, the delivery. A Kubernetes failure on the Keystone
-// side lands in obs.Error (UserError), one on the delivery side in
-// obs.DeliveryError; neither is returned, the 15 s requeue retries.
+// run projects the order; a Kubernetes failure lands in obs.Error (Keystone
+// side) or obs.DeliveryError, never returned: the requeue retries.
 func (p *pass) run(ctx context.Context) error {
 	p.obs.Plane = p.cp.Namespace + "/" + p.cp.Name
 	p.obs.External = controlplane.IsExternal(p.cp)
 	p.obs.Project = conditions.Gate{}
-	// The auth URL depends on the plane and the cluster alone: an
-	// unpublished Keystone is named at once (DeliveryCondition ranks it
-	// before WaitingForPassword), not only once a password is applied.
+	// An unpublished Keystone is named before any password is applied.
 	_, p.obs.NotPublished = orders.DeliveredAuthURL(p.cp, p.o.Cluster)
 	if err := p.provision(ctx); err != nil {
 		p.obs.Error = err
@@ -84,8 +75,8 @@ func (p *pass) run(ctx context.Context) error {
 	return nil
 }
 
-// provision is the pass's steps in order; a step that refuses or waits
-// ends the pass without an error (obs says why).
+// provision is the pass's steps in order; a refusing or waiting step ends
+// the pass without an error.
 func (p *pass) provision(ctx context.Context) error {
 	userName, domain := EffectiveUserName(p.ku), EffectiveDomain(p.ku, p.cp)
 	p.st.UserName = userName
@@ -123,11 +114,9 @@ func (p *pass) provision(ctx context.Context) error {
 	return p.deliverApplied(ctx, secrets[cur.Deliverable], cur, userName, domain, project)
 }
 
-// identity reads the managed User into user, refuses the plane's admin
-// identity, and takes the claim on the Keystone name before the probe and
-// the managed create: of two orders of one name only the holder goes on. An
-// order created before claims existed takes its claim here. stop ends the
-// pass, changing nothing.
+// identity reads the managed User into user, refuses the admin identity and
+// takes the name claim before probe and create; stop ends the pass
+// (docs/reference/keystoneuser.md, "Consent").
 func (p *pass) identity(ctx context.Context, user *orcv1alpha1.User, userName, domain string) (stop bool, err error) {
 	exists, err := p.get(ctx, p.name(korc.DiscUser), user)
 	if err != nil {
@@ -146,9 +135,8 @@ func (p *pass) identity(ctx context.Context, user *orcv1alpha1.User, userName, d
 	return holder != "", nil
 }
 
-// defaultProject reads the KeystoneProject spec.defaultProjectRef names and
-// gates on it (obs.Project); it returns the order (nil when absent) and the
-// name of its K-ORC child ("" without a reference).
+// defaultProject gates on spec.defaultProjectRef (obs.Project) and returns
+// that order (nil: absent) and its K-ORC child's name ("": no reference).
 func (p *pass) defaultProject(ctx context.Context) (*c5c3v1alpha1.KeystoneProject, string, error) {
 	ref := p.ku.Spec.DefaultProjectRef
 	if ref == nil {
@@ -168,9 +156,8 @@ func (p *pass) defaultProject(ctx context.Context) (*c5c3v1alpha1.KeystoneProjec
 	return project, korc.OrderChildName(korc.InfixProject, p.o.Cluster, p.o.Namespace, ref.Name, korc.DiscProject), nil
 }
 
-// domain returns the name of the domain's import: the plane's import of its
-// admin domain, or one of the order's own, applied here. It records the
-// domain's id and, while the probe decides, its state.
+// domain returns the name of the domain import (the plane's for its admin
+// domain, else the order's own) and records its id and state.
 func (p *pass) domain(ctx context.Context, domain string) (string, error) {
 	if !UsesAdminDomain(p.ku, p.cp) {
 		d := korc.DomainImportByName(p.importChild(korc.DiscDomain), domain)
@@ -194,18 +181,15 @@ func (p *pass) domain(ctx context.Context, domain string) (string, error) {
 		p.st.DomainID = korc.IDOf(&d)
 	}
 	if ok && !p.obs.UserExists {
-		// The plane's own import, while the probe still decides: when
-		// K-ORC has given it up (a terminal error), the probe would wait on
-		// it for good. Once the managed User exists its own state decides.
+		// The plane's import decides only while the probe still does.
 		s := korc.StateOf(&d)
 		p.obs.Domain = &s
 	}
 	return domainRef, nil
 }
 
-// probe applies the collision probe before the managed create (a
-// KeystoneUser never adopts); create is true when the User exists or the
-// probe found no user.
+// probe applies the collision probe before the managed create; create is
+// true when the User exists or the probe found no user.
 func (p *pass) probe(ctx context.Context, userName, domain, domainRef string) (create bool, err error) {
 	if p.obs.UserExists {
 		return true, nil
@@ -223,9 +207,7 @@ func (p *pass) probe(ctx context.Context, userName, domain, domainRef string) (c
 	return true, nil
 }
 
-// passwords plans the generations from the user as read (p.plan) and
-// creates the one the plan asks for; a store that is not Ready holds new
-// generations (obs.StoreHeld).
+// passwords plans the generations (p.plan) and creates the one asked for.
 func (p *pass) passwords(ctx context.Context, user *orcv1alpha1.User) (map[int64]*corev1.Secret, RotationPlan, error) {
 	secrets, err := p.passwordSecrets(ctx)
 	if err != nil {
@@ -250,9 +232,8 @@ func (p *pass) passwords(ctx context.Context, user *orcv1alpha1.User) (map[int64
 	return secrets, plan, nil
 }
 
-// user applies the managed K-ORC User naming password generation desired
-// (and the default project's child, if any), records its state and id, and
-// deletes the probe, which has served once the User exists.
+// user applies the managed K-ORC User naming generation desired, records its
+// state and id and deletes the probe.
 func (p *pass) user(ctx context.Context, userName, domainRef, projectChild string, desired int64) (*orcv1alpha1.User, error) {
 	un := orcv1alpha1.OpenStackName(userName)
 	dref := orcv1alpha1.KubernetesNameRef(domainRef)
@@ -277,13 +258,10 @@ func (p *pass) user(ctx context.Context, userName, domainRef, projectChild strin
 	return u, nil
 }
 
-// deliverApplied verifies and delivers the applied generation cur.Deliverable
-// (its Secret s), then records it in the status and deletes the superseded
-// generations cur.Delete. Keystone must accept the password first whenever
-// its bytes differ from what the delivered Secret carries (breaker H1: a
-// Secret re-created out of band carries bytes Keystone never received), and
-// at most every verifyInterval on an unchanged delivery (breaker M2: a user
-// changed or deleted outside orderhub is reported, not left Ready).
+// deliverApplied verifies and delivers cur.Deliverable (Secret s), records it
+// and deletes cur.Delete; Keystone checks the password whenever its bytes
+// differ from the delivered ones and at most every verifyInterval otherwise
+// (docs/reference/keystoneuser.md, "Rotation").
 func (p *pass) deliverApplied(ctx context.Context, s *corev1.Secret, cur RotationPlan, userName, domain string,
 	project *c5c3v1alpha1.KeystoneProject) error {
 	pw := s.Data[korc.PasswordKey]
@@ -335,10 +313,9 @@ func (p *pass) deliverApplied(ctx context.Context, s *corev1.Secret, cur Rotatio
 	return nil
 }
 
-// plan decides this pass's password generations; it lists the credential
-// orders only when a scheduled rotation is due, and reads the plane's
-// secret store only when the plan would create a generation or switch the
-// K-ORC User to another one (StoreBlocked).
+// plan decides the pass's password generations, reading the credential
+// orders only when a rotation is due and the store only when the plan would
+// create or switch.
 func (p *pass) plan(ctx context.Context, secrets map[int64]*corev1.Secret, applied int64) (RotationPlan, error) {
 	in := RotationInputs{Existing: generationsOf(secrets), Applied: applied, Spec: SpecGeneration(p.ku), Status: p.st.PasswordGeneration}
 	var held []string
@@ -368,8 +345,7 @@ func (p *pass) plan(ctx context.Context, secrets map[int64]*corev1.Secret, appli
 	return plan, nil
 }
 
-// createPassword creates the generation plan.Create asks for and adds it to
-// secrets.
+// createPassword creates generation plan.Create and adds it to secrets.
 func (p *pass) createPassword(ctx context.Context, secrets map[int64]*corev1.Secret, plan RotationPlan) error {
 	pw := password.New()
 	s := korc.PasswordSecret(korc.Child{Name: p.name(korc.PasswordDiscriminator(plan.Create)), Namespace: p.cp.Namespace, Labels: p.lbl},
@@ -400,9 +376,7 @@ func (p *pass) createPassword(ctx context.Context, secrets map[int64]*corev1.Sec
 	return nil
 }
 
-// passwordSecrets lists the order's password Secrets by generation: its
-// Secrets in the plane's namespace (orders.ListChildren, through the owner
-// index) that carry a password generation and are named for it.
+// passwordSecrets lists the order's password Secrets by generation.
 func (p *pass) passwordSecrets(ctx context.Context) (map[int64]*corev1.Secret, error) {
 	var list corev1.SecretList
 	if _, err := orders.ListChildren(ctx, p.r.Children, &list, p.cp.Namespace, p.lbl); err != nil {

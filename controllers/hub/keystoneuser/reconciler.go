@@ -16,23 +16,18 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 )
 
-// ControllerName names the controller, the field owner of the K-ORC
-// children it applies and its event source.
+// ControllerName names the controller, its field owner and event source.
 const ControllerName = "orderhub-keystoneuser"
 
 // Event reasons of notable transitions besides condition changes.
 const (
-	// EventPasswordRotation (Normal): a new password generation was created
-	// (spec.passwordGeneration raised, or the schedule fell due).
+	// EventPasswordRotation (Normal): a new password generation was created.
 	EventPasswordRotation = "PasswordRotation"
-	// EventPasswordDelivered (Normal): a password generation reached the
-	// delivered Secret.
+	// EventPasswordDelivered (Normal): a generation reached the delivered Secret.
 	EventPasswordDelivered = "PasswordDelivered"
-	// EventRotationHeld (Normal): a due scheduled rotation waits for a
-	// credential order's deletion.
+	// EventRotationHeld (Normal): a due scheduled rotation is held.
 	EventRotationHeld = "ScheduledRotationHeld"
-	// EventCreateUser (Normal): the probe found no user; the managed K-ORC
-	// User is created.
+	// EventCreateUser (Normal): the managed K-ORC User is created.
 	EventCreateUser = "CreateUser"
 )
 
@@ -41,9 +36,8 @@ type Reconciler struct {
 	orders.Base
 	verifier controlplane.Verifier
 	now      func() time.Time
-	// verifyInterval bounds how long an unchanged delivery goes without a
-	// Keystone check (VerifyDue); verified records the last accepted check
-	// per order (verifiedKey -> time.Time).
+	// verifyInterval bounds unchecked deliveries (VerifyDue); verified holds
+	// the last accepted check per verifiedKey.
 	verifyInterval time.Duration
 	verified       sync.Map
 }
@@ -109,17 +103,14 @@ func (a *actuator) Gated(ctx context.Context) error {
 // Status is UserCondition, DeliveryCondition and the pass's status fields.
 func (a *actuator) Status() lifecycle.StatusUpdate[orderStatus] {
 	ku, st := a.p.ku, a.p.st
-	// A frozen or gated order keeps its status fields; the schedule only
-	// moves with a delivery (docs/reference/keystoneapplicationcredential.md,
-	// "Consent": the schedule pauses).
+	// A frozen or gated order keeps its status fields.
 	st.NextPasswordRotation = NextRotation(st.LastPasswordRotation, Interval(ku))
 	conds := Conditions(UserCondition(a.obs, ku.Generation), DeliveryCondition(a.obs, ku.Generation), ku.Generation)
 	a.ready = conds[2].Status == metav1.ConditionTrue
 	return lifecycle.StatusUpdate[orderStatus]{Fields: *st, Conditions: conds, Now: metav1.NewTime(a.p.r.now())}
 }
 
-// Requeue is Requeue, and for a Ready order at most the verifyInterval
-// (the next Keystone check of the delivered password, VerifyDue).
+// Requeue is Requeue, at most verifyInterval for a Ready order.
 func (a *actuator) Requeue() time.Duration {
 	ku := a.p.ku
 	d := Requeue(a.ready && !a.heldSchedule, a.p.st.NextPasswordRotation, a.p.now, a.p.o.OnTargetCluster(),
@@ -130,9 +121,7 @@ func (a *actuator) Requeue() time.Duration {
 	return d
 }
 
-// event records an event on an order of the management cluster. The
-// recorder writes to the management cluster only, so an order on a target
-// cluster gets none; its conditions carry the same information.
+// event records an event on an order of the management cluster only.
 func (r *Reconciler) event(o orders.Order, ku *c5c3v1alpha1.KeystoneUser, typ, reason, note string, args ...any) {
 	orders.Event(r.Recorder, o, ku, typ, reason, "Reconcile", note, args...)
 }

@@ -37,28 +37,19 @@ import (
 
 // Options configure the reconciler; zero values take the defaults.
 type Options struct {
-	// Verifier checks with Keystone that an applied password generation
-	// authenticates before it is delivered; default
-	// controlplane.KeystoneVerifier.
+	// Verifier checks an applied password with Keystone before delivery;
+	// default controlplane.KeystoneVerifier.
 	Verifier controlplane.Verifier
 	// Now is the clock (rotation schedule, status times); default time.Now.
 	Now func() time.Time
-	// VerifyInterval is how long an unchanged delivery goes without a
-	// Keystone check of its password (VerifyDue); default ReadyResync.
+	// VerifyInterval bounds how long an unchanged delivery goes unchecked
+	// (VerifyDue); default ReadyResync.
 	VerifyInterval time.Duration
 }
 
-// SetupWithManager registers the KeystoneUser reconciler with hub's
-// multicluster manager. The manager's scheme must hold client-go's,
-// c5c3.io's and K-ORC's types, and ESO's CRDs must be installed. Watches:
-// KeystoneUsers on every cluster; the Secrets they own there (the
-// delivered Secret: a deleted or edited one is written again); on the
-// management cluster their children (K-ORC Users and Domains, Secrets,
-// PushSecrets, by ownership labels) and the ControlPlanes they reference;
-// on every cluster the KeystoneApplicationCredentials referencing a user
-// (deletion holds: their creation, deletion and spec changes,
-// orders.HoldChanged) and the KeystoneProjects a user names as its default
-// project.
+// SetupWithManager registers the KeystoneUser reconciler with the hub's
+// multicluster manager; the scheme must hold client-go's, c5c3.io's and
+// K-ORC's types and ESO's CRDs must be installed.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Verifier == nil {
 		opts.Verifier = controlplane.KeystoneVerifier{}
@@ -98,8 +89,7 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 }
 
 // userOfCredential maps a KeystoneApplicationCredential to the KeystoneUser
-// its spec.userRef names in its namespace (the cluster is injected): its
-// creation, deletion start and disappearance change the user's holds.
+// its spec.userRef names.
 func userOfCredential(_ context.Context, o client.Object) []mcreconcile.Request {
 	ac, ok := o.(*c5c3v1alpha1.KeystoneApplicationCredential)
 	if !ok || ac.Spec.UserRef.Name == "" {
@@ -109,13 +99,11 @@ func userOfCredential(_ context.Context, o client.Object) []mcreconcile.Request 
 		Namespace: ac.Namespace, Name: ac.Spec.UserRef.Name}}}}
 }
 
-// usersOfProject maps a KeystoneProject to the KeystoneUsers of its
-// namespace, on the same cluster, whose spec.defaultProjectRef names it.
+// usersOfProject maps a KeystoneProject to the KeystoneUsers naming it in
+// spec.defaultProjectRef.
 func usersOfProject(name multicluster.ClusterName, cl cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 	return handler.TypedEnqueueRequestsFromMapFunc(func(ctx context.Context, o client.Object) []mcreconcile.Request {
 		var list c5c3v1alpha1.KeystoneUserList
-		// A read-only lookup per KeystoneProject event
-		// (orders.IndexDefaultProjectRef); nothing here writes to them.
 		if err := cl.GetClient().List(ctx, &list, client.InNamespace(o.GetNamespace()), client.UnsafeDisableDeepCopy,
 			client.MatchingFields{orders.IndexDefaultProjectRef: o.GetName()}); err != nil {
 			return nil

@@ -13,12 +13,9 @@ import (
 )
 
 // VerifyDue reports whether a pass checks the applied password with
-// Keystone (controlplane.Verifier) before delivering it: always when the
-// bytes to deliver differ from what the delivered Secret carries or the
-// generation changes (unchanged false; breaker H1), else when the order was
-// never verified by this process (last zero) or interval has passed since
-// last (breaker M2: a Keystone user changed or deleted outside orderhub is
-// noticed at most interval late). interval <= 0 checks every pass.
+// Keystone before delivering it: always when unchanged is false, else when
+// last is zero or interval has passed since (interval <= 0: every pass)
+// (docs/reference/keystoneuser.md, "Rotation").
 func VerifyDue(unchanged bool, last, now time.Time, interval time.Duration) bool {
 	return !unchanged || last.IsZero() || now.Sub(last) >= interval
 }
