@@ -38,22 +38,31 @@ func TestReasons_Gates(t *testing.T) {
 	member := roleID(t, "member")
 	const noAdminNS = "openstack-noadmin"
 	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: noAdminNS}})
-	create(t, &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: noAdminNS},
+	noAdmin := &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: noAdminNS},
 		Spec: c5c3v1alpha1.ControlPlaneSpec{
 			Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{
 				Mode: c5c3v1alpha1.KeystoneModeExternal, External: &c5c3v1alpha1.ExternalKeystoneSpec{AuthURL: stack.Keystone.URL}}},
 			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS, AllowedRoles: allowedRoles}},
-		}})
+		}}
+	create(t, noAdmin)
+	// The plane goes once every subtest is done: it assigns tenantNS too.
+	t.Cleanup(func() { _ = kube.Delete(context.Background(), noAdmin) })
 	otherPlane := c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: noAdminNS}
-	create(t, &c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: "gate-other-plane-user", Namespace: tenantNS},
-		Spec: c5c3v1alpha1.KeystoneUserSpec{ControlPlaneRef: otherPlane}})
-	create(t, &c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: "gate-pending-user", Namespace: tenantNS},
-		Spec: c5c3v1alpha1.KeystoneUserSpec{ControlPlaneRef: cpRef}})
+	referenced := []client.Object{
+		&c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: "gate-other-plane-user", Namespace: tenantNS},
+			Spec: c5c3v1alpha1.KeystoneUserSpec{ControlPlaneRef: otherPlane}},
+		&c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: "gate-pending-user", Namespace: tenantNS},
+			Spec: c5c3v1alpha1.KeystoneUserSpec{ControlPlaneRef: cpRef}},
+	}
 	const unprovisioned = "gate-unprovisioned-project"
 	testenv.Refuse(t, kube, testenv.Refusal{Namespace: planeNS, Group: "openstack.k-orc.cloud", Resources: []string{"projects"},
 		Allow: `object.metadata.name != "` + korc.OrderChildName(korc.InfixProject, "", tenantNS, unprovisioned, korc.DiscProjectProbe) + `"`})
-	create(t, &c5c3v1alpha1.KeystoneProject{ObjectMeta: metav1.ObjectMeta{Name: unprovisioned, Namespace: tenantNS},
+	referenced = append(referenced, &c5c3v1alpha1.KeystoneProject{ObjectMeta: metav1.ObjectMeta{Name: unprovisioned, Namespace: tenantNS},
 		Spec: c5c3v1alpha1.KeystoneProjectSpec{ControlPlaneRef: cpRef}})
+	for _, o := range referenced {
+		create(t, o)
+		t.Cleanup(func() { _ = kube.Delete(context.Background(), o) })
+	}
 	before := granted(t, ids.userID, ids.projectID)
 
 	for _, tc := range []struct {

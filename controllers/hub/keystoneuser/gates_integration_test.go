@@ -40,12 +40,15 @@ import (
 func TestReasons_Gates(t *testing.T) {
 	const noAdminNS = "openstack-noadmin"
 	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: noAdminNS}})
-	create(t, &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: noAdminNS},
+	noAdmin := &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: noAdminNS},
 		Spec: c5c3v1alpha1.ControlPlaneSpec{
 			Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{
 				Mode: c5c3v1alpha1.KeystoneModeExternal, External: &c5c3v1alpha1.ExternalKeystoneSpec{AuthURL: stack.Keystone.URL}}},
 			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}},
-		}})
+		}}
+	create(t, noAdmin)
+	// The plane goes once every subtest is done: it assigns tenantNS too.
+	t.Cleanup(func() { _ = kube.Delete(context.Background(), noAdmin) })
 	for _, tc := range []struct {
 		name, plane string
 	}{
