@@ -1,0 +1,96 @@
+//go:build integration
+
+package keystoneproject
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/internal/testenv"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// TestReasons_Gates: the ProjectReady reasons of an order that creates
+// nothing yet (docs/reference/keystoneproject.md, "Conditions"), each read
+// from the apiserver with Ready=False/NotAllReady, and from outside:
+// Keystone holds no project of the name.
+//
+//   - ControlPlaneNotFound: spec.controlPlaneRef names no ControlPlane;
+//   - WaitingForAdminCredential: the plane has no admin password Secret
+//     (its AdminCredentialReady is WaitingForCloudsYaml);
+//   - ProbingForCollision: the apiserver refuses K-ORC's status writes on
+//     the order's collision-probe import, so the probe never resolves; once
+//     the refusal is lifted the project is provisioned.
+func TestReasons_Gates(t *testing.T) {
+	const noAdminNS = "openstack-noadmin"
+	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: noAdminNS}})
+	noAdmin := &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: noAdminNS},
+		Spec: c5c3v1alpha1.ControlPlaneSpec{
+			Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{
+				Mode: c5c3v1alpha1.KeystoneModeExternal, External: &c5c3v1alpha1.ExternalKeystoneSpec{AuthURL: stack.Keystone.URL}}},
+			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}},
+		}}
+	create(t, noAdmin)
+	// The plane goes once every subtest is done: it assigns tenantNS too.
+	t.Cleanup(func() { _ = kube.Delete(context.Background(), noAdmin) })
+	for _, tc := range []struct {
+		reason, plane string
+	}{
+		{c5c3v1alpha1.ReasonControlPlaneNotFound, "openstack-absent"},
+		{c5c3v1alpha1.ReasonWaitingForAdminCredential, noAdminNS},
+	} {
+		t.Run(tc.reason, func(t *testing.T) {
+			t.Parallel()
+			name := "gate-" + strings.ToLower(tc.reason)
+			kp := order(tenantNS, name, "", "")
+			kp.Spec.ControlPlaneRef.Namespace = tc.plane
+			create(t, kp)
+			waitForReason(t, kp, c5c3v1alpha1.ConditionProjectReady, tc.reason)
+			got := waitForReason(t, kp, c5c3v1alpha1.ConditionReady, c5c3v1alpha1.ReasonNotAllReady)
+			if got.Status.ProjectID != "" {
+				t.Errorf("status.projectID %q on a refused order", got.Status.ProjectID)
+			}
+			if ps := keystoneProjects(t, name); len(ps) != 0 {
+				t.Errorf("Keystone holds projects %v of a refused order", ps)
+			}
+			deleteOrder(t, kp)
+		})
+	}
+	t.Run(c5c3v1alpha1.ReasonProbingForCollision, func(t *testing.T) {
+		t.Parallel()
+		const name = "gate-probing"
+		kp := order(tenantNS, name, "", "")
+		lift := testenv.Refuse(t, kube, testenv.Refusal{Namespace: planeNS, Group: "openstack.k-orc.cloud",
+			Resources:  []string{"projects/status"},
+			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
+			Allow:      `object.metadata.name != "` + childName(kp, korc.DiscProjectProbe) + `"`})
+		create(t, kp)
+		waitForReason(t, kp, c5c3v1alpha1.ConditionProjectReady, c5c3v1alpha1.ReasonProbingForCollision)
+		waitForReason(t, kp, c5c3v1alpha1.ConditionReady, c5c3v1alpha1.ReasonNotAllReady)
+		if ps := keystoneProjects(t, name); len(ps) != 0 {
+			t.Errorf("Keystone holds projects %v while the collision probe is unresolved", ps)
+		}
+		lift()
+		touchProjects(t, planeNS, kp)
+		got := waitForReason(t, kp, c5c3v1alpha1.ConditionProjectReady, c5c3v1alpha1.ReasonProjectProvisioned)
+		if ps := keystoneProjects(t, name); len(ps) != 1 || ps[0].ID != got.Status.ProjectID {
+			t.Errorf("Keystone projects named %s: %v, want one with id %s", name, ps, got.Status.ProjectID)
+		}
+		deleteOrder(t, kp)
+	})
+}
+
+// deleteOrder deletes kp and waits until it is gone.
+func deleteOrder(t *testing.T, kp *c5c3v1alpha1.KeystoneProject) {
+	t.Helper()
+	if err := kube.Delete(context.Background(), kp); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, kp)
+}
