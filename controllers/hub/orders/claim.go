@@ -35,7 +35,7 @@ func holderIdentity(o Order) string {
 }
 
 // Acquire takes claim for o, or confirms o holds it, and returns "" or the
-// other holder (DescribeHolder). c's reads MUST bypass the cache: the hub may
+// other holder as o may see it (HolderSeenBy). c's reads MUST bypass the cache: the hub may
 // only get, create and delete leases. Errors: Kubernetes failures.
 func Acquire(ctx context.Context, c client.Client, planeNamespace string, claim Claim, o Order) (string, error) {
 	me := holderIdentity(o)
@@ -64,7 +64,29 @@ func Acquire(ctx context.Context, c client.Client, planeNamespace string, claim 
 	if cur.Spec.HolderIdentity == nil {
 		return "an unknown order", nil
 	}
-	return DescribeHolder(*cur.Spec.HolderIdentity), nil
+	return HolderSeenBy(*cur.Spec.HolderIdentity, o), nil
+}
+
+// HolderOutsideNamespace is how a tenant order's collision message names a
+// holder in another namespace or on another cluster: not at all, so a tenant
+// learns nothing of what others run (docs/reference/openbao.md, "What a
+// tenant can and cannot do").
+const HolderOutsideNamespace = "an order or registration outside this namespace (the platform's operators can tell which)"
+
+// platformKind is the kind whose collision messages keep the holder's full
+// name: KeystoneService registrations are the platform's own objects.
+const platformKind = "KeystoneService"
+
+// HolderSeenBy renders holder identity id for viewer's condition message:
+// DescribeHolder's full name when viewer is a platform registration or the
+// holder is in viewer's own namespace on viewer's cluster, else
+// HolderOutsideNamespace. Pure.
+func HolderSeenBy(id string, viewer Order) string {
+	parts := strings.SplitN(id, "/", 4)
+	if viewer.Kind == platformKind || (len(parts) == 4 && parts[1] == viewer.Cluster && parts[2] == viewer.Namespace) {
+		return DescribeHolder(id)
+	}
+	return HolderOutsideNamespace
 }
 
 // DescribeHolder renders a holder identity for a condition message, e.g.

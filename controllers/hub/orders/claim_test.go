@@ -41,10 +41,15 @@ func TestClaim(t *testing.T) {
 	}
 	// Keystone folds case and accents: "Reports" in "default" is the same row.
 	folded := Claim{Kind: "user", Domain: "default", Name: "Repörts"}
+	// A tenant order elsewhere learns only that the name is taken.
 	for _, o := range []Order{b, edge} {
-		if h, err := Acquire(ctx, c, "openstack", folded, o); err != nil || h != "KeystoneUser tenant-a/reports (management cluster)" {
-			t.Fatalf("%v must read the holder, got %q, %v", o, h, err)
+		if h, err := Acquire(ctx, c, "openstack", folded, o); err != nil || h != HolderOutsideNamespace {
+			t.Fatalf("%v must read the holder as outside its namespace, got %q, %v", o, h, err)
 		}
+	}
+	platform := Order{Kind: "KeystoneService", Namespace: "openstack", Name: "reports"}
+	if h, err := Acquire(ctx, c, "openstack", folded, platform); err != nil || h != "KeystoneUser tenant-a/reports (management cluster)" {
+		t.Fatalf("a platform registration must read the holder by name, got %q, %v", h, err)
 	}
 	// The same name as a project, or in another domain, is another claim.
 	for _, other := range []Claim{{Kind: "project", Domain: "Default", Name: "reports"}, {Kind: "user", Domain: "services", Name: "reports"}} {
@@ -96,7 +101,28 @@ func TestClaimRace(t *testing.T) {
 			}
 			return c.Create(ctx, obj, opts...)
 		}}).Build()
-	if h, err := Acquire(context.Background(), c, "openstack", user, b); err != nil || h != "KeystoneUser tenant-a/reports (management cluster)" {
+	if h, err := Acquire(context.Background(), c, "openstack", user, b); err != nil || h != HolderOutsideNamespace {
 		t.Fatalf("the order that lost the create must read the winner, got %q, %v", h, err)
+	}
+}
+
+func TestHolderSeenBy(t *testing.T) {
+	tenantA := Order{Kind: "KeystoneUser", Cluster: ManagementCluster, Namespace: "tenant-a", Name: "me"}
+	for _, tc := range []struct {
+		id     string
+		viewer Order
+		want   string
+	}{
+		{"KeystoneUser//tenant-a/other", tenantA, "KeystoneUser tenant-a/other (management cluster)"},
+		{"KeystoneUser//tenant-b/other", tenantA, HolderOutsideNamespace},
+		{"KeystoneService//openstack/glance", tenantA, HolderOutsideNamespace},
+		{"KeystoneUser/edge-1/tenant-a/other", tenantA, HolderOutsideNamespace},
+		{"garbled", tenantA, HolderOutsideNamespace},
+		{"KeystoneUser//tenant-b/other", Order{Kind: "KeystoneService", Namespace: "openstack", Name: "glance"},
+			"KeystoneUser tenant-b/other (management cluster)"},
+	} {
+		if got := HolderSeenBy(tc.id, tc.viewer); got != tc.want {
+			t.Errorf("HolderSeenBy(%q, %s/%s) = %q, want %q", tc.id, tc.viewer.Kind, tc.viewer.Namespace, got, tc.want)
+		}
 	}
 }
