@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	coordinationv1 "k8s.io/api/coordination/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -124,5 +125,54 @@ func TestHolderSeenBy(t *testing.T) {
 		if got := HolderSeenBy(tc.id, tc.viewer); got != tc.want {
 			t.Errorf("HolderSeenBy(%q, %s/%s) = %q, want %q", tc.id, tc.viewer.Kind, tc.viewer.Namespace, got, tc.want)
 		}
+	}
+}
+
+// TestClaimFullName: the claim Lease records the folded domain and name, a
+// Lease recording another name under the claim's object name is refused
+// (never shared on a hash), and a pre-upgrade Lease still holds its name.
+func TestClaimFullName(t *testing.T) {
+	t.Parallel()
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	a := Order{Kind: KindKeystoneUser, Namespace: "tenant-a", Name: "reports"}
+	b := Order{Kind: KindKeystoneUser, Namespace: "tenant-b", Name: "reports"}
+	user := Claim{Kind: "user", Domain: "Default", Name: "Reports"}
+	c := fake.NewClientBuilder().WithScheme(scheme).Build()
+	if h, err := Acquire(ctx, c, "openstack", user, a); err != nil || h != "" {
+		t.Fatalf("first claim: %q, %v", h, err)
+	}
+	var l coordinationv1.Lease
+	if err := c.Get(ctx, client.ObjectKey{Namespace: "openstack", Name: user.ObjectName()}, &l); err != nil {
+		t.Fatal(err)
+	}
+	if l.Annotations[AnnotationClaimDomain] != "default" || l.Annotations[AnnotationClaimName] != "reports" {
+		t.Fatalf("the Lease does not record the folded name: %v", l.Annotations)
+	}
+	l.Annotations[AnnotationClaimName] = "someone-else"
+	if err := c.Update(ctx, &l); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := Acquire(ctx, c, "openstack", user, b); err == nil {
+		t.Fatalf("a Lease recording another name was shared: holder %q", h)
+	}
+
+	legacy := Claim{Kind: "user", Domain: "Default", Name: "old-holder"}
+	holder := holderIdentity(a)
+	if err := c.Create(ctx, &coordinationv1.Lease{ObjectMeta: metav1.ObjectMeta{Namespace: "openstack", Name: legacy.legacyObjectName()},
+		Spec: coordinationv1.LeaseSpec{HolderIdentity: &holder}}); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := Acquire(ctx, c, "openstack", legacy, b); err != nil || h != HolderOutsideNamespace {
+		t.Fatalf("a pre-upgrade claim must still hold its name: %q, %v", h, err)
+	}
+	if err := Release(ctx, c, "openstack", legacy, a); err != nil {
+		t.Fatal(err)
+	}
+	if h, err := Acquire(ctx, c, "openstack", legacy, b); err != nil || h != "" {
+		t.Fatalf("after its holder released it the name must be free: %q, %v", h, err)
 	}
 }
