@@ -83,8 +83,9 @@ func (v ControlPlaneValidator) ValidateCreate(ctx context.Context, cp *c5c3v1alp
 	return ConsentWarnings(cp), nil
 }
 
-// ValidateUpdate admits every update: the rules bind on create only, so a
-// plane stored before the name bound can still be updated and deleted. It warns (ConsentWarnings) when the update changes
+// ValidateUpdate admits every update: the name and one-per-namespace rules
+// bind on create only, so a plane stored before the name bound can still be
+// updated and deleted. It warns (ConsentWarnings) when the update changes
 // allowedNamespaces or namespaceAssignments.
 func (ControlPlaneValidator) ValidateUpdate(_ context.Context, old, cp *c5c3v1alpha1.ControlPlane) (admission.Warnings, error) {
 	if equality.Semantic.DeepEqual(old.Spec.KORC.ServiceRegistrations, cp.Spec.KORC.ServiceRegistrations) &&

@@ -40,7 +40,7 @@ const (
 //
 // +kubebuilder:webhook:path=/mutate-c5c3-io-v1alpha1-keystoneservice,mutating=true,failurePolicy=fail,sideEffects=None,groups=c5c3.io,resources=keystoneservices,verbs=create;update,versions=v1alpha1,name=mkeystoneservice.c5c3.io,admissionReviewVersions=v1,timeoutSeconds=5
 // +kubebuilder:webhook:path=/validate-c5c3-io-v1alpha1-keystoneservice,mutating=false,failurePolicy=fail,sideEffects=None,groups=c5c3.io,resources=keystoneservices,verbs=create;update,versions=v1alpha1,name=vkeystoneservice.c5c3.io,admissionReviewVersions=v1,timeoutSeconds=5
-// +kubebuilder:webhook:path=/validate-c5c3-io-v1alpha1-controlplane,mutating=false,failurePolicy=fail,sideEffects=None,groups=c5c3.io,resources=controlplanes,verbs=create,versions=v1alpha1,name=vcontrolplane.c5c3.io,admissionReviewVersions=v1,timeoutSeconds=5
+// +kubebuilder:webhook:path=/validate-c5c3-io-v1alpha1-controlplane,mutating=false,failurePolicy=fail,sideEffects=None,groups=c5c3.io,resources=controlplanes,verbs=create;update,versions=v1alpha1,name=vcontrolplane.c5c3.io,admissionReviewVersions=v1,timeoutSeconds=5
 
 // SetupWithManager registers the hub's webhooks on mgr's webhook server: the
 // KeystoneService defaulter and validator, and the ControlPlane validator
@@ -122,7 +122,7 @@ func Configurations(urlBase string, caBundle []byte) (*admissionregistrationv1.M
 		}, {
 			Name:                    webhookValidateControlPlane,
 			ClientConfig:            cc(PathValidateControlPlane),
-			Rules:                   rule("controlplanes", create),
+			Rules:                   rule("controlplanes", create, update),
 			FailurePolicy:           &fail,
 			MatchPolicy:             &equivalent,
 			SideEffects:             &none,

@@ -37,8 +37,8 @@ func TestConfigurations_PointAtTheURL(t *testing.T) {
 			t.Errorf("%s failurePolicy %s", w.Name, *w.FailurePolicy)
 		}
 	}
-	if ops := v.Webhooks[1].Rules[0].Operations; len(ops) != 1 || ops[0] != "CREATE" {
-		t.Errorf("ControlPlane webhook must bind on CREATE only: %v", ops)
+	if ops := v.Webhooks[1].Rules[0].Operations; len(ops) != 2 || ops[0] != "CREATE" || ops[1] != "UPDATE" {
+		t.Errorf("ControlPlane webhook must bind on CREATE and UPDATE (its update warnings): %v", ops)
 	}
 }
 

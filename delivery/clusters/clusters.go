@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -72,6 +73,9 @@ type Options struct {
 	// the hub manager's scheme (so c5c3.io orders read the same on every
 	// cluster).
 	Scheme *runtime.Scheme
+	// CacheSyncTimeout bounds the wait for a new target cluster's cache;
+	// zero: DefaultCacheSyncTimeout.
+	CacheSyncTimeout time.Duration
 }
 
 // withDefaults returns o with the provider's defaults filled in, or an error
@@ -85,6 +89,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.SecretKey == "" {
 		o.SecretKey = DefaultSecretKey
+	}
+	if o.CacheSyncTimeout <= 0 {
+		o.CacheSyncTimeout = DefaultCacheSyncTimeout
 	}
 	return o, nil
 }
@@ -103,7 +110,7 @@ type Hub struct {
 	Manager mcmanager.Manager
 	// Provider engages a target cluster per registration Secret; nil when
 	// the hub was built without target clusters (Wrap with a nil *Options).
-	Provider *kubeconfigprovider.Provider
+	Provider *Provider
 	// Options are the effective options (defaults filled in); zero without
 	// target clusters.
 	Options Options
@@ -181,20 +188,22 @@ func New(ctx context.Context, cfg *rest.Config, mgrOpts manager.Options, o *Opti
 // Wrap turns mgr (the management cluster's manager, not started yet) into the
 // hub's multicluster manager. With o nil, no provider is set: the manager
 // serves the local cluster only and GetCluster of any other name fails. With
-// o set, a kubeconfig provider (sigs.k8s.io/multicluster-runtime/providers/
-// kubeconfig) is set up on mgr: a controller on mgr watches the Secrets in
-// o.Namespace labelled o.SecretLabel=true, and engages one cluster per Secret,
-// named by the Secret's name, from the kubeconfig under o.SecretKey; deleting
-// the Secret (or removing the label) disengages it. The provider's Secret
+// o set, a Provider (multicluster-runtime's kubeconfig provider with a
+// sanitized kubeconfig and a bounded cache sync) is set up on mgr: a
+// controller on mgr watches the Secrets in o.Namespace labelled
+// o.SecretLabel=true, and engages one cluster per Secret, named by the
+// Secret's name, from the kubeconfig under o.SecretKey once
+// SanitizeKubeconfig accepts it; deleting the Secret (or removing the label)
+// disengages it. The provider's Secret
 // watch runs on mgr's cache, so mgr must be allowed to list and watch Secrets
-// in o.Namespace (and its cache must include that namespace). ctx is handed
-// to the provider's SetupWithManager; the engaged clusters live as long as
+// in o.Namespace (and its cache must include that namespace). ctx is unused
+// (kept for the callers); the engaged clusters live as long as
 // the manager runs: the provider derives each cluster's context from its
 // Reconcile context, so mgr must not set a controller ReconciliationTimeout
-// (it would disengage every cluster after that time; v0.24.1 provider.go).
+// (it would disengage every cluster after that time).
 // Errors: o.Namespace empty, the multicluster wrapper, or the provider's
 // controller setup.
-func Wrap(ctx context.Context, mgr manager.Manager, o *Options) (*Hub, error) {
+func Wrap(_ context.Context, mgr manager.Manager, o *Options) (*Hub, error) {
 	if o == nil {
 		m, err := mcmanager.WithMultiCluster(mgr, nil)
 		if err != nil {
@@ -209,19 +218,13 @@ func Wrap(ctx context.Context, mgr manager.Manager, o *Options) (*Hub, error) {
 	if opts.Scheme == nil {
 		opts.Scheme = mgr.GetScheme()
 	}
-	scheme := opts.Scheme
-	provider := kubeconfigprovider.New(kubeconfigprovider.Options{
-		Namespace:             opts.Namespace,
-		KubeconfigSecretLabel: opts.SecretLabel,
-		KubeconfigSecretKey:   opts.SecretKey,
-		ClusterOptions:        []cluster.Option{func(co *cluster.Options) { co.Scheme = scheme }},
-	})
+	provider := newProvider(opts)
 	m, err := mcmanager.WithMultiCluster(mgr, provider)
 	if err != nil {
 		return nil, err
 	}
-	if err := provider.SetupWithManager(ctx, m); err != nil {
-		return nil, fmt.Errorf("target clusters: %w", err)
+	if err := provider.setupWithManager(m); err != nil {
+		return nil, err
 	}
 	return &Hub{Manager: m, Provider: provider, Options: opts}, nil
 }

@@ -34,8 +34,10 @@
 // <label>=true (--target-cluster-secret-label, default
 // sigs.k8s.io/multicluster-runtime-kubeconfig), holding a kubeconfig under the
 // key kubeconfig. The kubeconfig's current context must reach the target's
-// apiserver from the hub's pods and carry the credentials themselves (a
-// token or client certificate inline; no exec plugin, no file paths), with
+// apiserver from the hub's pods over https and carry the credentials
+// themselves (a token or client certificate inline; no exec plugin, no file
+// paths, no proxy, TLS verified against inline CA data: SanitizeKubeconfig
+// refuses anything else with a KubeconfigRefused event on the Secret), with
 // RBAC on the target for the order kinds and for the delivered Secrets:
 //
 //	kubectl -n <hub-namespace> create secret generic <cluster> \
@@ -43,9 +45,10 @@
 //	kubectl -n <hub-namespace> label secret <cluster> \
 //	  sigs.k8s.io/multicluster-runtime-kubeconfig=true
 //
-// The provider engages the cluster once its cache has synced; an edited
-// kubeconfig re-engages it (the hash of the bytes changes). A Secret without
-// the key is logged and skipped.
+// The provider engages the cluster once its cache has synced, within
+// Options.CacheSyncTimeout (else a CacheSyncTimeout event and a retry with
+// backoff); an edited kubeconfig re-engages it (the hash of the bytes
+// changes). A Secret without the key is logged and skipped.
 //
 // # Deregistering, and what stays behind
 //

@@ -2,6 +2,8 @@ package orders
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -24,9 +26,46 @@ type Claim struct {
 	Domain, Name string
 }
 
-// ObjectName is "claim-<kind>-<8hex>-<8hex>" of the folded domain and name.
+// ObjectName is "claim-<kind>-<sha256 hex>" of the folded domain and name:
+// a Lease name must be a DNS subdomain, which a Keystone name need not be.
+// The Lease records the folded domain and name themselves (Annotations), and
+// Acquire compares those, never the hash alone.
 func (c Claim) ObjectName() string {
+	sum := sha256.Sum256([]byte(keystone.FoldName(c.Domain) + "\x00" + keystone.FoldName(c.Name)))
+	return "claim-" + c.Kind + "-" + hex.EncodeToString(sum[:])
+}
+
+// legacyObjectName is the claim's Lease name before the full-name claims
+// ("claim-<kind>-<8hex>-<8hex>"); Acquire still honours such a Lease, so an
+// upgrade frees no name a holder had.
+func (c Claim) legacyObjectName() string {
 	return "claim-" + c.Kind + "-" + korc.ShortHash(keystone.FoldName(c.Domain)) + "-" + korc.ShortHash(keystone.FoldName(c.Name))
+}
+
+// Annotations record the claimed folded domain and name on the Lease
+// (c5c3v1alpha1 has no field for them: a Lease carries only a holder).
+func (c Claim) Annotations() map[string]string {
+	return map[string]string{AnnotationClaimDomain: keystone.FoldName(c.Domain), AnnotationClaimName: keystone.FoldName(c.Name)}
+}
+
+const (
+	// AnnotationClaimDomain is the claim Lease's folded Keystone domain.
+	AnnotationClaimDomain = "c5c3.io/claim-domain"
+	// AnnotationClaimName is the claim Lease's folded Keystone name.
+	AnnotationClaimName = "c5c3.io/claim-name"
+)
+
+// sameClaim reports whether lease records claim c (a Lease without the
+// annotations predates them and is taken at its name).
+func (c Claim) sameClaim(lease *coordinationv1.Lease) bool {
+	a := lease.GetAnnotations()
+	d, okD := a[AnnotationClaimDomain]
+	n, okN := a[AnnotationClaimName]
+	if !okD && !okN {
+		return true
+	}
+	want := c.Annotations()
+	return d == want[AnnotationClaimDomain] && n == want[AnnotationClaimName]
 }
 
 // holderIdentity is the Lease's holder: "<Kind>/<cluster>/<namespace>/<name>".
@@ -35,17 +74,24 @@ func holderIdentity(o Order) string {
 }
 
 // Acquire takes claim for o, or confirms o holds it, and returns "" or the
-// other holder (DescribeHolder). c's reads MUST bypass the cache: the hub may
+// other holder as o may see it (HolderSeenBy). c's reads MUST bypass the cache: the hub may
 // only get, create and delete leases. Errors: Kubernetes failures.
 func Acquire(ctx context.Context, c client.Client, planeNamespace string, claim Claim, o Order) (string, error) {
 	me := holderIdentity(o)
+	if holder, err := legacyHolder(ctx, c, planeNamespace, claim, me); err != nil || holder != "" {
+		if holder != "" {
+			holder = HolderSeenBy(holder, o)
+		}
+		return holder, err
+	}
 	key := types.NamespacedName{Namespace: planeNamespace, Name: claim.ObjectName()}
 	var cur coordinationv1.Lease
 	err := c.Get(ctx, key, &cur)
 	if apierrors.IsNotFound(err) {
 		lease := &coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Namespace: planeNamespace, Name: claim.ObjectName(), Labels: ChildLabels(o)},
-			Spec:       coordinationv1.LeaseSpec{HolderIdentity: &me},
+			ObjectMeta: metav1.ObjectMeta{Namespace: planeNamespace, Name: claim.ObjectName(), Labels: ChildLabels(o),
+				Annotations: claim.Annotations()},
+			Spec: coordinationv1.LeaseSpec{HolderIdentity: &me},
 		}
 		switch err = c.Create(ctx, lease); {
 		case err == nil:
@@ -58,13 +104,39 @@ func Acquire(ctx context.Context, c client.Client, planeNamespace string, claim 
 	if err != nil {
 		return "", fmt.Errorf("read the claim of %s %q in domain %q: %w", claim.Kind, claim.Name, claim.Domain, err)
 	}
+	if !claim.sameClaim(&cur) {
+		return "", fmt.Errorf("claim Lease %s records %s %q in domain %q, not %q in %q: refusing to share it",
+			key, claim.Kind, cur.Annotations[AnnotationClaimName], cur.Annotations[AnnotationClaimDomain], claim.Name, claim.Domain)
+	}
 	if cur.Spec.HolderIdentity != nil && *cur.Spec.HolderIdentity == me {
 		return "", nil
 	}
 	if cur.Spec.HolderIdentity == nil {
 		return "an unknown order", nil
 	}
-	return DescribeHolder(*cur.Spec.HolderIdentity), nil
+	return HolderSeenBy(*cur.Spec.HolderIdentity, o), nil
+}
+
+// HolderOutsideNamespace is how a tenant order's collision message names a
+// holder in another namespace or on another cluster: not at all, so a tenant
+// learns nothing of what others run (docs/reference/openbao.md, "What a
+// tenant can and cannot do").
+const HolderOutsideNamespace = "an order or registration outside this namespace (the platform's operators can tell which)"
+
+// platformKind is the kind whose collision messages keep the holder's full
+// name: KeystoneService registrations are the platform's own objects.
+const platformKind = "KeystoneService"
+
+// HolderSeenBy renders holder identity id for viewer's condition message:
+// DescribeHolder's full name when viewer is a platform registration or the
+// holder is in viewer's own namespace on viewer's cluster, else
+// HolderOutsideNamespace. Pure.
+func HolderSeenBy(id string, viewer Order) string {
+	parts := strings.SplitN(id, "/", 4)
+	if viewer.Kind == platformKind || (len(parts) == 4 && parts[1] == viewer.Cluster && parts[2] == viewer.Namespace) {
+		return DescribeHolder(id)
+	}
+	return HolderOutsideNamespace
 }
 
 // DescribeHolder renders a holder identity for a condition message, e.g.
@@ -81,11 +153,34 @@ func DescribeHolder(id string) string {
 	return fmt.Sprintf("%s %s/%s (%s)", parts[0], parts[2], parts[3], where)
 }
 
-// Release deletes claim when o holds it. Call it last in o's teardown.
-// Errors: Kubernetes failures.
-func Release(ctx context.Context, c client.Client, planeNamespace string, claim Claim, o Order) error {
+// legacyHolder returns the holder identity of the claim's pre-upgrade Lease
+// when another order holds it, else "". Errors: Kubernetes failures.
+func legacyHolder(ctx context.Context, c client.Client, planeNamespace string, claim Claim, me string) (string, error) {
 	var cur coordinationv1.Lease
-	err := c.Get(ctx, types.NamespacedName{Namespace: planeNamespace, Name: claim.ObjectName()}, &cur)
+	err := c.Get(ctx, types.NamespacedName{Namespace: planeNamespace, Name: claim.legacyObjectName()}, &cur)
+	switch {
+	case apierrors.IsNotFound(err):
+		return "", nil
+	case err != nil:
+		return "", fmt.Errorf("read the claim of %s %q in domain %q: %w", claim.Kind, claim.Name, claim.Domain, err)
+	case cur.Spec.HolderIdentity == nil || *cur.Spec.HolderIdentity == me:
+		return "", nil
+	}
+	return *cur.Spec.HolderIdentity, nil
+}
+
+// Release deletes claim (and its pre-upgrade Lease) when o holds it. Call it
+// last in o's teardown. Errors: Kubernetes failures.
+func Release(ctx context.Context, c client.Client, planeNamespace string, claim Claim, o Order) error {
+	if err := releaseLease(ctx, c, planeNamespace, claim.legacyObjectName(), claim, o); err != nil {
+		return err
+	}
+	return releaseLease(ctx, c, planeNamespace, claim.ObjectName(), claim, o)
+}
+
+func releaseLease(ctx context.Context, c client.Client, planeNamespace, name string, claim Claim, o Order) error {
+	var cur coordinationv1.Lease
+	err := c.Get(ctx, types.NamespacedName{Namespace: planeNamespace, Name: name}, &cur)
 	if apierrors.IsNotFound(err) {
 		return nil
 	}

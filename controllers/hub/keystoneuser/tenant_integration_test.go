@@ -1,0 +1,141 @@
+//go:build integration
+
+package keystoneuser
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	authenticationv1 "k8s.io/api/authentication/v1"
+	coordinationv1 "k8s.io/api/coordination/v1"
+	corev1 "k8s.io/api/core/v1"
+	rbacv1 "k8s.io/api/rbac/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/internal/testenv"
+)
+
+// orderRolesFile is the shipped aggregated ClusterRoles of the order kinds,
+// which fold the order kinds into the built-in edit ClusterRole.
+const orderRolesFile = "../../../config/rbac/aggregate/order_roles.yaml"
+
+// editTenant returns a client acting as ServiceAccount ns/tenant, bound to
+// the built-in edit ClusterRole in ns only, authenticated with its own
+// TokenRequest token (no impersonation): what a namespace's editor can do.
+func editTenant(t *testing.T, ns string) client.Client {
+	t.Helper()
+	ctx := context.Background()
+	b, err := os.ReadFile(orderRolesFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
+	for {
+		var r rbacv1.ClusterRole
+		if err := d.Decode(&r); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if err := kube.Create(ctx, &r); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	testenv.Eventually(t, waitTimeout, "edit aggregates keystoneusers create", func() error {
+		var r rbacv1.ClusterRole
+		if err := kube.Get(ctx, types.NamespacedName{Name: "edit"}, &r); err != nil {
+			return err
+		}
+		for _, rule := range r.Rules {
+			if slices.Contains(rule.Resources, "keystoneusers") && slices.Contains(rule.Verbs, "create") {
+				return nil
+			}
+		}
+		return errors.New("not yet")
+	})
+	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant"}}
+	create(t, sa)
+	create(t, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant-edit"},
+		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: sa.Name}}})
+	tr := &authenticationv1.TokenRequest{}
+	if err := kube.SubResource("token").Create(ctx, sa, tr); err != nil {
+		t.Fatal(err)
+	}
+	cfg := &rest.Config{Host: stack.Kube.Config.Host, BearerToken: tr.Status.Token,
+		TLSClientConfig: rest.TLSClientConfig{CAData: stack.Kube.Config.CAData}}
+	c, err := client.New(cfg, client.Options{Scheme: kube.Scheme()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestTenantCollisionNamesNothingOutside: a tenant with edit in secondNS
+// orders a user name an order in tenantNS holds. Its order reads
+// UserCollision with a message that names neither the holder nor its
+// namespace, and the tenant cannot read the holder itself (Forbidden).
+func TestTenantCollisionNamesNothingOutside(t *testing.T) {
+	ctx := context.Background()
+	holder := userOrder(tenantNS, "held-elsewhere")
+	holder.Spec.UserName = "tenant-held-name"
+	create(t, holder)
+	claim := orders.Claim{Kind: ClaimKind, Domain: "Default", Name: "tenant-held-name"}
+	testenv.Eventually(t, waitTimeout, "the holder's claim", func() error {
+		return kube.Get(ctx, types.NamespacedName{Namespace: planeNS, Name: claim.ObjectName()}, &coordinationv1.Lease{})
+	})
+
+	tenant := editTenant(t, secondNS)
+	attempt := userOrder(secondNS, "wants-the-name")
+	attempt.Spec.UserName = "tenant-held-name"
+	if err := tenant.Create(ctx, attempt); err != nil {
+		t.Fatalf("a tenant with edit must be able to order in its namespace: %v", err)
+	}
+	var msg string
+	testenv.Eventually(t, waitTimeout, "UserCollision as the tenant reads it", func() error {
+		var got c5c3v1alpha1.KeystoneUser
+		if err := tenant.Get(ctx, client.ObjectKeyFromObject(attempt), &got); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionUserReady)
+		if c == nil || c.Reason != c5c3v1alpha1.ReasonUserCollision {
+			return fmt.Errorf("UserReady %+v", c)
+		}
+		msg = c.Message
+		return nil
+	})
+	for _, leak := range []string{tenantNS, holder.Name} {
+		if strings.Contains(msg, leak) {
+			t.Errorf("the tenant's collision message names %q outside its namespace: %s", leak, msg)
+		}
+	}
+	if !strings.Contains(msg, orders.HolderOutsideNamespace) {
+		t.Errorf("the collision message does not say the name is taken outside: %s", msg)
+	}
+	err := tenant.Get(ctx, client.ObjectKeyFromObject(holder), &c5c3v1alpha1.KeystoneUser{})
+	if !apierrors.IsForbidden(err) {
+		t.Errorf("the tenant read the holder in %s: %v, want Forbidden", tenantNS, err)
+	}
+	for _, o := range []client.Object{attempt, holder} {
+		if err := kube.Delete(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitGone(t, attempt)
+	waitGone(t, holder)
+}
