@@ -80,7 +80,7 @@ func TestMessages_MatchCRDs(t *testing.T) {
 		v1.MsgOrderUserNameImmutable: true, v1.MsgOrderDomainNameImmutable: true, v1.MsgDefaultProjectRefImmutable: true,
 		v1.MsgPasswordGenerationIncrease: true, v1.MsgOrderProjectNameImmutable: true, v1.MsgRoleImmutable: true,
 		v1.MsgExternalRequiredIffExternalMode: true, v1.MsgExternalForbidsManagedFields: true, v1.MsgRotationTargetSelector: true,
-		v1.MsgAuthURLNoQueryOrFragment: true,
+		v1.MsgAuthURLNoQueryOrFragment: true, v1.MsgRoleNameNoComma: true,
 	}
 	for m := range constants {
 		if !inCRDs[m] {

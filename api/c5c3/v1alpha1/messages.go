@@ -42,6 +42,7 @@ const (
 	MsgPasswordGenerationIncrease = "passwordGeneration may only increase"
 	MsgOrderProjectNameImmutable  = "projectName is immutable"
 	MsgRoleImmutable              = "role is immutable"
+	MsgRoleNameNoComma            = "a role name has no comma"
 
 	// ControlPlane and CredentialRotation.
 
