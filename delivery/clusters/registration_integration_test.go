@@ -36,6 +36,8 @@ import (
 
 	"github.com/c5c3/orderhub/delivery/clusters"
 	"github.com/c5c3/orderhub/internal/testenv"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/config"
 )
 
 // trap is a loopback TCP listener that accepts connections, counts them and
@@ -143,6 +145,9 @@ func TestIntegration_RegistrationGuards(t *testing.T) {
 
 	h, err := clusters.New(ctx, hub.Kube.Config, manager.Options{
 		Scheme: scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		// TestIntegration_Clusters starts the same registration controller
+		// in this process; controller-runtime refuses a second of one name.
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	}, &clusters.Options{Namespace: hubNamespace, CacheSyncTimeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
