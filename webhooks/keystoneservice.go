@@ -225,57 +225,73 @@ func validateValues(ks *c5c3v1alpha1.KeystoneService) []string {
 	if ns := s.ControlPlaneRef.Namespace; ns != "" && (len(ns) > 63 || !dns1123Label.MatchString(ns)) {
 		errs = append(errs, "spec.controlPlaneRef.namespace must be an RFC-1123 label of at most 63 characters")
 	}
-	if c := s.Catalog; c != nil {
-		if len(c.ServiceType) > 63 || !dns1123Label.MatchString(c.ServiceType) {
-			errs = append(errs, "spec.catalog.serviceType must be a lowercase DNS-1123 label of at most 63 characters")
+	if s.Catalog != nil {
+		errs = append(errs, validateCatalog(s.Catalog)...)
+	}
+	if s.Account != nil {
+		errs = append(errs, validateAccount(s.Account)...)
+	}
+	return errs
+}
+
+// validateCatalog checks spec.catalog: service type and name, endpoint
+// interfaces (each once) and URLs.
+func validateCatalog(c *c5c3v1alpha1.KeystoneServiceCatalogSpec) []string {
+	var errs []string
+	if len(c.ServiceType) > 63 || !dns1123Label.MatchString(c.ServiceType) {
+		errs = append(errs, "spec.catalog.serviceType must be a lowercase DNS-1123 label of at most 63 characters")
+	}
+	if c.ServiceType == "identity" {
+		errs = append(errs, c5c3v1alpha1.MsgServiceTypeIdentity)
+	}
+	if c.ServiceName != "" {
+		errs = append(errs, checkName("spec.catalog.serviceName", string(c.ServiceName), 255)...)
+	}
+	seen := map[c5c3v1alpha1.EndpointInterface]bool{}
+	for i, ep := range c.Endpoints {
+		switch ep.Interface {
+		case c5c3v1alpha1.EndpointInterfacePublic, c5c3v1alpha1.EndpointInterfaceInternal, c5c3v1alpha1.EndpointInterfaceAdmin:
+		default:
+			errs = append(errs, fmt.Sprintf("spec.catalog.endpoints[%d].interface must be public, internal or admin", i))
 		}
-		if c.ServiceType == "identity" {
-			errs = append(errs, c5c3v1alpha1.MsgServiceTypeIdentity)
+		if seen[ep.Interface] {
+			errs = append(errs, fmt.Sprintf("spec.catalog.endpoints[%d]: duplicate interface %q", i, ep.Interface))
 		}
-		if c.ServiceName != "" {
-			errs = append(errs, checkName("spec.catalog.serviceName", string(c.ServiceName), 255)...)
-		}
-		seen := map[c5c3v1alpha1.EndpointInterface]bool{}
-		for i, ep := range c.Endpoints {
-			switch ep.Interface {
-			case c5c3v1alpha1.EndpointInterfacePublic, c5c3v1alpha1.EndpointInterfaceInternal, c5c3v1alpha1.EndpointInterfaceAdmin:
-			default:
-				errs = append(errs, fmt.Sprintf("spec.catalog.endpoints[%d].interface must be public, internal or admin", i))
-			}
-			if seen[ep.Interface] {
-				errs = append(errs, fmt.Sprintf("spec.catalog.endpoints[%d]: duplicate interface %q", i, ep.Interface))
-			}
-			seen[ep.Interface] = true
-			if utf8.RuneCountInString(ep.URL) > MaxEndpointURLLength || !endpointURLRe.MatchString(ep.URL) {
-				errs = append(errs, fmt.Sprintf("spec.catalog.endpoints[%d].url must match ^https?://[^\\s/]+ and be at most %d characters", i, MaxEndpointURLLength))
-			}
+		seen[ep.Interface] = true
+		if utf8.RuneCountInString(ep.URL) > MaxEndpointURLLength || !endpointURLRe.MatchString(ep.URL) {
+			errs = append(errs, fmt.Sprintf("spec.catalog.endpoints[%d].url must match ^https?://[^\\s/]+ and be at most %d characters", i, MaxEndpointURLLength))
 		}
 	}
-	if a := s.Account; a != nil {
-		if a.UserName != "" {
-			errs = append(errs, checkName("spec.account.userName", string(a.UserName), 255)...)
+	return errs
+}
+
+// validateAccount checks spec.account: names, roles (at most 32, each once)
+// and the rotation mode.
+func validateAccount(a *c5c3v1alpha1.KeystoneServiceAccountSpec) []string {
+	var errs []string
+	if a.UserName != "" {
+		errs = append(errs, checkName("spec.account.userName", string(a.UserName), 255)...)
+	}
+	if a.DomainName != "" {
+		errs = append(errs, checkName("spec.account.domainName", string(a.DomainName), 64)...)
+	}
+	errs = append(errs, checkName("spec.account.project.name", string(a.Project.Name), 64)...)
+	if len(a.Roles) > 32 {
+		errs = append(errs, "spec.account.roles must have at most 32 entries")
+	}
+	seen := map[c5c3v1alpha1.KeystoneName]bool{}
+	for i, r := range a.Roles {
+		errs = append(errs, checkName(fmt.Sprintf("spec.account.roles[%d]", i), string(r), 64)...)
+		if seen[r] {
+			errs = append(errs, fmt.Sprintf("spec.account.roles[%d]: duplicate role %q", i, r))
 		}
-		if a.DomainName != "" {
-			errs = append(errs, checkName("spec.account.domainName", string(a.DomainName), 64)...)
-		}
-		errs = append(errs, checkName("spec.account.project.name", string(a.Project.Name), 64)...)
-		if len(a.Roles) > 32 {
-			errs = append(errs, "spec.account.roles must have at most 32 entries")
-		}
-		seen := map[c5c3v1alpha1.KeystoneName]bool{}
-		for i, r := range a.Roles {
-			errs = append(errs, checkName(fmt.Sprintf("spec.account.roles[%d]", i), string(r), 64)...)
-			if seen[r] {
-				errs = append(errs, fmt.Sprintf("spec.account.roles[%d]: duplicate role %q", i, r))
-			}
-			seen[r] = true
-		}
-		if a.Rotation != nil {
-			switch a.Rotation.Mode {
-			case "", c5c3v1alpha1.RotationModeManual, c5c3v1alpha1.RotationModeScheduled:
-			default:
-				errs = append(errs, "spec.account.rotation.mode must be Manual or Scheduled")
-			}
+		seen[r] = true
+	}
+	if a.Rotation != nil {
+		switch a.Rotation.Mode {
+		case "", c5c3v1alpha1.RotationModeManual, c5c3v1alpha1.RotationModeScheduled:
+		default:
+			errs = append(errs, "spec.account.rotation.mode must be Manual or Scheduled")
 		}
 	}
 	return errs

@@ -154,7 +154,6 @@ func runHubContext(ctx context.Context, args []string) error {
 	if mf.version {
 		return printVersion()
 	}
-	cpOpts := hf.controlPlaneOptions()
 	tcOpts, err := hf.targetClusterOptions(mf.namespace)
 	if err != nil {
 		return err
@@ -163,39 +162,17 @@ func runHubContext(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-
-	whOpts := webhook.Options{Port: hf.webhookPort, CertDir: hf.webhookCertDir}
-	var bundle *webhooks.CertBundle
-	if hf.webhooks && hf.webhookURLBase != "" {
-		certDir := hf.webhookCertDir
-		if certDir == "" {
-			return fmt.Errorf("--webhook-url-base needs --webhook-cert-dir for the self-signed certificate")
-		}
-		if whOpts, bundle, err = webhooks.URLServerOptions(hf.webhookURLBase, certDir); err != nil {
-			return err
-		}
-	}
-	// certsReady is closed once the rotated certificate is mounted and its CA
-	// injected (--webhook-cert-rotation); nil in the other modes.
-	var certsReady chan struct{}
-	if hf.webhooks && hf.certRotation.enabled {
-		if hf.webhookURLBase != "" {
-			return fmt.Errorf("--webhook-cert-rotation and --webhook-url-base exclude each other")
-		}
-		certsReady = make(chan struct{})
+	ws, err := hf.webhookServing()
+	if err != nil {
+		return err
 	}
 	mgr, err := mf.newManager("hub", scheme, trimHubCache, func(o *ctrl.Options) {
 		if hf.webhooks {
-			o.WebhookServer = webhook.NewServer(whOpts)
+			o.WebhookServer = webhook.NewServer(ws.options)
 		}
 	})
 	if err != nil {
 		return err
-	}
-	if hf.webhooks {
-		if err := mgr.AddReadyzCheck("webhook", webhookReadyCheck(mgr, certsReady)); err != nil {
-			return err
-		}
 	}
 	if removed := hf.removedFlags(); len(removed) > 0 {
 		ctrl.Log.WithName("hub").Info("ignoring removed flags: the SecretStores log in with OpenBao's Kubernetes auth "+
@@ -208,42 +185,96 @@ func runHubContext(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if hf.webhooks && certsReady != nil {
-		cr, err := hf.certRotation.rotator(ownNamespace(), hf.webhookCertDir, certsReady)
+	if hf.webhooks {
+		if err := hf.setupWebhooks(mgr, ws); err != nil {
+			return err
+		}
+	}
+	if err := hf.setupControllers(mgr, hub); err != nil {
+		return err
+	}
+	return hub.Manager.Start(ctx)
+}
+
+// webhookServing is how the webhook server gets its certificate: options for
+// the server, the CA of a self-signed bundle (--webhook-url-base), and
+// certsReady, closed once a rotated certificate is mounted and its CA injected
+// (--webhook-cert-rotation); bundle and certsReady are nil in the other modes.
+type webhookServing struct {
+	options    webhook.Options
+	bundle     *webhooks.CertBundle
+	certsReady chan struct{}
+}
+
+// webhookServing validates the webhook flags; errors name the conflicting flags.
+func (h *hubFlags) webhookServing() (webhookServing, error) {
+	ws := webhookServing{options: webhook.Options{Port: h.webhookPort, CertDir: h.webhookCertDir}}
+	if !h.webhooks {
+		return ws, nil
+	}
+	if h.webhookURLBase != "" {
+		if h.webhookCertDir == "" {
+			return ws, fmt.Errorf("--webhook-url-base needs --webhook-cert-dir for the self-signed certificate")
+		}
+		if h.certRotation.enabled {
+			return ws, fmt.Errorf("--webhook-cert-rotation and --webhook-url-base exclude each other")
+		}
+		var err error
+		if ws.options, ws.bundle, err = webhooks.URLServerOptions(h.webhookURLBase, h.webhookCertDir); err != nil {
+			return ws, err
+		}
+	}
+	if h.certRotation.enabled {
+		ws.certsReady = make(chan struct{})
+	}
+	return ws, nil
+}
+
+// setupWebhooks adds the webhooks' readiness check and registers them: after
+// the certificate rotator is ready, or at once (with a registrar for a
+// --webhook-url-base bundle).
+func (h *hubFlags) setupWebhooks(mgr ctrl.Manager, ws webhookServing) error {
+	if err := mgr.AddReadyzCheck("webhook", webhookReadyCheck(mgr, ws.certsReady)); err != nil {
+		return err
+	}
+	if ws.certsReady != nil {
+		cr, err := h.certRotation.rotator(ownNamespace(), h.webhookCertDir, ws.certsReady)
 		if err != nil {
 			return err
 		}
 		if err := rotator.AddRotator(mgr, cr); err != nil {
 			return fmt.Errorf("webhook certificate rotation: %w", err)
 		}
-		if err := mgr.Add(deferredWebhooks{mgr: mgr, ready: certsReady}); err != nil {
+		return mgr.Add(deferredWebhooks{mgr: mgr, ready: ws.certsReady})
+	}
+	if err := webhooks.SetupWithManager(mgr); err != nil {
+		return err
+	}
+	if ws.bundle == nil {
+		return nil
+	}
+	// An uncached client: the registrar must not start informers on webhook
+	// configurations (and needs no list/watch RBAC on them).
+	direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return err
+	}
+	return mgr.Add(webhooks.Registrar{
+		Client: direct, Server: mgr.GetWebhookServer(),
+		URLBase: h.webhookURLBase, CABundle: ws.bundle.CACert,
+	})
+}
+
+// setupControllers registers the hub controllers the flags enable: ControlPlane
+// and KeystoneService/CredentialRotation on the management cluster, the orders
+// on every engaged cluster.
+func (h *hubFlags) setupControllers(mgr ctrl.Manager, hub *clusters.Hub) error {
+	if h.controlPlane {
+		if err := controlplane.SetupWithManager(mgr, h.controlPlaneOptions()); err != nil {
 			return err
-		}
-	} else if hf.webhooks {
-		if err := webhooks.SetupWithManager(mgr); err != nil {
-			return err
-		}
-		if bundle != nil {
-			// An uncached client: the registrar must not start informers on
-			// webhook configurations (and needs no list/watch RBAC on them).
-			direct, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
-			if err != nil {
-				return err
-			}
-			if err := mgr.Add(webhooks.Registrar{
-				Client: direct, Server: mgr.GetWebhookServer(),
-				URLBase: hf.webhookURLBase, CABundle: bundle.CACert,
-			}); err != nil {
-				return err
-			}
 		}
 	}
-	if hf.controlPlane {
-		if err := controlplane.SetupWithManager(mgr, cpOpts); err != nil {
-			return err
-		}
-	}
-	if hf.keystoneService {
+	if h.keystoneService {
 		if err := keystoneservice.SetupWithManager(mgr); err != nil {
 			return err
 		}
@@ -251,12 +282,10 @@ func runHubContext(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	if hf.orders {
-		if err := setupOrders(hub); err != nil {
-			return err
-		}
+	if h.orders {
+		return setupOrders(hub)
 	}
-	return hub.Manager.Start(ctx)
+	return nil
 }
 
 // setupOrders registers the four order reconcilers on the multicluster

@@ -138,63 +138,24 @@ func (a endpointActuator) apply(ctx context.Context, o *kv1.Endpoint, in applyIn
 	if created {
 		out.changes = append(out.changes, "created region "+o.Spec.Region)
 	}
-	pages, err := endpoints.List(a.c, endpoints.ListOpts{ServiceID: svc.ID, RegionID: o.Spec.Region}).AllPages(ctx)
-	if err != nil {
-		return outcome{}, fmt.Errorf("list endpoints: %w", err)
-	}
-	all, err := endpoints.ExtractEndpoints(pages)
+	byIface, listed, err := a.listEndpoints(ctx, svc.ID, o.Spec.Region)
 	if err != nil {
 		return outcome{}, err
 	}
-	byIface := map[string][]endpoints.Endpoint{}
-	listed := map[string]bool{}
-	for _, e := range all {
-		if e.ServiceID == svc.ID && (e.RegionID == o.Spec.Region || (e.RegionID == "" && e.Region == o.Spec.Region)) {
-			byIface[string(e.Availability)] = append(byIface[string(e.Availability)], e)
-			listed[e.ID] = true
-		}
-	}
-	st := &o.Status
-	released, err := a.dropStale(ctx, st, o.Spec.URLs, listed, in.shared, &out)
+	released, err := a.dropStale(ctx, &o.Status, o.Spec.URLs, listed, in.shared, &out)
 	if err != nil {
 		return out, err
 	}
-	want := enabled(o.Spec.Enabled)
 	var dupNotes, published []string
 	for _, iu := range interfaces(o.Spec.URLs) {
-		iface, url := iu[0], iu[1]
-		recorded := endpointID(st.EndpointIDs, iface)
-		p := planEndpoint(byIface[iface], recorded, url, want)
-		var id string
-		switch {
-		case p.adopt == nil:
-			e, err := endpoints.Create(ctx, a.c, endpointCreate{Interface: iface, URL: url, ServiceID: svc.ID,
-				RegionID: o.Spec.Region, Enabled: want}).Extract()
-			if err != nil {
-				return out, fmt.Errorf("create %s endpoint: %w", iface, err)
-			}
-			id = e.ID
-			st.CreatedInterfaces = setMember(st.CreatedInterfaces, iface, true)
-			out.changes = append(out.changes, fmt.Sprintf("created %s endpoint %s", iface, id))
-		case p.needUpdate:
-			id = p.adopt.ID
-			if _, err := endpoints.Update(ctx, a.c, id, p.update).Extract(); err != nil {
-				return out, fmt.Errorf("update %s endpoint %s: %w", iface, id, err)
-			}
-			out.changes = append(out.changes, updated(fmt.Sprintf("%s endpoint %s", iface, id), fieldsOf(p.update.ToEndpointUpdateMap())))
-		default:
-			id = p.adopt.ID
+		dups, err := a.applyInterface(ctx, o, svc.ID, iu[0], iu[1], byIface[iu[0]], &out)
+		if err != nil {
+			return out, err
 		}
-		if id != recorded && p.adopt != nil {
-			// Adopted, not created: this resource did not create that one.
-			st.CreatedInterfaces = setMember(st.CreatedInterfaces, iface, false)
+		if len(dups) > 0 {
+			dupNotes = append(dupNotes, fmt.Sprintf("%s: %s", iu[0], strings.Join(dups, ", ")))
 		}
-		// Recorded at once, so a later failure in this pass loses no ID.
-		setEndpointID(&st.EndpointIDs, iface, id)
-		if len(p.duplicates) > 0 {
-			dupNotes = append(dupNotes, fmt.Sprintf("%s: %s", iface, strings.Join(p.duplicates, ", ")))
-		}
-		published = append(published, iface)
+		published = append(published, iu[0])
 	}
 	out.message = fmt.Sprintf("%s endpoints of %s (%s) in %s", strings.Join(published, ", "),
 		svc.Name, svc.Type, o.Spec.Region)
@@ -206,6 +167,64 @@ func (a endpointActuator) apply(ctx context.Context, o *kv1.Endpoint, in applyIn
 		out.message += "; no longer tracked (adopted, not created here, so left in the catalog): " + strings.Join(released, ", ")
 	}
 	return out, nil
+}
+
+// listEndpoints returns the endpoints of service svcID in region, by interface,
+// and the set of their IDs.
+func (a endpointActuator) listEndpoints(ctx context.Context, svcID, region string) (map[string][]endpoints.Endpoint, map[string]bool, error) {
+	pages, err := endpoints.List(a.c, endpoints.ListOpts{ServiceID: svcID, RegionID: region}).AllPages(ctx)
+	if err != nil {
+		return nil, nil, fmt.Errorf("list endpoints: %w", err)
+	}
+	all, err := endpoints.ExtractEndpoints(pages)
+	if err != nil {
+		return nil, nil, err
+	}
+	byIface := map[string][]endpoints.Endpoint{}
+	listed := map[string]bool{}
+	for _, e := range all {
+		if e.ServiceID == svcID && (e.RegionID == region || (e.RegionID == "" && e.Region == region)) {
+			byIface[string(e.Availability)] = append(byIface[string(e.Availability)], e)
+			listed[e.ID] = true
+		}
+	}
+	return byIface, listed, nil
+}
+
+// applyInterface creates, updates or adopts the endpoint of one interface as
+// planEndpoint decides, records its ID in status at once (a later failure in
+// the pass loses no ID), and returns the IDs of duplicates left alone.
+func (a endpointActuator) applyInterface(ctx context.Context, o *kv1.Endpoint, svcID, iface, url string,
+	listed []endpoints.Endpoint, out *outcome) ([]string, error) {
+	st := &o.Status
+	recorded := endpointID(st.EndpointIDs, iface)
+	p := planEndpoint(listed, recorded, url, enabled(o.Spec.Enabled))
+	var id string
+	switch {
+	case p.adopt == nil:
+		e, err := endpoints.Create(ctx, a.c, endpointCreate{Interface: iface, URL: url, ServiceID: svcID,
+			RegionID: o.Spec.Region, Enabled: enabled(o.Spec.Enabled)}).Extract()
+		if err != nil {
+			return nil, fmt.Errorf("create %s endpoint: %w", iface, err)
+		}
+		id = e.ID
+		st.CreatedInterfaces = setMember(st.CreatedInterfaces, iface, true)
+		out.changes = append(out.changes, fmt.Sprintf("created %s endpoint %s", iface, id))
+	case p.needUpdate:
+		id = p.adopt.ID
+		if _, err := endpoints.Update(ctx, a.c, id, p.update).Extract(); err != nil {
+			return nil, fmt.Errorf("update %s endpoint %s: %w", iface, id, err)
+		}
+		out.changes = append(out.changes, updated(fmt.Sprintf("%s endpoint %s", iface, id), fieldsOf(p.update.ToEndpointUpdateMap())))
+	default:
+		id = p.adopt.ID
+	}
+	if id != recorded && p.adopt != nil {
+		// Adopted, not created: this resource did not create that one.
+		st.CreatedInterfaces = setMember(st.CreatedInterfaces, iface, false)
+	}
+	setEndpointID(&st.EndpointIDs, iface, id)
+	return p.duplicates, nil
 }
 
 // dropStale handles the endpoints the status records that the spec no longer
