@@ -109,7 +109,7 @@ func (h *hubFlags) targetClusterOptions(ns string) (*clusters.Options, error) {
 	if ns != "" && secretNS != ns {
 		return nil, fmt.Errorf("--target-cluster-secret-namespace=%s: the hub watches only --namespace=%s", secretNS, ns)
 	}
-	return &clusters.Options{Namespace: secretNS, SecretLabel: h.targetClusterSecretLabel}, nil
+	return &clusters.Options{Namespace: secretNS, SecretLabel: h.targetClusterSecretLabel, Cluster: trimTargetCache}, nil
 }
 
 // controlPlaneOptions turns the OpenBao flags into controlplane.Options.

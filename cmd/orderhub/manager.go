@@ -12,12 +12,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	toolscache "k8s.io/client-go/tools/cache"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/cluster"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/c5c3/orderhub/internal/secretcache"
 )
 
 // managerFlags are the flags every subcommand shares: where its metrics and
@@ -152,14 +156,31 @@ func withoutManagedFields(o *ctrl.Options) {
 // cache.ByObject entry: a ByObject entry needs its kind's REST mapping when
 // the manager starts, and the hub starts, and serves its webhooks, without
 // External Secrets' CRDs installed.
+//
+// Secrets the hub did not write keep only their metadata in the cache, and the
+// client reads them whole by name (internal/secretcache), so Secrets of
+// namespaces the hub does not serve cost it no memory for their data.
 func trimHubCache(o *ctrl.Options) {
+	o.Cache.DefaultTransform = hubCacheTransform()
+	o.NewClient = secretcache.NewClient
+}
+
+// trimTargetCache is trimHubCache for a target cluster's cache and client
+// (delivery/clusters.Options.Cluster).
+func trimTargetCache(o *cluster.Options) {
+	o.Cache.DefaultTransform = hubCacheTransform()
+	o.NewClient = secretcache.NewClient
+}
+
+// hubCacheTransform is the cache transform of trimHubCache.
+func hubCacheTransform() toolscache.TransformFunc {
 	strip := cache.TransformStripManagedFields()
-	o.Cache.DefaultTransform = func(obj any) (any, error) {
+	return secretcache.Transform(secretcache.HasLabelPrefix, func(obj any) (any, error) {
 		if _, ok := obj.(*corev1.Secret); ok {
 			return managersOnly(obj)
 		}
 		return strip(obj)
-	}
+	})
 }
 
 // managersOnly drops the set of fields each managedFields entry owns

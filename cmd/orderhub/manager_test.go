@@ -57,6 +57,20 @@ func TestHubCacheKeepsWhatTheHubReads(t *testing.T) {
 	if mf[0].FieldsV1 != nil {
 		t.Errorf("a cached Secret keeps the fields its managers own: %s", mf[0].FieldsV1.Raw)
 	}
+	if o.NewClient == nil {
+		t.Error("the hub's client does not read stripped Secrets whole (secretcache.NewClient)")
+	}
+	foreign := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "f"}, Data: map[string][]byte{"k": []byte("v")}}
+	own := &corev1.Secret{ObjectMeta: metav1.ObjectMeta{Name: "o", Labels: map[string]string{"c5c3.io/owner-kind": "KeystoneUser"}},
+		Data: map[string][]byte{"k": []byte("v")}}
+	for _, s := range []*corev1.Secret{foreign, own} {
+		if _, err := o.Cache.DefaultTransform(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if foreign.Data != nil || own.Data == nil {
+		t.Errorf("the cache keeps data of a Secret without a c5c3.io label (%v) or drops it of one with (%v)", foreign.Data, own.Data)
+	}
 
 	push := eso.NewMetadata(eso.PushSecretGVK)
 	push.ManagedFields = fields()

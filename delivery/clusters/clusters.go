@@ -76,6 +76,9 @@ type Options struct {
 	// CacheSyncTimeout bounds the wait for a new target cluster's cache;
 	// zero: DefaultCacheSyncTimeout.
 	CacheSyncTimeout time.Duration
+	// Cluster, when set, adjusts each target cluster's options (its cache
+	// transform and client) after the scheme is set.
+	Cluster func(*cluster.Options)
 }
 
 // withDefaults returns o with the provider's defaults filled in, or an error

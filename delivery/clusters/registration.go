@@ -92,7 +92,12 @@ func (p *Provider) engage(ctx context.Context, name multicluster.ClusterName, da
 	if err != nil {
 		return fmt.Errorf("cluster %q: kubeconfig: %w", name, err)
 	}
-	cl, err := cluster.New(cfg, func(o *cluster.Options) { o.Scheme = p.opts.Scheme })
+	cl, err := cluster.New(cfg, func(o *cluster.Options) {
+		o.Scheme = p.opts.Scheme
+		if p.opts.Cluster != nil {
+			p.opts.Cluster(o)
+		}
+	})
 	if err != nil {
 		return fmt.Errorf("cluster %q: %w", name, err)
 	}

@@ -131,6 +131,11 @@ func (b *bench) runHubSet(ctx context.Context, rep int) ([]result, error) {
 			return nil, err
 		}
 	}
+	if b.foreign > 0 {
+		if err := b.measureForeign(ctx, pids[name], hub.Metrics); err != nil {
+			return nil, err
+		}
+	}
 	cpu0 := map[string]float64{}
 	for p, pid := range pids {
 		cpu0[p], _ = cpuSecondsOf(pid)

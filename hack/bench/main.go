@@ -63,6 +63,9 @@ type bench struct {
 	concurrency int
 	// hubPprof is the hub's --pprof-bind-address in the hub set (empty: off).
 	hubPprof string
+	// foreign, when set, is how many Secrets of 500 KiB the hub set creates in
+	// an unrelated namespace before its orders (measureForeign).
+	foreign int
 	// runners, when set, are the only runners of the identity and topology
 	// sets that run (nil: all of them).
 	runners []string
@@ -129,6 +132,7 @@ func run() error {
 	flag.StringVar(&orderhubBin, "orderhub", "", "orderhub binary (default: built from this checkout into the log folder).")
 	flag.BoolVar(&asJSON, "json", false, "Print JSON lines (every run and every median) instead of the table.")
 	flag.StringVar(&b.hubPprof, "hub-pprof", "", "In the hub set, serve the hub's Go profiles here (--pprof-bind-address, e.g. 127.0.0.1:6060) to profile it while it runs.")
+	flag.IntVar(&b.foreign, "foreign-secrets", 0, "In the hub set, create this many Secrets of 500 KiB in a namespace the hub does not serve, once the hub runs, and report its resident-set growth beside ESO's (0: skip).")
 	flag.StringVar(&jsonOut, "json-out", "", "Also write the JSON lines to this file.")
 	flag.StringVar(&runnersFlag, "runners", "", "Comma-separated runners of the identity and topology sets to run (floor, lookup-floor, kube-floor, both-floors, finalizer-floors, orderhub, k-orc, mto, cli; default all): "+
 		"a large N with the peers left out; × floor is taken over the plain floors that ran (floor, kube-floor), and a ratio with none, or without the orderhub row, is left empty.")

@@ -116,12 +116,15 @@ func parseStatCPU(stat string) (float64, error) {
 func (p *process) peakRSSMiB() (float64, error) { return peakRSSMiBOf(p.cmd.Process.Pid) }
 
 // peakRSSMiBOf is process pid's peak resident set (VmHWM) in MiB.
-func peakRSSMiBOf(pid int) (float64, error) {
+func peakRSSMiBOf(pid int) (float64, error) { return statusMiBOf(pid, "VmHWM") }
+
+// statusMiBOf reads the kB line key of process pid's /proc status, in MiB.
+func statusMiBOf(pid int, key string) (float64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0, err
 	}
-	return parseStatusKiB(string(b), "VmHWM")
+	return parseStatusKiB(string(b), key)
 }
 
 // parseStatusKiB reads a "Key:   123 kB" line of /proc/<pid>/status, in MiB.

@@ -19,6 +19,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/log/zap"
@@ -26,6 +27,7 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/internal/secretcache"
 )
 
 // The hub integration suites (controllers/hub/*, tests/multicluster) share
@@ -119,11 +121,15 @@ func (s *Stack) AdminIdentity(ctx context.Context) (*gophercloud.ServiceClient, 
 // metrics server and health probes off (tests run side by side), and
 // controller-name validation off: several tests of one package each start a
 // manager with the same controllers in one process, which controller-runtime
-// otherwise refuses ("controller with name ... already exists").
+// otherwise refuses ("controller with name ... already exists"). Its Secret
+// cache and client are the hub's (internal/secretcache): Secrets without a
+// c5c3.io label are cached without their data and read whole by name.
 func NewManager(cfg *rest.Config, scheme *runtime.Scheme) (ctrl.Manager, error) {
 	return ctrl.NewManager(cfg, ctrl.Options{Scheme: scheme,
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)}})
+		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
+		Cache:      cache.Options{DefaultTransform: secretcache.Transform(secretcache.HasLabelPrefix, nil)},
+		NewClient:  secretcache.NewClient})
 }
 
 // HubSuiteOptions configures RunHubSuite. Zero values take the defaults.

@@ -32,6 +32,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/keystoneuser"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/clusters"
+	"github.com/c5c3/orderhub/internal/secretcache"
 	"github.com/c5c3/orderhub/internal/testenv"
 	"github.com/c5c3/orderhub/webhooks"
 )
@@ -154,7 +155,7 @@ func TestIntegration_LongNames(t *testing.T) {
 	if err := credentialrotation.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
-	h, err := clusters.Wrap(ctx, mgr, &clusters.Options{Namespace: hubNS})
+	h, err := clusters.Wrap(ctx, mgr, &clusters.Options{Namespace: hubNS, Cluster: secretcache.ForCluster})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,6 +28,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 	"github.com/c5c3/orderhub/delivery/clusters"
+	"github.com/c5c3/orderhub/internal/secretcache"
 	"github.com/c5c3/orderhub/internal/testenv"
 )
 
@@ -99,7 +100,7 @@ func TestIntegration_Multicluster_ControlPlanePlacement(t *testing.T) {
 			AuthMount: hubStack.OpenBao.AuthMount, Role: hubStack.OpenBao.Role, ServiceAccount: hubStack.OpenBao.ServiceAccount}}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := clusters.Wrap(ctx, mgr, &clusters.Options{Namespace: hubNS})
+	h, err := clusters.Wrap(ctx, mgr, &clusters.Options{Namespace: hubNS, Cluster: secretcache.ForCluster})
 	if err != nil {
 		t.Fatal(err)
 	}

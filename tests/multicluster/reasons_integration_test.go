@@ -25,6 +25,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/keystoneroleassignment"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneuser"
 	"github.com/c5c3/orderhub/delivery/clusters"
+	"github.com/c5c3/orderhub/internal/secretcache"
 	"github.com/c5c3/orderhub/internal/testenv"
 )
 
@@ -76,7 +77,7 @@ func TestReasons_ClusterNameTooLong(t *testing.T) {
 			AuthMount: hubStack.OpenBao.AuthMount, Role: hubStack.OpenBao.Role, ServiceAccount: hubStack.OpenBao.ServiceAccount}}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := clusters.Wrap(ctx, mgr, &clusters.Options{Namespace: hubNS})
+	h, err := clusters.Wrap(ctx, mgr, &clusters.Options{Namespace: hubNS, Cluster: secretcache.ForCluster})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -241,7 +242,7 @@ func TestReasons_KeystoneNotPublished(t *testing.T) {
 			AuthMount: hubStack.OpenBao.AuthMount, Role: hubStack.OpenBao.Role, ServiceAccount: hubStack.OpenBao.ServiceAccount}}); err != nil {
 		t.Fatal(err)
 	}
-	h, err := clusters.Wrap(ctx, mgr, &clusters.Options{Namespace: hubNS})
+	h, err := clusters.Wrap(ctx, mgr, &clusters.Options{Namespace: hubNS, Cluster: secretcache.ForCluster})
 	if err != nil {
 		t.Fatal(err)
 	}
