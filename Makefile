@@ -49,8 +49,9 @@ image: ## Build the OCI image $(IMAGE):$(VERSION) without Docker into $(IMAGE_TA
 	COMMIT="$(COMMIT)" hack/image.sh "$(VERSION)" "$(IMAGE)" "$(IMAGE_TAR)"
 
 .PHONY: vet
-vet: ## gofmt check, citation check (hack/check-citations.sh), the package section of docs/architecture.md (hack/archcheck), docs/troubleshooting.md up to date (hack/troubleshooting) and go vet (with and without the integration tag).
+vet: ## gofmt check, no merge conflict markers, citation check (hack/check-citations.sh), the package section of docs/architecture.md (hack/archcheck), docs/troubleshooting.md up to date (hack/troubleshooting) and go vet (with and without the integration tag).
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$unformatted" ]; then echo "not gofmt'd: $$unformatted"; exit 1; fi
+	@if git grep -nE '^(<<<<<<<|>>>>>>>)( |$$)' -- . ; then echo "merge conflict markers (above)"; exit 1; fi
 	hack/check-citations.sh
 	go run ./hack/archcheck
 	go run ./hack/troubleshooting -check
