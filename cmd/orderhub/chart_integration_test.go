@@ -194,7 +194,7 @@ func checkArgsParse(t *testing.T, d *appsv1.Deployment) {
 }
 
 func TestIntegration_Chart_Lint(t *testing.T) {
-	for _, sets := range [][]string{nil, {"webhook.certManager.enabled=true,hub.replicas=2,metrics.serviceMonitor.enabled=true,targetCluster.enabled=true"}} {
+	for _, sets := range [][]string{nil, {"webhook.certManager.enabled=true,hub.replicas=2,metrics.serviceMonitor.enabled=true,targetCluster.enabled=true,metrics.prometheusRule.enabled=true,metrics.dashboard.enabled=true"}} {
 		args := []string{"lint", chartDir, "--strict"}
 		for _, s := range sets {
 			args = append(args, "--set", s)
