@@ -8,7 +8,9 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,6 +24,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/internal/backendmetrics"
 )
 
 // exportedMetrics records one series of every hub order metric through the
@@ -38,6 +41,15 @@ func exportedMetrics(t *testing.T) map[string][]string {
 	orders.RecordRotationFailure(o)
 	orders.ObserveRotationDuration(o.Kind, time.Second)
 	t.Cleanup(func() { orders.ForgetMetrics(o) })
+	// One round trip through the hub's counting transport (failing here,
+	// without a server) makes orderhub_backend_requests_total gatherable.
+	req, err := http.NewRequest(http.MethodGet, "http://127.0.0.1:0/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := backendmetrics.Transport(backendmetrics.BackendKeystone, refusingTransport{}).RoundTrip(req); err == nil {
+		t.Fatal("the refusing transport answered")
+	}
 
 	fams, err := metrics.Registry.Gather()
 	if err != nil {
@@ -60,6 +72,13 @@ func exportedMetrics(t *testing.T) map[string][]string {
 		t.Fatalf("orderhub_order_ready not gathered from the registry: %v", out)
 	}
 	return out
+}
+
+// refusingTransport fails every round trip without a response.
+type refusingTransport struct{}
+
+func (refusingTransport) RoundTrip(*http.Request) (*http.Response, error) {
+	return nil, errors.New("refused")
 }
 
 // grafanaVars are the Grafana variables the dashboard's expressions use,
