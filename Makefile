@@ -87,7 +87,7 @@ chart-docs: ## Write the values table of charts/orderhub/README.md from README.m
 helm-lint: ## helm lint the chart (charts/orderhub) with its defaults and with every optional part on.
 	hack/tools.sh helm
 	$(ORDERHUB_HELM) lint charts/orderhub
-	$(ORDERHUB_HELM) lint charts/orderhub --set webhook.certManager.enabled=true,hub.replicas=2,metrics.serviceMonitor.enabled=true,targetCluster.enabled=true
+	$(ORDERHUB_HELM) lint charts/orderhub --set webhook.certManager.enabled=true,hub.replicas=2,metrics.serviceMonitor.enabled=true,metrics.certManager.enabled=true,metrics.prometheusRule.enabled=true,metrics.dashboard.enabled=true,targetCluster.enabled=true
 
 .PHONY: verify-generated
 verify-generated: verify-invalid-cr-fixtures ## Fail when generated files differ from the committed ones.

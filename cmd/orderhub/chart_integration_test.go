@@ -194,7 +194,7 @@ func checkArgsParse(t *testing.T, d *appsv1.Deployment) {
 }
 
 func TestIntegration_Chart_Lint(t *testing.T) {
-	for _, sets := range [][]string{nil, {"webhook.certManager.enabled=true,hub.replicas=2,metrics.serviceMonitor.enabled=true,targetCluster.enabled=true"}} {
+	for _, sets := range [][]string{nil, {"webhook.certManager.enabled=true,hub.replicas=2,metrics.serviceMonitor.enabled=true,metrics.certManager.enabled=true,targetCluster.enabled=true,metrics.prometheusRule.enabled=true,metrics.dashboard.enabled=true"}} {
 		args := []string{"lint", chartDir, "--strict"}
 		for _, s := range sets {
 			args = append(args, "--set", s)
@@ -435,9 +435,45 @@ func TestIntegration_Chart_Switches(t *testing.T) {
 				t.Errorf("hub args %q", containerArgs(d))
 			}
 		}},
-		{"metrics.serviceMonitor.enabled=true", func(t *testing.T, objs []rendered) {
+		{"metrics.serviceMonitor.enabled=true,metrics.certManager.enabled=true", func(t *testing.T, objs []rendered) {
 			if n := len(ofKind(objs, "ServiceMonitor")); n != 3 {
 				t.Errorf("%d ServiceMonitors, want 3", n)
+			}
+			if len(ofKind(objs, "Certificate")) != 3 || find(objs, "Issuer", "rel-orderhub-metrics-selfsigned") == nil {
+				t.Error("want a metrics Certificate per controller and the self-signed Issuer")
+			}
+			for _, c := range []string{"hub", "identity", "topology"} {
+				d := deployment(t, objs, c)
+				if !slices.Contains(containerArgs(d), "--metrics-cert-dir=/var/run/orderhub/metrics-certs") {
+					t.Errorf("%s args %q", c, containerArgs(d))
+				}
+				checkArgsParse(t, d)
+				sm := find(objs, "ServiceMonitor", "rel-orderhub-"+c)
+				tc := sm.Raw["spec"].(map[string]any)["endpoints"].([]any)[0].(map[string]any)["tlsConfig"].(map[string]any)
+				if tc["serverName"] != "rel-orderhub-"+c+"-metrics.orderhub-system.svc" || tc["insecureSkipVerify"] != nil {
+					t.Errorf("%s: tlsConfig %v", c, tc)
+				}
+			}
+		}},
+		{"metrics.certManager.enabled=true,metrics.certManager.issuerRef.name=ca,metrics.certManager.issuerRef.kind=ClusterIssuer", func(t *testing.T, objs []rendered) {
+			c := find(objs, "Certificate", "rel-orderhub-identity-metrics-cert")
+			if c == nil || find(objs, "Issuer", "rel-orderhub-metrics-selfsigned") != nil {
+				t.Fatal("want the Certificate and no self-signed Issuer")
+			}
+			if ref := c.Raw["spec"].(map[string]any)["issuerRef"].(map[string]any); ref["name"] != "ca" || ref["kind"] != "ClusterIssuer" {
+				t.Errorf("issuerRef %v", ref)
+			}
+		}},
+		{"metrics.serviceMonitor.enabled=true,metrics.serviceMonitor.insecureSkipVerify=true", func(t *testing.T, objs []rendered) {
+			tc := find(objs, "ServiceMonitor", "rel-orderhub-hub").Raw["spec"].(map[string]any)["endpoints"].([]any)[0].(map[string]any)["tlsConfig"].(map[string]any)
+			if tc["insecureSkipVerify"] != true || len(ofKind(objs, "Certificate")) != 0 {
+				t.Errorf("tlsConfig %v", tc)
+			}
+		}},
+		{"metrics.serviceMonitor.enabled=true,metrics.secure=false", func(t *testing.T, objs []rendered) {
+			ep := find(objs, "ServiceMonitor", "rel-orderhub-hub").Raw["spec"].(map[string]any)["endpoints"].([]any)[0].(map[string]any)
+			if ep["scheme"] != "http" || ep["tlsConfig"] != nil {
+				t.Errorf("endpoint %v", ep)
 			}
 		}},
 		{"targetCluster.enabled=true", func(t *testing.T, objs []rendered) {
@@ -529,6 +565,15 @@ func TestIntegration_Chart_Switches(t *testing.T) {
 			objs := mustTemplate(t, tc.set)
 			tc.check(t, objs)
 		})
+	}
+}
+
+// A ServiceMonitor over HTTPS verifies the metrics certificate: without a
+// cert-manager certificate the chart asks for one (or for skipping the check).
+func TestIntegration_Chart_ServiceMonitorRefusesAnUnverifiableCertificate(t *testing.T) {
+	_, err := helmTemplate(t, "metrics.serviceMonitor.enabled=true")
+	if err == nil || !strings.Contains(err.Error(), "set metrics.certManager.enabled=true") {
+		t.Errorf("a ServiceMonitor without a verifiable certificate: %v", err)
 	}
 }
 

@@ -61,7 +61,7 @@ func TestIntegration_InstallManifests_AcceptedByAPIServer(t *testing.T) {
 		"chart defaults": helmOut(),
 		"chart, optional parts on": helmOut("hub.replicas=2,targetCluster.enabled=true,hub.hostNetwork=true,hub.targetClusters.enabled=true," +
 			"identity.tls.caSecret=ca,topology.rabbitmq.tls.caSecret=ca,openbao.address=https://openbao:8200,openbao.role=tenant"),
-		"chart, cert-manager (without its objects)": helmOut("webhook.certManager.enabled=true"),
+		"chart, cert-manager (without its objects)": helmOut("webhook.certManager.enabled=true,metrics.certManager.enabled=true"),
 		"config/default": kustomized,
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -52,6 +52,28 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- define "orderhub.webhookMutating" -}}{{ include "orderhub.component" (list . "hub") }}-mutating{{- end -}}
 {{- define "orderhub.webhookValidating" -}}{{ include "orderhub.component" (list . "hub") }}-validating{{- end -}}
 
+{{/* The metrics serving certificate of one controller (metrics.certManager):
+its Secret, the name it is issued for (its metrics Service's), and the folder
+it is mounted at (--metrics-cert-dir). Call with (list $ "hub"). */}}
+{{- define "orderhub.metricsCertSecret" -}}{{ include "orderhub.component" . }}-metrics-cert{{- end -}}
+{{- define "orderhub.metricsServerName" -}}{{ include "orderhub.component" . }}-metrics.{{ (index . 0).Release.Namespace }}.svc{{- end -}}
+{{- define "orderhub.metricsCertDir" -}}/var/run/orderhub/metrics-certs{{- end -}}
+{{- define "orderhub.metricsCertManaged" -}}{{ and .Values.metrics.enabled .Values.metrics.secure .Values.metrics.certManager.enabled }}{{- end -}}
+
+{{/* The metrics certificate's volume mount and volume. Call with (list $ "hub"). */}}
+{{- define "orderhub.metricsCertMount" -}}
+{{- if eq (include "orderhub.metricsCertManaged" (index . 0)) "true" -}}
+- {name: metrics-certs, mountPath: {{ include "orderhub.metricsCertDir" . }}, readOnly: true}
+{{- end -}}
+{{- end -}}
+{{- define "orderhub.metricsCertVolume" -}}
+{{- if eq (include "orderhub.metricsCertManaged" (index . 0)) "true" -}}
+- name: metrics-certs
+  secret:
+    secretName: {{ include "orderhub.metricsCertSecret" . }}
+{{- end -}}
+{{- end -}}
+
 {{/* The restricted Pod Security Standard. */}}
 {{- define "orderhub.podSecurityContext" -}}
 runAsNonRoot: true
@@ -82,6 +104,9 @@ seccompProfile:
 {{- if $.Values.metrics.enabled }}
 - --metrics-bind-address=:{{ $v.ports.metrics }}
 - --metrics-secure={{ $.Values.metrics.secure }}
+{{- if eq (include "orderhub.metricsCertManaged" $) "true" }}
+- --metrics-cert-dir={{ include "orderhub.metricsCertDir" . }}
+{{- end }}
 {{- else }}
 - --metrics-bind-address=0
 {{- end }}

@@ -14,6 +14,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
 
+	"github.com/c5c3/orderhub/internal/backendmetrics"
 	"github.com/c5c3/orderhub/internal/version"
 )
 
@@ -82,7 +83,8 @@ func (v KeystoneVerifier) Verify(ctx context.Context, r TokenRequest) error {
 
 // NewProviderClient is a gophercloud identity client for authURL trusting ca
 // (PEM; empty: system roots), with timeout and the User-Agent
-// "orderhub/<version> <agents...>"; the caller closes idle connections.
+// "orderhub/<version> <agents...>", its requests counted in
+// orderhub_backend_requests_total; the caller closes idle connections.
 // Errors: a bundle without a PEM certificate, an unparsable auth URL.
 func NewProviderClient(authURL string, ca []byte, timeout time.Duration, agents ...string) (*gophercloud.ProviderClient, *http.Transport, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
@@ -97,7 +99,7 @@ func NewProviderClient(authURL string, ca []byte, timeout time.Duration, agents 
 	if err != nil {
 		return nil, nil, err
 	}
-	pc.HTTPClient = http.Client{Transport: tr, Timeout: timeout}
+	pc.HTTPClient = http.Client{Transport: backendmetrics.Transport(backendmetrics.BackendKeystone, tr), Timeout: timeout}
 	pc.UserAgent.Prepend(append([]string{version.UserAgent()}, agents...)...)
 	return pc, tr, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
+	"github.com/c5c3/orderhub/internal/backendmetrics"
 	"github.com/c5c3/orderhub/internal/version"
 )
 
@@ -134,7 +135,7 @@ func (k Keystone) client(ctx context.Context, c Credentials) (*gophercloud.Servi
 	if err != nil {
 		return nil, nil, err
 	}
-	pc.HTTPClient = http.Client{Transport: tr}
+	pc.HTTPClient = http.Client{Transport: backendmetrics.Transport(backendmetrics.BackendKeystone, tr)}
 	pc.UserAgent.Prepend(version.UserAgent())
 	ao := gophercloud.AuthOptions{IdentityEndpoint: a.AuthURL, Username: a.Username, UserID: a.UserID,
 		Password: a.Password, DomainName: a.UserDomainName, DomainID: a.UserDomainID,
