@@ -104,6 +104,17 @@ func TestIntegration_Topology_ImmutableFieldsAreRefused(t *testing.T) {
 				"userReference is immutable": `{"spec":{"userReference":{"name":"v"}}}`,
 			},
 		},
+		"TopicPermission": {
+			obj: &rmqv1.TopicPermission{ObjectMeta: meta_(uniq("imm-tperm")), Spec: rmqv1.TopicPermissionSpec{User: uniq("imm-user"), Vhost: "/",
+				Permissions: rmqv1.TopicPermissionConfig{Exchange: "amq.topic", Read: ".*"}, RabbitmqClusterReference: ref(), DeletionPolicy: retain}},
+			refused: map[string]string{
+				"user is immutable":                 `{"spec":{"user":"someone-else"}}`,
+				"userReference is immutable":        `{"spec":{"user":null,"userReference":{"name":"u"}}}`,
+				"vhost is immutable":                `{"spec":{"vhost":"other"}}`,
+				"permissions.exchange is immutable": `{"spec":{"permissions":{"exchange":"other"}}}`,
+			},
+			admitted: []string{`{"spec":{"permissions":{"read":"^x$","write":".*"}}}`},
+		},
 		"Policy": {
 			obj: &rmqv1.Policy{ObjectMeta: meta_(uniq("imm-p")), Spec: rmqv1.PolicySpec{Name: uniq("imm-p"), Pattern: "^imm-never$",
 				Definition: raw(`{"message-ttl":1000}`), RabbitmqClusterReference: ref()}},

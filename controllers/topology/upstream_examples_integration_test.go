@@ -1,0 +1,200 @@
+//go:build integration
+
+package topology
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+
+	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+	"github.com/c5c3/orderhub/internal/rabbitmq"
+)
+
+// upstreamModule is the messaging-topology-operator release whose
+// docs/examples the example tests apply (docs/topology.md, "Compatibility
+// with the upstream operator").
+const upstreamModule = "github.com/rabbitmq/messaging-topology-operator@v1.20.1"
+
+// upstreamExampleCluster is the RabbitmqCluster name upstream's examples
+// reference; it is mapped to the suite's clusterName.
+const upstreamExampleCluster = "test"
+
+// decodeDocuments splits a multi-document YAML file into objects, skipping
+// empty documents.
+func decodeDocuments(t *testing.T, data []byte) []*unstructured.Unstructured {
+	t.Helper()
+	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
+	var objs []*unstructured.Unstructured
+	for {
+		u := &unstructured.Unstructured{}
+		if err := dec.Decode(&u.Object); err != nil {
+			if errors.Is(err, io.EOF) {
+				return objs
+			}
+			t.Fatal(err)
+		}
+		if len(u.Object) != 0 {
+			objs = append(objs, u)
+		}
+	}
+}
+
+// upstreamExamplesDir is docs/examples of upstreamModule in the Go module
+// cache (go mod download).
+func upstreamExamplesDir(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command("go", "mod", "download", "-json", upstreamModule)
+	cmd.Dir = t.TempDir() // outside this module: its go.sum stays as it is
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go mod download %s: %v", upstreamModule, err)
+	}
+	var mod struct{ Dir string }
+	if err := json.Unmarshal(out, &mod); err != nil || mod.Dir == "" {
+		t.Fatalf("go mod download %s: %v, %s", upstreamModule, err, out)
+	}
+	return filepath.Join(mod.Dir, "docs", "examples")
+}
+
+// upstreamExamples reads the file of dir and changes only what
+// docs/topology.md ("Compatibility with the upstream operator") allows:
+// apiVersion rabbitmq.com/v1beta1 becomes this API group's, the
+// RabbitmqCluster "test" becomes the suite's cluster, and each object gets
+// the suite's namespace.
+func upstreamExamples(t *testing.T, dir, file string) []*unstructured.Unstructured {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(dir, file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	objs := decodeDocuments(t, data)
+	for _, u := range objs {
+		if u.GetAPIVersion() == "rabbitmq.com/v1beta1" {
+			u.SetAPIVersion(rmqv1.GroupVersion.String())
+		}
+		if name, ok, _ := unstructured.NestedString(u.Object, "spec", "rabbitmqClusterReference", "name"); ok {
+			if name != upstreamExampleCluster {
+				t.Fatalf("%s: %s %s references cluster %q, not %q", file, u.GetKind(), u.GetName(), name, upstreamExampleCluster)
+			}
+			_ = unstructured.SetNestedField(u.Object, clusterName, "spec", "rabbitmqClusterReference", "name")
+		}
+		u.SetNamespace(suiteNS)
+	}
+	return objs
+}
+
+// filesWithKind lists the YAML files under dir (relative) holding a
+// rabbitmq.com document of kind.
+func filesWithKind(t *testing.T, dir, kind string) []string {
+	t.Helper()
+	var out []string
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || filepath.Ext(path) != ".yaml" {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, u := range decodeDocuments(t, data) {
+			if u.GetAPIVersion() == "rabbitmq.com/v1beta1" && u.GetKind() == kind {
+				rel, _ := filepath.Rel(dir, path)
+				out = append(out, rel)
+				break
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// applyUpstreamExamples creates every document of the files, in order, and
+// returns them by kind and name. It fails unless the files include every
+// upstream example of kind.
+func applyUpstreamExamples(t *testing.T, kind string, files ...string) map[string]*unstructured.Unstructured {
+	t.Helper()
+	dir := upstreamExamplesDir(t)
+	for _, f := range filesWithKind(t, dir, kind) {
+		if !slices.Contains(files, f) {
+			t.Fatalf("upstream example %s holds a %s the test does not apply", f, kind)
+		}
+	}
+	byName := map[string]*unstructured.Unstructured{}
+	for _, f := range files {
+		for _, u := range upstreamExamples(t, dir, f) {
+			create(t, u)
+			byName[u.GetKind()+"/"+u.GetName()] = u
+		}
+	}
+	return byName
+}
+
+// waitReadyNamed waits for the Ready of the typed obj named name in suiteNS.
+func waitReadyNamed(t *testing.T, obj object, name string) {
+	t.Helper()
+	obj.SetNamespace(suiteNS)
+	obj.SetName(name)
+	waitReady(t, obj)
+}
+
+// topicPermissionsOf returns the user's topic permissions in vhost by
+// exchange, as the broker lists them (none: it answers 404).
+func topicPermissionsOf(vhost, user string) (map[string][2]string, error) {
+	listed, err := admin.GetTopicPermissionsIn(vhost, user)
+	if rabbitmq.IsNotFound(err) {
+		return map[string][2]string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][2]string{}
+	for _, p := range listed {
+		out[p.Exchange] = [2]string{p.Write, p.Read}
+	}
+	return out, nil
+}
+
+// Upstream's docs/examples/topic-exchanges apply with only apiVersion (and
+// the cluster name) changed: both TopicPermissions, by user and by
+// userReference, become Ready, the broker lists the user's topic
+// permissions on both exchanges with upstream's patterns, and deleting one
+// TopicPermission removes its exchange's entry only.
+func TestIntegration_Topology_UpstreamExamples_TopicPermission(t *testing.T) {
+	t.Cleanup(func() { _, _ = admin.DeleteUser("example") })
+	objs := applyUpstreamExamples(t, "TopicPermission", "topic-exchanges/user.yaml",
+		"topic-exchanges/topic-exchanges.yaml", "topic-exchanges/user-topic-permissions.yaml")
+	waitReadyNamed(t, &rmqv1.User{}, "topic-exchange-example")
+	for _, name := range []string{"permission-example-a", "permission-example-b"} {
+		waitReadyNamed(t, &rmqv1.TopicPermission{}, name)
+	}
+	want := map[string][2]string{"topic-a": {".*", ".*"}, "topic-b": {".*", ".*"}}
+	got, err := topicPermissionsOf("/", "example")
+	if err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("topic permissions of user example in vhost /: %v, %v; want %v", got, err, want)
+	}
+
+	deleteAndWait(t, objs["TopicPermission/permission-example-a"])
+	got, err = topicPermissionsOf("/", "example")
+	if want := map[string][2]string{"topic-b": {".*", ".*"}}; err != nil || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("after deleting permission-example-a: %v, %v; want %v", got, err, want)
+	}
+	deleteAndWait(t, objs["TopicPermission/permission-example-b"])
+	if got, err = topicPermissionsOf("/", "example"); err != nil || len(got) != 0 {
+		t.Fatalf("after deleting both: %v, %v; want none", got, err)
+	}
+}
