@@ -124,6 +124,15 @@ func TestIntegration_Topology_ImmutableFieldsAreRefused(t *testing.T) {
 			},
 			admitted: []string{`{"spec":{"pattern":"^imm-other$","priority":3,"definition":{"message-ttl":2000}}}`},
 		},
+		"OperatorPolicy": {
+			obj: &rmqv1.OperatorPolicy{ObjectMeta: meta_(uniq("imm-op")), Spec: rmqv1.OperatorPolicySpec{Name: uniq("imm-op"), Pattern: "^imm-never$",
+				Definition: raw(`{"expires":1000}`), RabbitmqClusterReference: ref()}},
+			refused: map[string]string{
+				"name is immutable":  `{"spec":{"name":"renamed"}}`,
+				"vhost is immutable": `{"spec":{"vhost":"other"}}`,
+			},
+			admitted: []string{`{"spec":{"pattern":"^imm-other$","priority":3,"definition":{"expires":2000}}}`},
+		},
 		"User": {
 			obj: managementUser(uniq("imm-user"), ""),
 			refused: map[string]string{

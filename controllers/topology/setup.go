@@ -28,9 +28,9 @@ import (
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
 )
 
-// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts;users;permissions;queues;exchanges;bindings;policies;topicpermissions,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/status;users/status;permissions/status;queues/status;exchanges/status;bindings/status;policies/status;topicpermissions/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/finalizers;users/finalizers;permissions/finalizers;queues/finalizers;exchanges/finalizers;bindings/finalizers;policies/finalizers;topicpermissions/finalizers,verbs=update
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts;users;permissions;queues;exchanges;bindings;policies;topicpermissions;operatorpolicies,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/status;users/status;permissions/status;queues/status;exchanges/status;bindings/status;policies/status;topicpermissions/status;operatorpolicies/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/finalizers;users/finalizers;permissions/finalizers;queues/finalizers;exchanges/finalizers;bindings/finalizers;policies/finalizers;topicpermissions/finalizers;operatorpolicies/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch
@@ -191,6 +191,8 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 					Watches(&rmqv1.Exchange{}, handler.EnqueueRequestsFromMapFunc(bindingsOfDependency(kube)), builder.WithPredicates(readyReported))
 			}),
 		setup(mgr, c, "Policy", func() *rmqv1.Policy { return &rmqv1.Policy{} }, policyActuator{b}, nil),
+		setup(mgr, c, "OperatorPolicy", func() *rmqv1.OperatorPolicy { return &rmqv1.OperatorPolicy{} },
+			operatorPolicyActuator{b}, nil),
 		setup(mgr, c, "TopicPermission", func() *rmqv1.TopicPermission { return &rmqv1.TopicPermission{} },
 			topicPermissionActuator{broker: b, users: userRef{kube: kube, scheme: mgr.GetScheme()}},
 			func(bld *ctrl.Builder) *ctrl.Builder {

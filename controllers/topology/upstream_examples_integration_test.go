@@ -198,3 +198,23 @@ func TestIntegration_Topology_UpstreamExamples_TopicPermission(t *testing.T) {
 		t.Fatalf("after deleting both: %v, %v; want none", got, err)
 	}
 }
+
+// Upstream's docs/examples/operator-policies applies with only apiVersion
+// (and the cluster name) changed: the OperatorPolicy becomes Ready, the
+// broker holds the operator policy with upstream's pattern, applyTo and
+// definition, and deleting the resource deletes it.
+func TestIntegration_Topology_UpstreamExamples_OperatorPolicy(t *testing.T) {
+	objs := applyUpstreamExamples(t, "OperatorPolicy", "operator-policies/operator-policy.yaml")
+	waitReadyNamed(t, &rmqv1.OperatorPolicy{}, "operator-policy-example")
+	p, err := admin.GetOperatorPolicy("/", "my-operator-policy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Pattern != "^abc" || p.ApplyTo != "queues" || p.Priority != 0 || fmt.Sprint(p.Definition) != "map[expires:1.8e+06]" {
+		t.Fatalf("operator policy in the broker: %+v", p)
+	}
+	deleteAndWait(t, objs["OperatorPolicy/operator-policy-example"])
+	if _, err := admin.GetOperatorPolicy("/", "my-operator-policy"); brokerGone(err) != nil {
+		t.Fatalf("the operator policy after the resource's deletion: %v", err)
+	}
+}

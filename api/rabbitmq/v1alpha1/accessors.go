@@ -98,3 +98,16 @@ func (o *TopicPermission) EffectiveDeletionPolicy() DeletionPolicy {
 
 // TopologyStatus returns the shared part of the status for writing.
 func (o *TopicPermission) TopologyStatus() *TopologyStatus { return &o.Status }
+
+// ClusterReference returns spec.rabbitmqClusterReference.
+func (o *OperatorPolicy) ClusterReference() RabbitmqClusterReference {
+	return o.Spec.RabbitmqClusterReference
+}
+
+// EffectiveDeletionPolicy returns spec.deletionPolicy; unset means delete.
+func (o *OperatorPolicy) EffectiveDeletionPolicy() DeletionPolicy {
+	return effective(o.Spec.DeletionPolicy)
+}
+
+// TopologyStatus returns the shared part of the status for writing.
+func (o *OperatorPolicy) TopologyStatus() *TopologyStatus { return &o.Status }
