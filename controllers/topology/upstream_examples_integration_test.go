@@ -13,10 +13,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
 	"github.com/c5c3/orderhub/internal/rabbitmq"
@@ -27,9 +30,9 @@ import (
 // with the upstream operator").
 const upstreamModule = "github.com/rabbitmq/messaging-topology-operator@v1.20.1"
 
-// upstreamExampleCluster is the RabbitmqCluster name upstream's examples
-// reference; it is mapped to the suite's clusterName.
-const upstreamExampleCluster = "test"
+// upstreamExampleClusters are the RabbitmqCluster names upstream's examples
+// reference; they are mapped to the suite's clusterName.
+var upstreamExampleClusters = []string{"test", "example-rabbit"}
 
 // decodeDocuments splits a multi-document YAML file into objects, skipping
 // empty documents.
@@ -71,7 +74,7 @@ func upstreamExamplesDir(t *testing.T) string {
 // upstreamExamples reads the file of dir and changes only what
 // docs/topology.md ("Compatibility with the upstream operator") allows:
 // apiVersion rabbitmq.com/v1beta1 becomes this API group's, the
-// RabbitmqCluster "test" becomes the suite's cluster, and each object gets
+// RabbitmqCluster of upstreamExampleClusters becomes the suite's cluster, and each object gets
 // the suite's namespace.
 func upstreamExamples(t *testing.T, dir, file string) []*unstructured.Unstructured {
 	t.Helper()
@@ -85,8 +88,8 @@ func upstreamExamples(t *testing.T, dir, file string) []*unstructured.Unstructur
 			u.SetAPIVersion(rmqv1.GroupVersion.String())
 		}
 		if name, ok, _ := unstructured.NestedString(u.Object, "spec", "rabbitmqClusterReference", "name"); ok {
-			if name != upstreamExampleCluster {
-				t.Fatalf("%s: %s %s references cluster %q, not %q", file, u.GetKind(), u.GetName(), name, upstreamExampleCluster)
+			if !slices.Contains(upstreamExampleClusters, name) {
+				t.Fatalf("%s: %s %s references cluster %q, not one of %q", file, u.GetKind(), u.GetName(), name, upstreamExampleClusters)
 			}
 			_ = unstructured.SetNestedField(u.Object, clusterName, "spec", "rabbitmqClusterReference", "name")
 		}
@@ -216,5 +219,66 @@ func TestIntegration_Topology_UpstreamExamples_OperatorPolicy(t *testing.T) {
 	deleteAndWait(t, objs["OperatorPolicy/operator-policy-example"])
 	if _, err := admin.GetOperatorPolicy("/", "my-operator-policy"); brokerGone(err) != nil {
 		t.Fatalf("the operator policy after the resource's deletion: %v", err)
+	}
+}
+
+// Upstream's docs/examples/shovels applies with only apiVersion (and the
+// cluster name) changed, but for the URIs its shovel-secret.yaml leaves
+// for the reader to fill in: the suite's broker, vhosts source and
+// destination. The Shovel becomes Ready and the broker holds the shovel
+// with upstream's queues, consumer arguments and publish properties;
+// deletionPolicy retain (the example's) keeps it when the resource is
+// deleted, delete removes it.
+func TestIntegration_Topology_UpstreamExamples_Shovel(t *testing.T) {
+	dir := upstreamExamplesDir(t)
+	secret := upstreamExamples(t, dir, "shovels/shovel-secret.yaml")[0]
+	uri := func(vhost string) string {
+		return fmt.Sprintf("amqp://%s:%s@127.0.0.1:%d/%s", stack.RabbitMQ.User, stack.RabbitMQ.Password, stack.RabbitMQ.AMQPPort, vhost)
+	}
+	delete(secret.Object, "data")
+	secret.Object["stringData"] = map[string]any{"srcUri": uri("source"), "destUri": uri("destination")}
+	create(t, secret)
+	objs := applyUpstreamExamples(t, "Shovel", "shovels/vhosts.yaml", "shovels/queues.yaml", "shovels/shovel.yaml")
+	waitReadyNamed(t, &rmqv1.Shovel{}, "shovel-example")
+	s, err := admin.GetShovel("/", "shovel-example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := s.Definition
+	if fmt.Sprint(d.SourceURI) != fmt.Sprint([]string{uri("source")}) || fmt.Sprint(d.DestinationURI) != fmt.Sprint([]string{uri("destination")}) ||
+		d.SourceQueue != "source-queue" || d.DestinationQueue != "destination-queue" ||
+		fmt.Sprint(d.SourceConsumerArgs) != "map[x-priority:10]" || fmt.Sprint(d.DestinationPublishProperties) != "map[delivery_mode:2]" {
+		t.Fatalf("shovel in the broker: %+v", d)
+	}
+
+	// A change of the Secret re-declares the shovel (the Secret watch).
+	both := uri("destination") + "," + uri("source")
+	if err := kube.Patch(bg, secret, client.RawPatch(types.MergePatchType,
+		[]byte(fmt.Sprintf(`{"stringData":{"destUri":%q}}`, both)))); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the shovel has the Secret's new destination URIs", func() error {
+		s, err := admin.GetShovel("/", "shovel-example")
+		if err != nil {
+			return err
+		}
+		if got := strings.Join(s.Definition.DestinationURI, ","); got != both {
+			return fmt.Errorf("dest-uri %s", got)
+		}
+		return nil
+	})
+
+	kept := objs["Shovel/shovel-example"].DeepCopy()
+	deleteAndWait(t, kept)
+	if _, err := admin.GetShovel("/", "shovel-example"); err != nil {
+		t.Fatalf("the shovel after deleting a Shovel with deletionPolicy retain: %v", err)
+	}
+	again := upstreamExamples(t, dir, "shovels/shovel.yaml")[0]
+	_ = unstructured.SetNestedField(again.Object, "delete", "spec", "deletionPolicy")
+	create(t, again)
+	waitReadyNamed(t, &rmqv1.Shovel{}, "shovel-example")
+	deleteAndWait(t, again)
+	if _, err := admin.GetShovel("/", "shovel-example"); brokerGone(err) != nil {
+		t.Fatalf("the shovel after deleting a Shovel with deletionPolicy delete: %v", err)
 	}
 }

@@ -111,3 +111,12 @@ func (o *OperatorPolicy) EffectiveDeletionPolicy() DeletionPolicy {
 
 // TopologyStatus returns the shared part of the status for writing.
 func (o *OperatorPolicy) TopologyStatus() *TopologyStatus { return &o.Status }
+
+// ClusterReference returns spec.rabbitmqClusterReference.
+func (o *Shovel) ClusterReference() RabbitmqClusterReference { return o.Spec.RabbitmqClusterReference }
+
+// EffectiveDeletionPolicy returns spec.deletionPolicy; unset means delete.
+func (o *Shovel) EffectiveDeletionPolicy() DeletionPolicy { return effective(o.Spec.DeletionPolicy) }
+
+// TopologyStatus returns the shared part of the status for writing.
+func (o *Shovel) TopologyStatus() *TopologyStatus { return &o.Status }
