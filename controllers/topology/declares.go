@@ -69,16 +69,9 @@ func (permissionActuator) indexKey(o *rmqv1.Permission) string {
 // declares of a Permission with userReference reads the User from the
 // cache: "" while it does not exist or has no status.username.
 func (permissionActuator) declares(ctx context.Context, kube client.Reader, o *rmqv1.Permission) (string, string, error) {
-	user := o.Spec.User
-	if r := o.Spec.UserReference; r != nil {
-		var u rmqv1.User
-		if err := kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: r.Name}, &u); err != nil {
-			return "", "", client.IgnoreNotFound(err)
-		}
-		user = u.Status.Username
-	}
-	if user == "" {
-		return "", "", nil
+	user, err := cachedUsername(ctx, kube, o.Namespace, o.Spec.User, o.Spec.UserReference)
+	if user == "" || err != nil {
+		return "", "", err
 	}
 	return "permissions\x00" + o.Spec.Vhost + "\x00" + user,
 		fmt.Sprintf("permissions of user %q in vhost %q", user, o.Spec.Vhost), nil

@@ -169,3 +169,45 @@ func TestIntegration_Topology_OldestUserDeclares(t *testing.T) {
 	}
 	waitReady(t, older)
 }
+
+// Two TopicPermissions for one user, vhost and exchange: the older
+// declares, the younger reports DuplicateDeclaration naming it, and
+// deleting the older hands the exchange's topic permissions to the younger
+// without clearing them.
+func TestIntegration_Topology_OldestTopicPermissionDeclares(t *testing.T) {
+	username := uniq("duptopic")
+	if _, err := admin.PutUser(username, rabbitholeUser("pw")); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _, _ = admin.DeleteUser(username) })
+	perm := func(write string) *rmqv1.TopicPermission {
+		return &rmqv1.TopicPermission{ObjectMeta: meta_(uniq("tperm")), Spec: rmqv1.TopicPermissionSpec{User: username, Vhost: "/",
+			Permissions: rmqv1.TopicPermissionConfig{Exchange: "amq.topic", Write: write, Read: ".*"}, RabbitmqClusterReference: ref()}}
+	}
+	brokerWrite := func(want string) func() error {
+		return func() error {
+			got, err := topicPermissionsOf("/", username)
+			if err != nil {
+				return err
+			}
+			if got["amq.topic"][0] != want {
+				return fmt.Errorf("topic permissions in the broker %v, want write %q on amq.topic", got, want)
+			}
+			return nil
+		}
+	}
+	older := perm("^older$")
+	create(t, older)
+	waitReady(t, older)
+	younger := perm("^younger$")
+	create(t, younger)
+	waitDuplicate(t, younger, "TopicPermission", older.Name)
+	if err := brokerWrite("^older$")(); err != nil {
+		t.Fatal(err)
+	}
+	deleteAndWait(t, older)
+	waitReady(t, younger)
+	if err := brokerWrite("^younger$")(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -26,30 +25,10 @@ type permissionDesired struct {
 	Permissions rabbithole.Permissions
 }
 
-// username is spec.user, or the status.username of the User named by
-// spec.userReference; "" (with a reason) when that is not known yet. With
-// own set, a referenced User that exists is made the Permission's
-// controller owner first.
+// username is spec.user, or the referenced User's status.username
+// (userRef.username); own makes that User the Permission's owner.
 func (a permissionActuator) username(ctx context.Context, o *rmqv1.Permission, own bool) (string, error) {
-	if o.Spec.UserReference == nil {
-		return o.Spec.User, nil
-	}
-	var u rmqv1.User
-	if err := a.kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Spec.UserReference.Name}, &u); err != nil {
-		if apierrors.IsNotFound(err) {
-			return "", waitingf("User %q named by userReference does not exist", o.Spec.UserReference.Name)
-		}
-		return "", err
-	}
-	if own && u.DeletionTimestamp.IsZero() {
-		if err := ownPermissionByUser(ctx, a.kube, a.scheme, o, &u); err != nil {
-			return "", err
-		}
-	}
-	if u.Status.Username == "" {
-		return "", waitingf("User %q has no status.username yet", u.Name)
-	}
-	return u.Status.Username, nil
+	return userRef{kube: a.kube, scheme: a.scheme}.username(ctx, o, o.Spec.User, o.Spec.UserReference, own)
 }
 
 func (a permissionActuator) Resolve(ctx context.Context, o *rmqv1.Permission) (any, error) {

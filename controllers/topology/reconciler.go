@@ -17,7 +17,7 @@ import (
 	"github.com/c5c3/orderhub/internal/rabbitmq"
 )
 
-// object is what the generic loop needs of each of the seven kinds.
+// object is what the generic loop needs of each kind.
 type object interface {
 	client.Object
 	ClusterReference() rmqv1.RabbitmqClusterReference

@@ -3,15 +3,9 @@
 package topology
 
 import (
-	"bytes"
-	"errors"
-	"io"
 	"os"
 	"path/filepath"
 	"testing"
-
-	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
 	"github.com/c5c3/orderhub/internal/testenv"
@@ -29,21 +23,9 @@ func TestIntegration_Topology_SampleServiceAccount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dec := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var objs []*unstructured.Unstructured
-	for {
-		u := &unstructured.Unstructured{}
-		if err := dec.Decode(&u.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			t.Fatal(err)
-		}
-		if len(u.Object) == 0 {
-			continue
-		}
+	objs := decodeDocuments(t, data)
+	for _, u := range objs {
 		u.SetNamespace(suiteNS)
-		objs = append(objs, u)
 	}
 	if len(objs) != 5 {
 		t.Fatalf("sample has %d objects, want Secret, User, Vhost, Permission, Policy", len(objs))

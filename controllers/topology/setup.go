@@ -13,6 +13,7 @@ import (
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 	corev1 "k8s.io/api/core/v1"
+	apimeta "k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
@@ -27,9 +28,9 @@ import (
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
 )
 
-// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts;users;permissions;queues;exchanges;bindings;policies,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/status;users/status;permissions/status;queues/status;exchanges/status;bindings/status;policies/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/finalizers;users/finalizers;permissions/finalizers;queues/finalizers;exchanges/finalizers;bindings/finalizers;policies/finalizers,verbs=update
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts;users;permissions;queues;exchanges;bindings;policies;topicpermissions;operatorpolicies;shovels,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/status;users/status;permissions/status;queues/status;exchanges/status;bindings/status;policies/status;topicpermissions/status;operatorpolicies/status;shovels/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/finalizers;users/finalizers;permissions/finalizers;queues/finalizers;exchanges/finalizers;bindings/finalizers;policies/finalizers;topicpermissions/finalizers;operatorpolicies/finalizers;shovels/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch
@@ -108,7 +109,7 @@ func (o *Options) defaults() error {
 	return nil
 }
 
-// Controllers are the seven running controllers.
+// Controllers are the running controllers, one per kind.
 type Controllers struct {
 	opts    Options
 	skipped *sync.Map
@@ -126,9 +127,32 @@ func (c *Controllers) skippedLogged(uid types.UID) bool {
 const (
 	indexImportSecret = ".spec.importCredentialsSecret.name"
 	indexUserRef      = ".spec.userReference.name"
+	indexURISecret    = ".spec.uriSecret.name"
 )
 
-// SetupWithManager registers the seven controllers, their watches and, when
+// nameOf indexes a resource by the name of the reference ref returns; none
+// when it is unset.
+func nameOf[T client.Object](ref func(T) *corev1.LocalObjectReference) func(client.Object) []string {
+	return func(o client.Object) []string {
+		if r := ref(o.(T)); r != nil {
+			return []string{r.Name}
+		}
+		return nil
+	}
+}
+
+// referenceIndexes index the resources by the Secret or User they name, so
+// an event of that object wakes them.
+func referenceIndexes() []fieldIndex {
+	return []fieldIndex{
+		{&rmqv1.User{}, indexImportSecret, nameOf(func(u *rmqv1.User) *corev1.LocalObjectReference { return u.Spec.ImportCredentialsSecret })},
+		{&rmqv1.Permission{}, indexUserRef, nameOf(func(p *rmqv1.Permission) *corev1.LocalObjectReference { return p.Spec.UserReference })},
+		{&rmqv1.TopicPermission{}, indexUserRef, nameOf(func(p *rmqv1.TopicPermission) *corev1.LocalObjectReference { return p.Spec.UserReference })},
+		{&rmqv1.Shovel{}, indexURISecret, nameOf(func(s *rmqv1.Shovel) *corev1.LocalObjectReference { return s.Spec.URISecret })},
+	}
+}
+
+// SetupWithManager registers the controllers of every kind, their watches and, when
 // enabled, the guest user deletion with mgr.
 func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Controllers, error) {
 	if err := opts.defaults(); err != nil {
@@ -137,24 +161,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 	c := &Controllers{opts: opts, skipped: &sync.Map{}}
 	kube := mgr.GetClient()
 	idx := mgr.GetFieldIndexer()
-	if err := idx.IndexField(ctx, &rmqv1.User{}, indexImportSecret, func(o client.Object) []string {
-		if r := o.(*rmqv1.User).Spec.ImportCredentialsSecret; r != nil {
-			return []string{r.Name}
-		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-	if err := idx.IndexField(ctx, &rmqv1.Permission{}, indexUserRef, func(o client.Object) []string {
-		if r := o.(*rmqv1.Permission).Spec.UserReference; r != nil {
-			return []string{r.Name}
-		}
-		return nil
-	}); err != nil {
-		return nil, err
-	}
-
-	for _, ix := range dependencyIndexes {
+	for _, ix := range append(referenceIndexes(), dependencyIndexes...) {
 		if err := idx.IndexField(ctx, ix.obj, ix.key, ix.fn); err != nil {
 			return nil, err
 		}
@@ -171,7 +178,7 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 		setup(mgr, c, "Permission", func() *rmqv1.Permission { return &rmqv1.Permission{} },
 			permissionActuator{broker: b, kube: kube, scheme: mgr.GetScheme()},
 			func(bld *ctrl.Builder) *ctrl.Builder {
-				return bld.Watches(&rmqv1.User{}, handler.EnqueueRequestsFromMapFunc(permissionsOfUser(kube)))
+				return bld.Watches(&rmqv1.User{}, handler.EnqueueRequestsFromMapFunc(referrers(kube, indexUserRef, func() client.ObjectList { return &rmqv1.PermissionList{} })))
 			}),
 		setup(mgr, c, "Exchange", func() *rmqv1.Exchange { return &rmqv1.Exchange{} }, exchangeActuator{b}, nil),
 		setup(mgr, c, "Queue", func() *rmqv1.Queue { return &rmqv1.Queue{} }, queueActuator{b}, nil),
@@ -182,6 +189,17 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 					Watches(&rmqv1.Exchange{}, handler.EnqueueRequestsFromMapFunc(bindingsOfDependency(kube)), builder.WithPredicates(readyReported))
 			}),
 		setup(mgr, c, "Policy", func() *rmqv1.Policy { return &rmqv1.Policy{} }, policyActuator{b}, nil),
+		setup(mgr, c, "OperatorPolicy", func() *rmqv1.OperatorPolicy { return &rmqv1.OperatorPolicy{} },
+			operatorPolicyActuator{b}, nil),
+		setup(mgr, c, "Shovel", func() *rmqv1.Shovel { return &rmqv1.Shovel{} }, shovelActuator{broker: b, kube: kube},
+			func(bld *ctrl.Builder) *ctrl.Builder {
+				return bld.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referrers(kube, indexURISecret, func() client.ObjectList { return &rmqv1.ShovelList{} })))
+			}),
+		setup(mgr, c, "TopicPermission", func() *rmqv1.TopicPermission { return &rmqv1.TopicPermission{} },
+			topicPermissionActuator{broker: b, users: userRef{kube: kube, scheme: mgr.GetScheme()}},
+			func(bld *ctrl.Builder) *ctrl.Builder {
+				return bld.Watches(&rmqv1.User{}, handler.EnqueueRequestsFromMapFunc(referrers(kube, indexUserRef, func() client.ObjectList { return &rmqv1.TopicPermissionList{} })))
+			}),
 	}
 	for _, err := range steps {
 		if err != nil {
@@ -252,17 +270,21 @@ func usersOfSecret(kube client.Client) handler.MapFunc {
 	}
 }
 
-// permissionsOfUser maps a User to the Permissions referencing it.
-func permissionsOfUser(kube client.Client) handler.MapFunc {
+// referrers maps an object to the resources of newList's kind in its
+// namespace whose field index (referenceIndexes) holds its name.
+func referrers(kube client.Client, index string, newList func() client.ObjectList) handler.MapFunc {
 	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		var perms rmqv1.PermissionList
-		if err := kube.List(ctx, &perms, client.InNamespace(o.GetNamespace()), client.MatchingFields{indexUserRef: o.GetName()}); err != nil {
+		list := newList()
+		if err := kube.List(ctx, list, client.InNamespace(o.GetNamespace()), client.MatchingFields{index: o.GetName()}); err != nil {
 			return nil
 		}
-		out := make([]reconcile.Request, 0, len(perms.Items))
-		for _, p := range perms.Items {
-			out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&p)})
-		}
+		var out []reconcile.Request
+		_ = apimeta.EachListItem(list, func(it runtime.Object) error {
+			if m, ok := it.(client.Object); ok {
+				out = append(out, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(m)})
+			}
+			return nil
+		})
 		return out
 	}
 }

@@ -62,7 +62,9 @@ loopback_users = none
 log.console = true
 log.file = false
 `, amqp, mgmt, r.User, r.Password)
-	files := map[string]string{"rabbitmq.conf": conf, "enabled_plugins": "[rabbitmq_management].\n", "rabbitmq-env.conf": ""}
+	// rabbitmq_shovel serves the shovel runtime parameters the topology
+	// Shovel declares (https://www.rabbitmq.com/docs/shovel-dynamic).
+	files := map[string]string{"rabbitmq.conf": conf, "enabled_plugins": "[rabbitmq_management,rabbitmq_shovel].\n", "rabbitmq-env.conf": ""}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
 			return err

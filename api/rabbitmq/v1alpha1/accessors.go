@@ -1,6 +1,6 @@
 package v1alpha1
 
-// The accessors below give the topology controller one view of all seven
+// The accessors below give the topology controller one view of all
 // kinds: the cluster reference, the deletion policy and the status.
 
 // ClusterReference returns spec.rabbitmqClusterReference.
@@ -85,3 +85,38 @@ func (o *Binding) TopologyStatus() *TopologyStatus { return &o.Status }
 
 // TopologyStatus returns the shared part of the status for writing.
 func (o *Policy) TopologyStatus() *TopologyStatus { return &o.Status }
+
+// ClusterReference returns spec.rabbitmqClusterReference.
+func (o *TopicPermission) ClusterReference() RabbitmqClusterReference {
+	return o.Spec.RabbitmqClusterReference
+}
+
+// EffectiveDeletionPolicy returns spec.deletionPolicy; unset means delete.
+func (o *TopicPermission) EffectiveDeletionPolicy() DeletionPolicy {
+	return effective(o.Spec.DeletionPolicy)
+}
+
+// TopologyStatus returns the shared part of the status for writing.
+func (o *TopicPermission) TopologyStatus() *TopologyStatus { return &o.Status }
+
+// ClusterReference returns spec.rabbitmqClusterReference.
+func (o *OperatorPolicy) ClusterReference() RabbitmqClusterReference {
+	return o.Spec.RabbitmqClusterReference
+}
+
+// EffectiveDeletionPolicy returns spec.deletionPolicy; unset means delete.
+func (o *OperatorPolicy) EffectiveDeletionPolicy() DeletionPolicy {
+	return effective(o.Spec.DeletionPolicy)
+}
+
+// TopologyStatus returns the shared part of the status for writing.
+func (o *OperatorPolicy) TopologyStatus() *TopologyStatus { return &o.Status }
+
+// ClusterReference returns spec.rabbitmqClusterReference.
+func (o *Shovel) ClusterReference() RabbitmqClusterReference { return o.Spec.RabbitmqClusterReference }
+
+// EffectiveDeletionPolicy returns spec.deletionPolicy; unset means delete.
+func (o *Shovel) EffectiveDeletionPolicy() DeletionPolicy { return effective(o.Spec.DeletionPolicy) }
+
+// TopologyStatus returns the shared part of the status for writing.
+func (o *Shovel) TopologyStatus() *TopologyStatus { return &o.Status }

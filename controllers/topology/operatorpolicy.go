@@ -1,0 +1,70 @@
+package topology
+
+import (
+	"context"
+	"fmt"
+
+	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+	"github.com/c5c3/orderhub/internal/rabbitmq"
+)
+
+// operatorPolicyActuator declares an OperatorPolicy:
+// PUT /api/operator-policies/{vhost}/{name}; deletion is DELETE of the same
+// path (upstream: internal/controller/operatorpolicy_controller.go).
+type operatorPolicyActuator struct{ broker *rabbithole.Client }
+
+var (
+	_ actuator[*rmqv1.OperatorPolicy] = operatorPolicyActuator{}
+	_ declarer[*rmqv1.OperatorPolicy] = operatorPolicyActuator{}
+	_ drifter[*rmqv1.OperatorPolicy]  = operatorPolicyActuator{}
+)
+
+func (operatorPolicyActuator) Resolve(_ context.Context, o *rmqv1.OperatorPolicy) (any, error) {
+	def, err := arguments(o.Spec.Definition)
+	if err != nil {
+		return nil, err
+	}
+	applyTo := o.Spec.ApplyTo
+	if applyTo == "" {
+		applyTo = "queues"
+	}
+	return rabbithole.OperatorPolicy{Vhost: vhostOrRoot(o.Spec.Vhost), Name: o.Spec.Name, Pattern: o.Spec.Pattern,
+		ApplyTo: applyTo, Priority: o.Spec.Priority, Definition: def}, nil
+}
+
+func (a operatorPolicyActuator) Declare(_ context.Context, _ *rmqv1.OperatorPolicy, desired any) error {
+	p := desired.(rabbithole.OperatorPolicy)
+	return rabbitmq.Done(a.broker.PutOperatorPolicy(p.Vhost, p.Name, p))
+}
+
+// Delete deletes the operator policy; a vhost deleted first makes this a
+// 404, which counts as success.
+func (a operatorPolicyActuator) Delete(_ context.Context, o *rmqv1.OperatorPolicy) error {
+	return rabbitmq.Done(a.broker.DeleteOperatorPolicy(vhostOrRoot(o.Spec.Vhost), o.Spec.Name))
+}
+
+func (operatorPolicyActuator) indexKey(o *rmqv1.OperatorPolicy) string {
+	return inVhost("operator-policy", o.Spec.Vhost, o.Spec.Name)
+}
+
+func (a operatorPolicyActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.OperatorPolicy) (string, string, error) {
+	return a.indexKey(o), fmt.Sprintf("operator policy %q in vhost %q", o.Spec.Name, vhostOrRoot(o.Spec.Vhost)), nil
+}
+
+func (a operatorPolicyActuator) Drift(_ context.Context, _ *rmqv1.OperatorPolicy, desired any) ([]string, error) {
+	d := desired.(rabbithole.OperatorPolicy)
+	what := fmt.Sprintf("operator policy %q in vhost %q", d.Name, d.Vhost)
+	p, err := a.broker.GetOperatorPolicy(d.Vhost, d.Name)
+	if err != nil {
+		return missing(err, what)
+	}
+	diff := differs{what: what}
+	diff.check(p.Pattern != d.Pattern, "pattern")
+	diff.check(p.ApplyTo != d.ApplyTo, "applyTo")
+	diff.check(p.Priority != d.Priority, "priority")
+	diff.check(!sameArguments(p.Definition, d.Definition), "definition")
+	return diff.out, nil
+}
