@@ -44,8 +44,7 @@ build: ## Build bin/orderhub.
 	go build -ldflags "$(LDFLAGS)" -o bin/orderhub ./cmd/orderhub
 
 .PHONY: image
-image: ## Build the OCI image $(IMAGE):$(VERSION) without Docker into $(IMAGE_TAR) (ctr -n k8s.io images import $(IMAGE_TAR)).
-	hack/tools.sh crane
+image: ## Build the OCI image index $(IMAGE):$(VERSION) (linux/amd64, linux/arm64; PLATFORMS=...) without Docker into $(IMAGE_TAR), its digest in $(IMAGE_TAR).digest and an SPDX SBOM in $(IMAGE_TAR).spdx.json (ctr -n k8s.io images import $(IMAGE_TAR)).
 	COMMIT="$(COMMIT)" hack/image.sh "$(VERSION)" "$(IMAGE)" "$(IMAGE_TAR)"
 
 .PHONY: vet
@@ -71,12 +70,15 @@ test: tools manifests verify-generated vet build ## Everything CI runs: unit + i
 	TEST_P=$(TEST_P) TEST_TIMEOUT=$(TEST_TIMEOUT) hack/test.sh
 
 .PHONY: build-installer
-build-installer: ## Render config/default with the image $(IMAGE):$(VERSION) into dist/install.yaml (kubectl apply --server-side -f dist/install.yaml).
+build-installer: ## Render config/default with the image $(IMAGE):$(VERSION) into dist/install.yaml, by digest when `make image` wrote $(IMAGE_TAR).digest for $(IMAGE):$(VERSION) (kubectl apply --server-side -f dist/install.yaml).
 	@test -x "$(ORDERHUB_K8S_DIR)/kubectl" || { echo "no kubectl in $(ORDERHUB_K8S_DIR): run hack/tools.sh k8s"; exit 1; }
 	@mkdir -p bin/installer dist
-	@printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../config/default\nimages:\n  - name: localhost/orderhub\n    newName: %s\n    newTag: %s\n' "$(IMAGE)" "$(VERSION)" >bin/installer/kustomization.yaml
-	"$(ORDERHUB_K8S_DIR)/kubectl" kustomize bin/installer >dist/install.yaml
-	@echo "dist/install.yaml: image $(IMAGE):$(VERSION)"
+	@ref="$(IMAGE):$(VERSION)"; pin="newTag: $(VERSION)"; \
+	if [ -s "$(IMAGE_TAR).digest" ] && [ "$$(cat "$(IMAGE_TAR).ref" 2>/dev/null)" = "$$ref" ]; then \
+		digest=$$(cat "$(IMAGE_TAR).digest"); pin="digest: $$digest"; ref="$(IMAGE)@$$digest"; fi; \
+	printf 'apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n  - ../../config/default\nimages:\n  - name: localhost/orderhub\n    newName: %s\n    %s\n' "$(IMAGE)" "$$pin" >bin/installer/kustomization.yaml; \
+	"$(ORDERHUB_K8S_DIR)/kubectl" kustomize bin/installer >dist/install.yaml; \
+	echo "dist/install.yaml: image $$ref"
 
 .PHONY: chart-docs
 chart-docs: ## Write the values table of charts/orderhub/README.md from README.md.gotmpl and the values' "# --" comments (helm-docs).

@@ -1,76 +1,46 @@
 #!/usr/bin/env bash
-# Builds the orderhub container image without a Docker engine, with crane
-# (github.com/google/go-containerregistry/cmd/crane, built by hack/tools.sh):
+# Builds the orderhub image index without a Docker engine:
 #
 #   hack/image.sh VERSION IMAGE OUT
 #
-# COMMIT (default: git rev-parse HEAD) is the commit `orderhub --version` prints.
+# PLATFORMS (default "linux/amd64 linux/arm64") are the platforms of the
+# index; COMMIT (default: git rev-parse HEAD) is the commit `orderhub
+# --version` prints.
 #
-# One layer on an empty base: the static binary /orderhub, the host's CA
-# bundle at /etc/ssl/certs/ca-certificates.crt, /etc/passwd and /etc/group
-# naming the non-root user 65532 (nonroot), and an empty /tmp. The image runs
-# as 65532:65532 with /orderhub as entrypoint. It is written to OUT as an image
-# tarball (the docker-archive layout crane saves) named IMAGE:VERSION, which
-# `ctr -n k8s.io images import OUT` and `docker load -i OUT` read.
-#
-# crane mutate (entrypoint, user, labels) reads its input from a registry, so a
-# throw-away in-memory registry (`crane registry serve`) on 127.0.0.1 holds the
-# intermediate image; it is stopped on exit.
+# Per platform a static binary (CGO_ENABLED=0, cross-built by go build) and
+# one image with one layer on an empty base: /orderhub, the CA bundle of
+# Debian's ca-certificates package of the version pinned in hack/versions.sh
+# (hack/tools.sh ca-certificates downloads it with apt-get and checks its
+# SHA-256) at /etc/ssl/certs/ca-certificates.crt, /etc/passwd and /etc/group
+# naming the non-root user 65532 (nonroot), and an empty /tmp; it runs as
+# 65532:65532 with /orderhub as entrypoint. hack/image (go-containerregistry)
+# gathers them in an OCI image index written to OUT as an OCI image layout
+# tarball named IMAGE:VERSION, which `ctr -n k8s.io images import OUT`
+# reads (importing the node's own platform), and writes beside it
+# OUT.digest (the index digest, sha256:...), OUT.ref (IMAGE:VERSION) and
+# OUT.spdx.json (an SPDX 2.3 SBOM of the binaries' Go modules, from their
+# debug/buildinfo, and of the ca-certificates package).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 version=${1:?version} image=${2:?image} out=${3:?output tarball}
-crane=${ORDERHUB_CRANE:?set ORDERHUB_CRANE (hack/tools.sh env)}
-ca=${CA_BUNDLE:-/etc/ssl/certs/ca-certificates.crt}
-[ -s "$ca" ] || { echo "image: no CA bundle at $ca (Debian: ca-certificates; or set CA_BUNDLE)" >&2; exit 1; }
-arch=$(go env GOARCH)
+platforms=${PLATFORMS:-linux/amd64 linux/arm64}
 commit=${COMMIT:-$(git rev-parse HEAD 2>/dev/null || true)}
+hack/tools.sh ca-certificates
+eval "$(hack/tools.sh env)"
 
 work=$(mktemp -d)
-reg_pid=
-cleanup() {
-	if [ -n "$reg_pid" ]; then kill "$reg_pid" 2>/dev/null || true; wait "$reg_pid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-root="$work/root"
-mkdir -p "$root/etc/ssl/certs" "$root/tmp"
-CGO_ENABLED=0 GOOS=linux GOARCH="$arch" go build -trimpath \
-	-ldflags "-s -w -X github.com/c5c3/orderhub/internal/version.Version=$version -X github.com/c5c3/orderhub/internal/version.Commit=$commit" \
-	-o "$root/orderhub" ./cmd/orderhub
-cp "$ca" "$root/etc/ssl/certs/ca-certificates.crt"
-printf 'root:x:0:0:root:/root:/sbin/nologin\nnonroot:x:65532:65532:nonroot:/home/nonroot:/sbin/nologin\n' >"$root/etc/passwd"
-printf 'root:x:0:\nnonroot:x:65532:\n' >"$root/etc/group"
-chmod 0755 "$root/orderhub"
-chmod 0644 "$root/etc/ssl/certs/ca-certificates.crt" "$root/etc/passwd" "$root/etc/group"
-chmod 1777 "$root/tmp"
-# Reproducible layer: fixed order, owner and time.
-tar --sort=name --owner=0 --group=0 --numeric-owner --mtime=@0 -C "$root" -cf "$work/layer.tar" .
-
-"$crane" registry serve --address 127.0.0.1:0 2>"$work/registry.log" &
-reg_pid=$!
-port=
-for _ in $(seq 1 100); do
-	port=$(sed -n 's/.*serving on port \([0-9]*\).*/\1/p' "$work/registry.log")
-	[ -n "$port" ] && break
-	kill -0 "$reg_pid" 2>/dev/null || { cat "$work/registry.log" >&2; exit 1; }
-	sleep 0.1
+trap 'rm -rf "$work"' EXIT
+bins=()
+for p in $platforms; do
+	os=${p%/*} arch=${p#*/}
+	CGO_ENABLED=0 GOOS="$os" GOARCH="$arch" go build -trimpath \
+		-ldflags "-s -w -X github.com/c5c3/orderhub/internal/version.Version=$version -X github.com/c5c3/orderhub/internal/version.Commit=$commit" \
+		-o "$work/orderhub-$os-$arch" ./cmd/orderhub
+	bins+=(-bin "$p=$work/orderhub-$os-$arch")
 done
-[ -n "$port" ] || { echo "image: the scratch registry did not start" >&2; exit 1; }
-scratch="127.0.0.1:$port/orderhub:$version"
-
-crane_run() { "$crane" "$@" >>"$work/crane.log" 2>&1 || { cat "$work/crane.log" >&2; return 1; }; }
-crane_run append --oci-empty-base -f "$work/layer.tar" -t "$scratch"
-mkdir -p "$(dirname "$out")"
-crane_run mutate "$scratch" \
-	--set-platform "linux/$arch" \
-	--entrypoint /orderhub \
-	--user 65532:65532 \
-	--workdir / \
-	--env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
-	--label org.opencontainers.image.title=orderhub \
-	--label org.opencontainers.image.version="$version" \
-	--label org.opencontainers.image.licenses=Apache-2.0 \
-	-t "$image:$version" -o "$out"
-echo "$image:$version" >"$out.ref"
-echo "image $image:$version written to $out ($(du -h "$out" | cut -f1))"
+case "$out" in /*) ;; *) out="$PWD/$out" ;; esac
+(cd hack/image && go build -o "$work/image" .)
+"$work/image" -version "$version" -commit "$commit" -image "$image" -out "$out" \
+	-ca "$ORDERHUB_CA_CERTIFICATES" -ca-version "$ORDERHUB_CA_CERTIFICATES_VERSION" \
+	-ca-sha256 "$ORDERHUB_CA_CERTIFICATES_SHA256" "${bins[@]}"
+echo "image $image:$version@$(cat "$out.digest") ($platforms) written to $out ($(du -h "$out" | cut -f1)), SBOM $out.spdx.json"

@@ -3,7 +3,7 @@
 # version-keyed cache folder outside the clone, skipping whatever already
 # exists, and installs the Debian packages the stack needs when missing.
 #
-#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault|crane|helm|helm-docs|mto|node]...
+#   hack/tools.sh [all|debs|k8s|chainsaw|controller-gen|korc|eso|vault|crane|ca-certificates|helm|helm-docs|mto|node]...
 #   (node = node-debs kubelet containerd pause: the local node, docs/local-stack.md)
 #
 # ORDERHUB_CACHE overrides the cache folder (default ${XDG_CACHE_HOME:-~/.cache}/orderhub).
@@ -164,6 +164,31 @@ crane() {
 	CGO_ENABLED=0 GOBIN="$CRANE_DIR" go install -trimpath -ldflags "-s -w" "github.com/google/go-containerregistry/cmd/crane@$CRANE_VERSION"
 }
 
+# ca_certificates downloads Debian's ca-certificates package of exactly
+# CA_CERTIFICATES_VERSION with apt-get, checks its SHA-256 and writes the
+# bundle the image ships: the package's Mozilla certificates
+# (/usr/share/ca-certificates/mozilla/*.crt) concatenated in C-locale order,
+# as update-ca-certificates concatenates them.
+ca_certificates() {
+	local dir=$CA_CERTIFICATES_DIR tmp=$CA_CERTIFICATES_DIR.tmp deb
+	[ -s "$dir/ca-certificates.crt" ] && return 0
+	log "downloading ca-certificates $CA_CERTIFICATES_VERSION (Debian)"
+	rm -rf "$tmp" && mkdir -p "$tmp"
+	(cd "$tmp" && apt-get download -qq "ca-certificates=$CA_CERTIFICATES_VERSION" 2>/dev/null) ||
+		{ apt-get update -qq && (cd "$tmp" && apt-get download -qq "ca-certificates=$CA_CERTIFICATES_VERSION"); } ||
+		{ log "apt-get download ca-certificates=$CA_CERTIFICATES_VERSION failed: pin a version apt-cache policy ca-certificates lists in hack/versions.sh"; return 1; }
+	deb=$(ls "$tmp"/ca-certificates_*.deb)
+	echo "$CA_CERTIFICATES_SHA256  $deb" | sha256sum -c --quiet - ||
+		{ log "ca-certificates $CA_CERTIFICATES_VERSION: SHA-256 mismatch"; rm -rf "$tmp"; return 1; }
+	dpkg-deb -x "$deb" "$tmp/root"
+	find "$tmp/root/usr/share/ca-certificates/mozilla" -name '*.crt' | LC_ALL=C sort | while read -r f; do
+		cat "$f"
+		[ -z "$(tail -c1 "$f")" ] || echo
+	done >"$tmp/ca-certificates.crt"
+	[ -s "$tmp/ca-certificates.crt" ] || { log "ca-certificates: no certificates in $deb"; return 1; }
+	mv "$deb" "$tmp/ca-certificates.deb" && rm -rf "$tmp/root" "$dir" && mv "$tmp" "$dir"
+}
+
 # helm-docs writes the values table of charts/orderhub/README.md from the
 # values' "# --" comments (make chart-docs; github.com/norwoodj/helm-docs).
 helm_docs() {
@@ -271,6 +296,9 @@ ORDERHUB_KORC_DIR=$KORC_DIR
 ORDERHUB_ESO_DIR=$ESO_DIR
 ORDERHUB_VAULT=$VAULT_DIR/vault
 ORDERHUB_CRANE=$CRANE_DIR/crane
+ORDERHUB_CA_CERTIFICATES=$CA_CERTIFICATES_DIR/ca-certificates.crt
+ORDERHUB_CA_CERTIFICATES_VERSION=$CA_CERTIFICATES_VERSION
+ORDERHUB_CA_CERTIFICATES_SHA256=$CA_CERTIFICATES_SHA256
 ORDERHUB_KUBE_NODE_DIR=$KUBE_NODE_DIR
 ORDERHUB_CONTAINERD_DIR=$CONTAINERD_DIR
 ORDERHUB_PAUSE_IMAGE=$PAUSE_IMAGE
@@ -300,7 +328,7 @@ if [ "$1" = cached ]; then
 fi
 for t in "$@"; do
 	case "$t" in
-	all) debs; controller_gen; k8s; korc; eso; vault; chainsaw; crane; helm; mto; node_tools ;;
+	all) debs; controller_gen; k8s; korc; eso; vault; chainsaw; crane; ca_certificates; helm; mto; node_tools ;;
 	debs) debs ;;
 	k8s) k8s ;;
 	chainsaw) chainsaw ;;
@@ -309,6 +337,7 @@ for t in "$@"; do
 	eso) eso ;;
 	vault) vault ;;
 	crane) crane ;;
+	ca-certificates) ca_certificates ;;
 	helm) helm ;;
 	helm-docs) helm_docs ;;
 	mto) mto ;;

@@ -11,6 +11,11 @@ CRANE_VERSION=v0.22.1
 HELM_VERSION=v3.22.0
 HELM_DOCS_VERSION=v1.14.2
 CONTAINERD_VERSION=v2.4.2
+# The CA bundle of the image (make image): Debian's ca-certificates .deb of
+# exactly this version, checked against this SHA-256 (apt-cache show
+# ca-certificates=<version> prints it).
+CA_CERTIFICATES_VERSION=20250419~deb12u2
+CA_CERTIFICATES_SHA256=b9f76b5271a7ac373fd5e7e1b5b826a71ddd702b42a0d104955ecb1acfffc94b
 # The topology peer of hack/bench. Its go.mod requires cluster-operator v2.22.3,
 # which the Go module proxy does not serve; it is built against this one
 # (hack/tools.sh mto).
@@ -26,6 +31,7 @@ ESO_DIR="$ORDERHUB_CACHE/bin/eso-$ESO_VERSION"
 # The vault tools module is part of the key: changing its pins rebuilds.
 VAULT_DIR="$ORDERHUB_CACHE/bin/vault-$VAULT_VERSION"
 CRANE_DIR="$ORDERHUB_CACHE/bin/crane-$CRANE_VERSION"
+CA_CERTIFICATES_DIR="$ORDERHUB_CACHE/bin/ca-certificates-$CA_CERTIFICATES_VERSION"
 HELM_DIR="$ORDERHUB_CACHE/bin/helm-$HELM_VERSION"
 HELM_DOCS_DIR="$ORDERHUB_CACHE/bin/helm-docs-$HELM_DOCS_VERSION"
 MTO_DIR="$ORDERHUB_CACHE/bin/mto-$MTO_VERSION-co-$MTO_CLUSTER_OPERATOR_VERSION"

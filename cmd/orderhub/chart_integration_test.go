@@ -688,3 +688,27 @@ func schemaKeys(prefix string, s map[string]any) []string {
 	}
 	return keys
 }
+
+// TestIntegration_Chart_ImageDigest: with image.digest set every controller
+// runs repository@digest (the index `make image` wrote), without it
+// repository:tag; a digest that is not sha256:<64 hex> is refused by the
+// values schema.
+func TestIntegration_Chart_ImageDigest(t *testing.T) {
+	const digest = "sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+	for set, want := range map[string]string{
+		"image.digest=" + digest: "localhost/orderhub@" + digest,
+		"image.tag=v9.9.9":       "localhost/orderhub:v9.9.9",
+	} {
+		objs := mustTemplate(t, set)
+		for _, c := range []string{"hub", "identity", "topology"} {
+			if got := deployment(t, objs, c).Spec.Template.Spec.Containers[0].Image; got != want {
+				t.Errorf("--set %s: %s runs %q, want %q", set, c, got, want)
+			}
+		}
+	}
+	for _, bad := range []string{"image.digest=latest", "image.digest=sha256:abc"} {
+		if _, err := helmTemplate(t, bad); err == nil || !strings.Contains(err.Error(), "image/digest") {
+			t.Errorf("--set %s: %v", bad, err)
+		}
+	}
+}

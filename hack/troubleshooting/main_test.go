@@ -36,15 +36,3 @@ func TestCoverageNamesGaps(t *testing.T) {
 		t.Fatalf("missing %v orphans %v", missing, orphans)
 	}
 }
-
-// A Reason cell listing several reasons yields one entry each; a cell that
-// is no reason name is an error.
-func TestRowEntries(t *testing.T) {
-	es, err := rowEntries("K", "| T | False | Alpha / Beta | shared meaning |")
-	if err != nil || len(es) != 2 || es[1].Reason != "Beta" || es[1].Meaning != "shared meaning" {
-		t.Fatalf("%+v %v", es, err)
-	}
-	if _, err := rowEntries("K", "| T | False | not a reason | m |"); err == nil {
-		t.Fatal("a prose reason cell was accepted")
-	}
-}

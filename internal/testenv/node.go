@@ -121,6 +121,23 @@ func (n *Node) ImportImage(ctx context.Context, tarball string) error {
 	return nil
 }
 
+// ImportIndex loads an OCI layout tarball of an image index (make image)
+// into the node's containerd with `ctr images import --local --base-name
+// repository --digests`: the node's own platform, named by the layout's
+// io.containerd.image.name and also repository@<index digest>, so pods
+// that name the image by digest (the chart's image.digest) find it.
+// --local: through the transfer service (ctr's default) the digest name
+// is that of a platform-filtered index, not the index's own digest
+// (https://github.com/containerd/containerd/blob/main/client/import.go).
+func (n *Node) ImportIndex(ctx context.Context, tarball, repository string) error {
+	out, err := exec.CommandContext(ctx, n.Ctr, "--address", n.ContainerdAddress, "-n", "k8s.io",
+		"images", "import", "--local", "--base-name", repository, "--digests", tarball).CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("ctr images import %s: %v: %s", tarball, err, out)
+	}
+	return nil
+}
+
 // nodeState is what the node changed on the host, written to nodeStateFile
 // before each change so a later run can undo a dead one's.
 type nodeState struct {

@@ -1,7 +1,7 @@
 //go:build integration
 
 // Package incluster installs orderhub into the local stack's node the way a
-// user does: the image from hack/image.sh imported into the node's
+// user does: the image index from hack/image.sh imported into the node's
 // containerd, `helm install` of charts/orderhub, and an order served by the
 // hub running in its pod (docs/local-stack.md). The backends (Keystone,
 // RabbitMQ, the OpenBao-compatible server, K-ORC, ESO) stay host processes on
@@ -122,11 +122,15 @@ func TestInCluster_HelmInstallSuitesSamplesUpgradeUninstall(t *testing.T) {
 	kubectl := filepath.Join(st.ToolPath("ORDERHUB_K8S_DIR"), "kubectl")
 	kenv := []string{"KUBECONFIG=" + st.Kube.Kubeconfig}
 
-	// The image, as `make image` builds it, into the node's containerd.
+	// The image index, as `make image` builds it, into the node's containerd
+	// (which imports its own platform); the chart runs it by the index digest.
 	tarball := filepath.Join(t.TempDir(), "orderhub-image.tar")
-	run(t, repo, []string{"ORDERHUB_CRANE=" + st.ToolPath("ORDERHUB_CRANE")}, filepath.Join(repo, "hack", "image.sh"),
-		version, "localhost/orderhub", tarball)
-	if err := st.Node.ImportImage(ctx, tarball); err != nil {
+	run(t, repo, nil, filepath.Join(repo, "hack", "image.sh"), version, "localhost/orderhub", tarball)
+	if err := st.Node.ImportIndex(ctx, tarball, "localhost/orderhub"); err != nil {
+		t.Fatal(err)
+	}
+	digest, err := os.ReadFile(tarball + ".digest")
+	if err != nil {
 		t.Fatal(err)
 	}
 
@@ -152,7 +156,8 @@ func TestInCluster_HelmInstallSuitesSamplesUpgradeUninstall(t *testing.T) {
 	// helm install. hostNetwork pods bind on the machine: free ports for each.
 	p := freePorts(t, 7)
 	set := []string{
-		"image.repository=localhost/orderhub", "image.tag=" + version, "image.pullPolicy=IfNotPresent",
+		"image.repository=localhost/orderhub", "image.tag=" + version, "image.digest=" + strings.TrimSpace(string(digest)),
+		"image.pullPolicy=IfNotPresent",
 		"hub.hostNetwork=true", "identity.hostNetwork=true", "topology.hostNetwork=true",
 		"hub.ports.health=" + strconv.Itoa(p[0]), "hub.ports.metrics=" + strconv.Itoa(p[1]), "hub.ports.webhook=" + strconv.Itoa(p[2]),
 		"identity.ports.health=" + strconv.Itoa(p[3]), "identity.ports.metrics=" + strconv.Itoa(p[4]),

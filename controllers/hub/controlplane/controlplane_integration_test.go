@@ -19,6 +19,7 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 	"github.com/c5c3/orderhub/delivery/eso"
+	"github.com/c5c3/orderhub/internal/testenv"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -61,6 +62,7 @@ func waitForReason(t *testing.T, cp *c5c3v1alpha1.ControlPlane, reason string) {
 		if c == nil || c.Reason != reason {
 			return fmt.Errorf("condition is %+v", c)
 		}
+		testenv.ObservedCondition(t, &got, *c)
 		return nil
 	})
 }
@@ -169,6 +171,7 @@ func waitForCondition(t *testing.T, cp *c5c3v1alpha1.ControlPlane, typ string, s
 		if f == nil || f.Status != status || f.Reason != reason {
 			return fmt.Errorf("condition is %+v", f)
 		}
+		testenv.ObservedCondition(t, &got, *f)
 		c = *f
 		return nil
 	})

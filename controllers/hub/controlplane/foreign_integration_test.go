@@ -19,6 +19,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/delivery/eso"
+	"github.com/c5c3/orderhub/internal/testenv"
 )
 
 // snapshot is what a test compares of an object the plane must not touch:
@@ -78,6 +79,7 @@ func waitStoreRefused(t *testing.T, cp *c5c3v1alpha1.ControlPlane, want ...strin
 				return fmt.Errorf("message %q lacks %q", c.Message, w)
 			}
 		}
+		testenv.ObservedCondition(t, &got, *c)
 		msg = c.Message
 		return nil
 	})

@@ -326,9 +326,11 @@ func rotationReady(t *testing.T, cr *c5c3v1alpha1.CredentialRotation, reason str
 		if err := kube.Get(context.Background(), types.NamespacedName{Namespace: cr.Namespace, Name: cr.Name}, &got); err != nil {
 			return err
 		}
-		if c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionReady); c == nil || c.Reason != reason {
+		c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionReady)
+		if c == nil || c.Reason != reason {
 			return fmt.Errorf("Ready is %+v", c)
 		}
+		testenv.ObservedCondition(t, &got, *c)
 		return nil
 	})
 }
