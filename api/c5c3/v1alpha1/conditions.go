@@ -52,6 +52,17 @@ const (
 	ReasonClusterNameTooLong = "ClusterNameTooLong"
 )
 
+// Refusal shared by every sub-condition of every order and registration,
+// written onto each like the gates above (docs/reference/keystoneuser.md,
+// "Child ownership").
+const (
+	// ReasonChildOwnedElsewhere (False): an object of a child's name (K-ORC
+	// object, PushSecret, ExternalSecret) exists whose ownership labels name
+	// another order, or none; the hub leaves it untouched. Have it deleted if
+	// it is stray, or rename the order.
+	ReasonChildOwnedElsewhere = "ChildOwnedElsewhere"
+)
+
 // Reasons K-ORC failures are classified into against an External-mode
 // ControlPlane, replacing a bounded wait on any sub-condition whenever the
 // failure can be classified (docs/reference/keystoneservice.md, "Conditions";

@@ -14,6 +14,7 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
+	"github.com/c5c3/orderhub/delivery/apply"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 )
 
@@ -129,10 +130,18 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 		step = a.Act
 	}
 	pr := lifecycle.AfterWrite(a.Requeue)
-	if err := step(ctx); err != nil {
+	stepCtx, refusals := apply.WithRefusals(ctx)
+	if err := step(stepCtx); err != nil {
 		pr = lifecycle.Failed(err)
 	}
 	u := a.Status()
+	if e := refusals.First(); e != nil {
+		// A kind may have swallowed it; the shared rung speaks for every kind.
+		u.Conditions = RefuseChild(u.Conditions, e, p.Order, obj.GetGeneration())
+		if pr.Err() == nil {
+			pr = lifecycle.Failed(e)
+		}
+	}
 	u.Quiet = p.Order.OnTargetCluster()
 	kindWritten := u.Written
 	u.Written = func() {
