@@ -63,6 +63,20 @@ const (
 	ReasonChildOwnedElsewhere = "ChildOwnedElsewhere"
 )
 
+// Tenant-name gates of KeystoneUser (UserReady, DeliveryReady) and
+// KeystoneProject (ProjectReady), written onto every declared block like the
+// shared gates (docs/reference/controlplane.md, "Tenant names"). Nothing
+// reaches Keystone while one is closed.
+const (
+	// ReasonTenantDomainNotAllowed (False): the order's effective domain is
+	// not among the domains its namespace's assignment lists. Choose a
+	// listed domain, or have the plane's operator list it.
+	ReasonTenantDomainNotAllowed = "TenantDomainNotAllowed"
+	// ReasonTenantNamePrefix (False): the effective user or project name
+	// does not start with the assignment's namePrefix. Rename it.
+	ReasonTenantNamePrefix = "TenantNamePrefix"
+)
+
 // Reasons K-ORC failures are classified into against an External-mode
 // ControlPlane, replacing a bounded wait on any sub-condition whenever the
 // failure can be classified (docs/reference/keystoneservice.md, "Conditions";

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
@@ -25,6 +27,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -216,4 +219,69 @@ func TestTenantChildNameTakenIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, attempt)
+}
+
+// TestTenantNamesInSharedDomains: secondNS's assignment lists one tenant
+// domain and a name prefix. The tenant's order in the plane's admin domain
+// (where the KeystoneService accounts live) and its order without the
+// prefix are refused before anything reaches Keystone (no user by that
+// name, no child); its order in the listed domain with the prefix is
+// provisioned there.
+func TestTenantNamesInSharedDomains(t *testing.T) {
+	ctx := context.Background()
+	dom, err := domains.Create(ctx, identity, domains.CreateOpts{Name: "tenant-b-domain", Enabled: ptr.To(true)}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = domains.Update(context.Background(), identity, dom.ID, domains.UpdateOpts{Enabled: ptr.To(false)}).Extract()
+		_ = domains.Delete(context.Background(), identity, dom.ID).ExtractErr()
+	})
+	as := allAssigned()
+	for i := range as {
+		if as[i].Namespace == secondNS {
+			as[i].Domains, as[i].NamePrefix = []c5c3v1alpha1.KeystoneName{"tenant-b-domain"}, "tb-"
+		}
+	}
+	setAssignments(t, as)
+	t.Cleanup(func() { setAssignments(t, allAssigned()) })
+
+	tenant := editTenant(t, secondNS)
+	inService := userOrder(secondNS, "tb-in-service")
+	noPrefix := userOrder(secondNS, "no-prefix")
+	noPrefix.Spec.DomainName = "tenant-b-domain"
+	allowed := userOrder(secondNS, "tb-allowed")
+	allowed.Spec.DomainName = "tenant-b-domain"
+	for _, o := range []*c5c3v1alpha1.KeystoneUser{inService, noPrefix, allowed} {
+		if err := tenant.Create(ctx, o); err != nil {
+			t.Fatalf("a tenant with edit must be able to order in its namespace: %v", err)
+		}
+	}
+	waitFor(t, inService, c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ReasonTenantDomainNotAllowed)
+	waitFor(t, noPrefix, c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ReasonTenantNamePrefix)
+	waitFor(t, allowed, c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ReasonUserProvisioned)
+
+	for _, o := range []*c5c3v1alpha1.KeystoneUser{inService, noPrefix} {
+		for _, d := range []string{"default", dom.ID} {
+			got := testenv.KeystoneList(t, users.List(identity, users.ListOpts{Name: o.Name, DomainID: d}), users.ExtractUsers)
+			if len(got) != 0 {
+				t.Errorf("%s: Keystone has user %s in domain %s despite the refusal", o.Name, o.Name, d)
+			}
+		}
+		if n := children(t, o); n != 0 {
+			t.Errorf("%s: %d children projected despite the refusal", o.Name, n)
+		}
+	}
+	got := testenv.KeystoneList(t, users.List(identity, users.ListOpts{Name: allowed.Name, DomainID: dom.ID}), users.ExtractUsers)
+	if len(got) != 1 {
+		t.Errorf("the allowed order's user is not in domain tenant-b-domain: %+v", got)
+	}
+	for _, o := range []*c5c3v1alpha1.KeystoneUser{inService, noPrefix, allowed} {
+		if err := kube.Delete(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range []*c5c3v1alpha1.KeystoneUser{inService, noPrefix, allowed} {
+		waitGone(t, o)
+	}
 }

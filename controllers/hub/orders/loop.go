@@ -117,10 +117,7 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return l.Teardown(ctx, p)
 	}
-	p.Gate = GateOf(p.Order, ref, p.Plane)
-	if l.Overrides.Gate != nil {
-		p.Gate = l.Overrides.Gate(p)
-	}
+	p.Gate = l.gate(p, ref)
 	if err := l.ensureFinalizer(ctx, p); err != nil {
 		return reconcile.Result{}, err
 	}
@@ -152,6 +149,30 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 		RecordReady(p.Order, *conds) // docs/reference/metrics.md
 	}
 	return l.Status.Finish(ctx, oc, obj, &u, pr)
+}
+
+// TenantNamed is a Kind whose orders create a named Keystone object
+// (KeystoneUser, KeystoneProject): Loop closes its gate with TenantNameGate.
+type TenantNamed[T client.Object] interface {
+	// TenantName is the effective domain and name obj creates on plane cp,
+	// which is not nil.
+	TenantName(obj T, cp *c5c3v1alpha1.ControlPlane) (domain, name string)
+}
+
+// gate is GateOf (or Overrides.Gate), then, when open and the kind is
+// TenantNamed, TenantNameGate of the order's assignment.
+func (l Loop[T, S]) gate(p *Pass[T], ref c5c3v1alpha1.ControlPlaneRefSpec) conditions.Gate {
+	g := GateOf(p.Order, ref, p.Plane)
+	if l.Overrides.Gate != nil {
+		g = l.Overrides.Gate(p)
+	}
+	named, ok := l.Kind.(TenantNamed[T])
+	if !g.Passed() || !ok || p.Plane == nil {
+		return g
+	}
+	a, _ := Assigned(p.Plane, p.Order.Cluster, p.Order.Namespace)
+	domain, name := named.TenantName(p.Obj, p.Plane)
+	return TenantNameGate(a, p.Order.Kind, domain, name)
 }
 
 // Teardown runs the kind's Teardown for p (RunTeardown), keeping status fields.
