@@ -26,7 +26,7 @@ func TenantNameGate(a *c5c3v1alpha1.NamespaceAssignment, kind, domain, name stri
 		}
 		return conditions.Gate{Reason: c5c3v1alpha1.ReasonTenantDomainNotAllowed, Message: fmt.Sprintf(
 			"%s may not create in Keystone domain %q: this namespace's assignment on the ControlPlane lists the domains [%s]; "+
-				"set spec.domainName to one of them, or ask the plane's operator to add the domain to spec.namespaceAssignments[].domains",
+				"order again with spec.domainName set to one of them (it is immutable), or ask the plane's operator to add the domain to spec.namespaceAssignments[].domains",
 			kind, domain, strings.Join(listed, ", "))}
 	}
 	if a.NamePrefix != "" && !strings.HasPrefix(name, a.NamePrefix) {
@@ -35,7 +35,7 @@ func TenantNameGate(a *c5c3v1alpha1.NamespaceAssignment, kind, domain, name stri
 			field = "spec.projectName"
 		}
 		return conditions.Gate{Reason: c5c3v1alpha1.ReasonTenantNamePrefix, Message: fmt.Sprintf(
-			"%s name %q does not start with %q, the namePrefix of this namespace's assignment on the ControlPlane: set %s (or the order's name) to a name starting with it",
+			"%s name %q does not start with %q, the namePrefix of this namespace's assignment on the ControlPlane: order again with %s (or, without it, the order's name) starting with it",
 			kind, name, a.NamePrefix, field)}
 	}
 	return conditions.Gate{}
