@@ -7,12 +7,19 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/c5c3/orderhub/delivery/apply"
 )
 
 // Apply server-side applies the typed K-ORC object obj through c under
 // fieldOwner (forcing ownership) and decodes the server's answer, with its
-// status, back into obj. Errors: the conversion or the apply failing.
+// status, back into obj. An object of obj's name that another owner's
+// labels (or none) mark is never written (apply.GuardOwner). Errors: an
+// *apply.OwnedElsewhereError, the conversion or the apply failing.
 func Apply(ctx context.Context, c client.Client, fieldOwner string, obj client.Object) error {
+	if err := apply.GuardOwner(ctx, c, obj); err != nil {
+		return err
+	}
 	m, err := runtime.DefaultUnstructuredConverter.ToUnstructured(obj)
 	if err != nil {
 		return err

@@ -52,6 +52,31 @@ const (
 	ReasonClusterNameTooLong = "ClusterNameTooLong"
 )
 
+// Refusal shared by every sub-condition of every order and registration,
+// written onto each like the gates above (docs/reference/keystoneuser.md,
+// "Child ownership").
+const (
+	// ReasonChildOwnedElsewhere (False): an object of a child's name (K-ORC
+	// object, PushSecret, ExternalSecret) exists whose ownership labels name
+	// another order, or none; the hub leaves it untouched. Have it deleted if
+	// it is stray, or rename the order.
+	ReasonChildOwnedElsewhere = "ChildOwnedElsewhere"
+)
+
+// Tenant-name gates of KeystoneUser (UserReady, DeliveryReady) and
+// KeystoneProject (ProjectReady), written onto every declared block like the
+// shared gates (docs/reference/controlplane.md, "Tenant names"). Nothing
+// reaches Keystone while one is closed.
+const (
+	// ReasonTenantDomainNotAllowed (False): the order's effective domain is
+	// not among the domains its namespace's assignment lists. Choose a
+	// listed domain, or have the plane's operator list it.
+	ReasonTenantDomainNotAllowed = "TenantDomainNotAllowed"
+	// ReasonTenantNamePrefix (False): the effective user or project name
+	// does not start with the assignment's namePrefix. Rename it.
+	ReasonTenantNamePrefix = "TenantNamePrefix"
+)
+
 // Reasons K-ORC failures are classified into against an External-mode
 // ControlPlane, replacing a bounded wait on any sub-condition whenever the
 // failure can be classified (docs/reference/keystoneservice.md, "Conditions";

@@ -314,6 +314,27 @@ type NamespaceAssignment struct {
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=64
 	AllowedRoles []KeystoneName `json:"allowedRoles,omitempty"`
+
+	// The Keystone domains a KeystoneUser or KeystoneProject order in this
+	// namespace may create its user or project in (compared as Keystone
+	// compares names). Absent: any domain, the behaviour before this field
+	// (docs/upgrading.md); once set, the plane's admin domain and the
+	// KeystoneServices' account domains are open only when listed
+	// (docs/reference/controlplane.md, "Tenant names").
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=64
+	Domains []KeystoneName `json:"domains,omitempty"`
+
+	// The prefix every user and project name a KeystoneUser or
+	// KeystoneProject order in this namespace creates must start with
+	// (case-sensitive). Absent: no prefix.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:Pattern=`^[^,\s]+$`
+	NamePrefix string `json:"namePrefix,omitempty"`
 }
 
 // ControlPlaneStatus is the observed state of the plane, as far as the order

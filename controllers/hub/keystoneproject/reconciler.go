@@ -92,3 +92,8 @@ func (a *actuator) Requeue() time.Duration {
 	return RequeueAfter(a.ready, a.p.Order.OnTargetCluster(),
 		orders.NotReadyFor(kp.Status.Conditions, kp.CreationTimestamp.Time, a.r.now().Time))
 }
+
+// TenantName is the effective domain and project name (orders.TenantNamed).
+func (kind) TenantName(kp orderObj, cp *c5c3v1alpha1.ControlPlane) (domain, name string) {
+	return EffectiveDomain(kp, cp), EffectiveProjectName(kp)
+}

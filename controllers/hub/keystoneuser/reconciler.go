@@ -125,3 +125,8 @@ func (a *actuator) Requeue() time.Duration {
 func (r *Reconciler) event(o orders.Order, ku *c5c3v1alpha1.KeystoneUser, typ, reason, note string, args ...any) {
 	orders.Event(r.Recorder, o, ku, typ, reason, "Reconcile", note, args...)
 }
+
+// TenantName is the effective domain and user name (orders.TenantNamed).
+func (kind) TenantName(ku orderObj, cp *c5c3v1alpha1.ControlPlane) (domain, name string) {
+	return EffectiveDomain(ku, cp), EffectiveUserName(ku)
+}

@@ -13,21 +13,27 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/internal/testenv"
+	"github.com/c5c3/orderhub/korc"
 )
 
 // orderRolesFile is the shipped aggregated ClusterRoles of the order kinds,
@@ -69,10 +75,17 @@ func editTenant(t *testing.T, ns string) client.Client {
 		return errors.New("not yet")
 	})
 	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant"}}
-	create(t, sa)
-	create(t, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant-edit"},
+	for _, o := range []client.Object{sa, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant-edit"},
 		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: sa.Name}}})
+		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: sa.Name}}}} {
+		// Several tests act as the same tenant.
+		if err := kube.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
+			t.Fatal(err)
+		}
+	}
+	if err := kube.Get(ctx, client.ObjectKeyFromObject(sa), sa); err != nil {
+		t.Fatal(err)
+	}
 	tr := &authenticationv1.TokenRequest{}
 	if err := kube.SubResource("token").Create(ctx, sa, tr); err != nil {
 		t.Fatal(err)
@@ -138,4 +151,137 @@ func TestTenantCollisionNamesNothingOutside(t *testing.T) {
 	}
 	waitGone(t, attempt)
 	waitGone(t, holder)
+}
+
+// TestTenantChildNameTakenIsRefused: an object of the name the order's K-ORC
+// child will get, labelled as another order's child, is never touched. The
+// tenant's order reads UserReady=False/ChildOwnedElsewhere naming nothing
+// outside its namespace, the object reads back unchanged from the API
+// server, and nothing reaches Keystone.
+func TestTenantChildNameTakenIsRefused(t *testing.T) {
+	ctx := context.Background()
+	attempt := userOrder(secondNS, "child-taken")
+	attempt.Spec.UserName = "child-taken-user"
+	other := orders.Order{Kind: orders.KindKeystoneUser, Namespace: tenantNS, Name: "someone-else"}
+	// K-ORC cannot act on the decoy: its clouds.yaml Secret does not exist.
+	decoy := korc.UserProbe(korc.Child{Name: childName(attempt, korc.DiscUserProbe), Namespace: planeNS,
+		Labels: orders.ChildLabels(other), Credentials: orcv1alpha1.CloudCredentialsReference{
+			SecretName: "no-such-clouds-yaml", CloudName: "none"}}, "decoy-user", "")
+	create(t, decoy)
+	t.Cleanup(func() { _ = kube.Delete(context.Background(), decoy) })
+	var before orcv1alpha1.User
+	if err := kube.Get(ctx, client.ObjectKeyFromObject(decoy), &before); err != nil {
+		t.Fatal(err)
+	}
+
+	tenant := editTenant(t, secondNS)
+	if err := tenant.Create(ctx, attempt); err != nil {
+		t.Fatalf("a tenant with edit must be able to order in its namespace: %v", err)
+	}
+	var msg string
+	testenv.Eventually(t, waitTimeout, "ChildOwnedElsewhere as the tenant reads it", func() error {
+		var got c5c3v1alpha1.KeystoneUser
+		if err := tenant.Get(ctx, client.ObjectKeyFromObject(attempt), &got); err != nil {
+			return err
+		}
+		c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionUserReady)
+		if c == nil || c.Reason != c5c3v1alpha1.ReasonChildOwnedElsewhere {
+			return fmt.Errorf("UserReady %+v", c)
+		}
+		msg = c.Message
+		return nil
+	})
+	for _, leak := range []string{tenantNS, other.Name} {
+		if strings.Contains(msg, leak) {
+			t.Errorf("the refusal names %q outside the tenant's namespace: %s", leak, msg)
+		}
+	}
+	if !strings.Contains(msg, decoy.Name) || !strings.Contains(msg, "rename this order") {
+		t.Errorf("the refusal does not name the child and the remedy: %s", msg)
+	}
+
+	var after orcv1alpha1.User
+	if err := kube.Get(ctx, client.ObjectKeyFromObject(decoy), &after); err != nil {
+		t.Fatal(err)
+	}
+	if !equality.Semantic.DeepEqual(after.Labels, before.Labels) || !equality.Semantic.DeepEqual(after.Spec, before.Spec) {
+		t.Errorf("the decoy changed:\nlabels %v -> %v\nspec %+v -> %+v", before.Labels, after.Labels, before.Spec, after.Spec)
+	}
+	for _, f := range after.ManagedFields {
+		if f.Manager == ControllerName {
+			t.Errorf("the hub wrote the decoy (%s %s)", f.Manager, f.Operation)
+		}
+	}
+	if u := keystoneUser(t, string(attempt.Spec.UserName)); u != nil {
+		t.Errorf("Keystone has user %s despite the refusal", u.Name)
+	}
+	if err := kube.Delete(ctx, attempt); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, attempt)
+}
+
+// TestTenantNamesInSharedDomains: secondNS's assignment lists one tenant
+// domain and a name prefix. The tenant's order in the plane's admin domain
+// (where the KeystoneService accounts live) and its order without the
+// prefix are refused before anything reaches Keystone (no user by that
+// name, no child); its order in the listed domain with the prefix is
+// provisioned there.
+func TestTenantNamesInSharedDomains(t *testing.T) {
+	ctx := context.Background()
+	dom, err := domains.Create(ctx, identity, domains.CreateOpts{Name: "tenant-b-domain", Enabled: ptr.To(true)}).Extract()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = domains.Update(context.Background(), identity, dom.ID, domains.UpdateOpts{Enabled: ptr.To(false)}).Extract()
+		_ = domains.Delete(context.Background(), identity, dom.ID).ExtractErr()
+	})
+	as := allAssigned()
+	for i := range as {
+		if as[i].Namespace == secondNS {
+			as[i].Domains, as[i].NamePrefix = []c5c3v1alpha1.KeystoneName{"tenant-b-domain"}, "tb-"
+		}
+	}
+	setAssignments(t, as)
+	t.Cleanup(func() { setAssignments(t, allAssigned()) })
+
+	tenant := editTenant(t, secondNS)
+	inService := userOrder(secondNS, "tb-in-service")
+	noPrefix := userOrder(secondNS, "no-prefix")
+	noPrefix.Spec.DomainName = "tenant-b-domain"
+	allowed := userOrder(secondNS, "tb-allowed")
+	allowed.Spec.DomainName = "tenant-b-domain"
+	for _, o := range []*c5c3v1alpha1.KeystoneUser{inService, noPrefix, allowed} {
+		if err := tenant.Create(ctx, o); err != nil {
+			t.Fatalf("a tenant with edit must be able to order in its namespace: %v", err)
+		}
+	}
+	waitFor(t, inService, c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ReasonTenantDomainNotAllowed)
+	waitFor(t, noPrefix, c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ReasonTenantNamePrefix)
+	waitFor(t, allowed, c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ReasonUserProvisioned)
+
+	for _, o := range []*c5c3v1alpha1.KeystoneUser{inService, noPrefix} {
+		for _, d := range []string{"default", dom.ID} {
+			got := testenv.KeystoneList(t, users.List(identity, users.ListOpts{Name: o.Name, DomainID: d}), users.ExtractUsers)
+			if len(got) != 0 {
+				t.Errorf("%s: Keystone has user %s in domain %s despite the refusal", o.Name, o.Name, d)
+			}
+		}
+		if n := children(t, o); n != 0 {
+			t.Errorf("%s: %d children projected despite the refusal", o.Name, n)
+		}
+	}
+	got := testenv.KeystoneList(t, users.List(identity, users.ListOpts{Name: allowed.Name, DomainID: dom.ID}), users.ExtractUsers)
+	if len(got) != 1 {
+		t.Errorf("the allowed order's user is not in domain tenant-b-domain: %+v", got)
+	}
+	for _, o := range []*c5c3v1alpha1.KeystoneUser{inService, noPrefix, allowed} {
+		if err := kube.Delete(ctx, o); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, o := range []*c5c3v1alpha1.KeystoneUser{inService, noPrefix, allowed} {
+		waitGone(t, o)
+	}
 }

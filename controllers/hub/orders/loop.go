@@ -14,6 +14,7 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
+	"github.com/c5c3/orderhub/delivery/apply"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 )
 
@@ -116,10 +117,7 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return l.Teardown(ctx, p)
 	}
-	p.Gate = GateOf(p.Order, ref, p.Plane)
-	if l.Overrides.Gate != nil {
-		p.Gate = l.Overrides.Gate(p)
-	}
+	p.Gate = l.gate(p, ref)
 	if err := l.ensureFinalizer(ctx, p); err != nil {
 		return reconcile.Result{}, err
 	}
@@ -129,10 +127,18 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 		step = a.Act
 	}
 	pr := lifecycle.AfterWrite(a.Requeue)
-	if err := step(ctx); err != nil {
+	stepCtx, refusals := apply.WithRefusals(ctx)
+	if err := step(stepCtx); err != nil {
 		pr = lifecycle.Failed(err)
 	}
 	u := a.Status()
+	if e := refusals.First(); e != nil {
+		// A kind may have swallowed it; the shared rung speaks for every kind.
+		u.Conditions = RefuseChild(u.Conditions, e, p.Order, obj.GetGeneration())
+		if pr.Err() == nil {
+			pr = lifecycle.Failed(e)
+		}
+	}
 	u.Quiet = p.Order.OnTargetCluster()
 	kindWritten := u.Written
 	u.Written = func() {
@@ -143,6 +149,30 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 		RecordReady(p.Order, *conds) // docs/reference/metrics.md
 	}
 	return l.Status.Finish(ctx, oc, obj, &u, pr)
+}
+
+// TenantNamed is a Kind whose orders create a named Keystone object
+// (KeystoneUser, KeystoneProject): Loop closes its gate with TenantNameGate.
+type TenantNamed[T client.Object] interface {
+	// TenantName is the effective domain and name obj creates on plane cp,
+	// which is not nil.
+	TenantName(obj T, cp *c5c3v1alpha1.ControlPlane) (domain, name string)
+}
+
+// gate is GateOf (or Overrides.Gate), then, when open and the kind is
+// TenantNamed, TenantNameGate of the order's assignment.
+func (l Loop[T, S]) gate(p *Pass[T], ref c5c3v1alpha1.ControlPlaneRefSpec) conditions.Gate {
+	g := GateOf(p.Order, ref, p.Plane)
+	if l.Overrides.Gate != nil {
+		g = l.Overrides.Gate(p)
+	}
+	named, ok := l.Kind.(TenantNamed[T])
+	if !g.Passed() || !ok || p.Plane == nil {
+		return g
+	}
+	a, _ := Assigned(p.Plane, p.Order.Cluster, p.Order.Namespace)
+	domain, name := named.TenantName(p.Obj, p.Plane)
+	return TenantNameGate(a, p.Order.Kind, domain, name)
 }
 
 // Teardown runs the kind's Teardown for p (RunTeardown), keeping status fields.

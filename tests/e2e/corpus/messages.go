@@ -44,11 +44,16 @@ func msgTooMany(path string, n, max int) string {
 	return fmt.Sprintf("%s: Too many: %d: must have at most %d items", path, n, max)
 }
 
+func msgMinItems(path string, n int) string {
+	return fmt.Sprintf("%s in body should have at least %d items", path, n)
+}
+
 func msgDuplicate(path string) string { return path + ": Duplicate value: " }
 
 // Patterns of the schema, as the API server quotes them.
 const (
 	reDNSLabel    = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
+	reNamePrefix  = `^[^,\s]+$`
 	reNoComma     = `^[^,]+$`
 	reEndpointURL = `^https?://[^\s/]+`
 	reDuration    = `^-?([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`

@@ -123,6 +123,14 @@ func invalidHubOrders() Suite {
 			func(m M) M {
 				return set(m, "spec.namespaceAssignments", []any{M{"namespace": "tenant-a", "cluster": long(64)}})
 			}),
+		create("cp-", "cp-assignment-domains-empty", "ControlPlane namespaceAssignments[].domains at least 1 item when set (docs/reference/controlplane.md, Tenant names)", msgMinItems("spec.namespaceAssignments[0].domains", 1), controlPlane,
+			func(m M) M {
+				return set(m, "spec.namespaceAssignments", []any{M{"namespace": "tenant-a", "domains": []any{}}})
+			}),
+		create("cp-", "cp-assignment-prefix-pattern", "ControlPlane namespaceAssignments[].namePrefix without comma or whitespace", msgPattern("spec.namespaceAssignments[0].namePrefix", reNamePrefix), controlPlane,
+			func(m M) M {
+				return set(m, "spec.namespaceAssignments", []any{M{"namespace": "tenant-a", "namePrefix": "acme "}})
+			}),
 		create("cp-", "cp-allowed-namespace-pattern", "ControlPlane serviceRegistrations.allowedNamespaces[] RFC-1123 label", msgPattern("spec.korc.serviceRegistrations.allowedNamespaces[0]", reDNSLabel), controlPlane,
 			func(m M) M { return set(m, "spec.korc.serviceRegistrations.allowedNamespaces", []any{"Tenant_A"}) }),
 		{

@@ -1,0 +1,51 @@
+package orders
+
+import (
+	"fmt"
+	"strings"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/conditions"
+	"github.com/c5c3/orderhub/internal/keystone"
+)
+
+// TenantNameGate is the tenant-name rule of assignment a for an order of
+// kind (KindKeystoneUser or KindKeystoneProject) creating name in domain
+// (docs/reference/controlplane.md, "Tenant names"): a domain a.Domains does
+// not list (keystone.SameIdentityName) closes it with TenantDomainNotAllowed,
+// a name not starting with a.NamePrefix (case-sensitive) with
+// TenantNamePrefix. A nil a, absent domains and an absent prefix pass. Pure.
+func TenantNameGate(a *c5c3v1alpha1.NamespaceAssignment, kind, domain, name string) conditions.Gate {
+	if a == nil {
+		return conditions.Gate{}
+	}
+	if len(a.Domains) > 0 && !domainListed(a.Domains, domain) {
+		listed := make([]string, 0, len(a.Domains))
+		for _, d := range a.Domains {
+			listed = append(listed, string(d))
+		}
+		return conditions.Gate{Reason: c5c3v1alpha1.ReasonTenantDomainNotAllowed, Message: fmt.Sprintf(
+			"%s may not create in Keystone domain %q: this namespace's assignment on the ControlPlane lists the domains [%s]; "+
+				"order again with spec.domainName set to one of them (it is immutable), or ask the plane's operator to add the domain to spec.namespaceAssignments[].domains",
+			kind, domain, strings.Join(listed, ", "))}
+	}
+	if a.NamePrefix != "" && !strings.HasPrefix(name, a.NamePrefix) {
+		field := "spec.userName"
+		if kind == KindKeystoneProject {
+			field = "spec.projectName"
+		}
+		return conditions.Gate{Reason: c5c3v1alpha1.ReasonTenantNamePrefix, Message: fmt.Sprintf(
+			"%s name %q does not start with %q, the namePrefix of this namespace's assignment on the ControlPlane: order again with %s (or, without it, the order's name) starting with it",
+			kind, name, a.NamePrefix, field)}
+	}
+	return conditions.Gate{}
+}
+
+func domainListed(domains []c5c3v1alpha1.KeystoneName, domain string) bool {
+	for _, d := range domains {
+		if keystone.SameIdentityName(string(d), domain) {
+			return true
+		}
+	}
+	return false
+}
