@@ -77,6 +77,7 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 		setup(mgr, opts, serviceActuator{lookups: l}, func() *kv1.Service { return &kv1.Service{} }, wake, nil),
 		setup(mgr, opts, endpointActuator{lookups: l}, func() *kv1.Endpoint { return &kv1.Endpoint{} }, wake, nil),
 		setup(mgr, opts, identityProviderActuator{lookups: l}, func() *kv1.IdentityProvider { return &kv1.IdentityProvider{} }, wake, nil),
+		setup(mgr, opts, mappingActuator{lookups: l}, func() *kv1.Mapping { return &kv1.Mapping{} }, wake, nil),
 	}
 	for _, err := range errs {
 		if err != nil {

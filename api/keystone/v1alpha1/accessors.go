@@ -113,3 +113,12 @@ func idOrName(id, name string) string {
 	}
 	return name
 }
+
+// KeystoneCommon returns the shared spec fields.
+func (o *Mapping) KeystoneCommon() *CommonSpec { return &o.Spec.CommonSpec }
+
+// KeystoneStatus returns the shared status fields.
+func (o *Mapping) KeystoneStatus() *CommonStatus { return &o.Status.CommonStatus }
+
+// KeystoneID is spec.id, or metadata.name when spec.id is empty.
+func (o *Mapping) KeystoneID() string { return idOrName(o.Spec.ID, o.Name) }
