@@ -78,6 +78,7 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 		setup(mgr, opts, endpointActuator{lookups: l}, func() *kv1.Endpoint { return &kv1.Endpoint{} }, wake, nil),
 		setup(mgr, opts, identityProviderActuator{lookups: l}, func() *kv1.IdentityProvider { return &kv1.IdentityProvider{} }, wake, nil),
 		setup(mgr, opts, mappingActuator{lookups: l}, func() *kv1.Mapping { return &kv1.Mapping{} }, wake, nil),
+		setup(mgr, opts, protocolActuator{lookups: l}, func() *kv1.Protocol { return &kv1.Protocol{} }, wake, nil),
 	}
 	for _, err := range errs {
 		if err != nil {

@@ -122,3 +122,12 @@ func (o *Mapping) KeystoneStatus() *CommonStatus { return &o.Status.CommonStatus
 
 // KeystoneID is spec.id, or metadata.name when spec.id is empty.
 func (o *Mapping) KeystoneID() string { return idOrName(o.Spec.ID, o.Name) }
+
+// KeystoneCommon returns the shared spec fields.
+func (o *Protocol) KeystoneCommon() *CommonSpec { return &o.Spec.CommonSpec }
+
+// KeystoneStatus returns the shared status fields.
+func (o *Protocol) KeystoneStatus() *CommonStatus { return &o.Status.CommonStatus }
+
+// KeystoneID is spec.id, or metadata.name when spec.id is empty.
+func (o *Protocol) KeystoneID() string { return idOrName(o.Spec.ID, o.Name) }
