@@ -16,9 +16,9 @@ package identity
 // Secrets it reads, and events (docs/identity.md, "Running it": who may create
 // a RoleAssignment).
 //
-// +kubebuilder:rbac:groups=keystone.osh.openstack.org,resources=domains;projects;roles;groups;users;roleassignments;services;endpoints;identityproviders;mappings;protocols,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=keystone.osh.openstack.org,resources=domains/status;projects/status;roles/status;groups/status;users/status;roleassignments/status;services/status;endpoints/status;identityproviders/status;mappings/status;protocols/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=keystone.osh.openstack.org,resources=domains/finalizers;projects/finalizers;roles/finalizers;groups/finalizers;users/finalizers;roleassignments/finalizers;services/finalizers;endpoints/finalizers;identityproviders/finalizers;mappings/finalizers;protocols/finalizers,verbs=update
+// +kubebuilder:rbac:groups=keystone.osh.openstack.org,resources=domains;projects;roles;groups;users;roleassignments;services;endpoints;identityproviders;mappings;protocols;serviceproviders,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=keystone.osh.openstack.org,resources=domains/status;projects/status;roles/status;groups/status;users/status;roleassignments/status;services/status;endpoints/status;identityproviders/status;mappings/status;protocols/status;serviceproviders/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=keystone.osh.openstack.org,resources=domains/finalizers;projects/finalizers;roles/finalizers;groups/finalizers;users/finalizers;roleassignments/finalizers;services/finalizers;endpoints/finalizers;identityproviders/finalizers;mappings/finalizers;protocols/finalizers;serviceproviders/finalizers,verbs=update
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch

@@ -79,6 +79,7 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 		setup(mgr, opts, identityProviderActuator{lookups: l}, func() *kv1.IdentityProvider { return &kv1.IdentityProvider{} }, wake, nil),
 		setup(mgr, opts, mappingActuator{lookups: l}, func() *kv1.Mapping { return &kv1.Mapping{} }, wake, nil),
 		setup(mgr, opts, protocolActuator{lookups: l}, func() *kv1.Protocol { return &kv1.Protocol{} }, wake, nil),
+		setup(mgr, opts, serviceProviderActuator{lookups: l}, func() *kv1.ServiceProvider { return &kv1.ServiceProvider{} }, wake, nil),
 	}
 	for _, err := range errs {
 		if err != nil {

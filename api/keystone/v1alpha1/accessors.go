@@ -131,3 +131,12 @@ func (o *Protocol) KeystoneStatus() *CommonStatus { return &o.Status.CommonStatu
 
 // KeystoneID is spec.id, or metadata.name when spec.id is empty.
 func (o *Protocol) KeystoneID() string { return idOrName(o.Spec.ID, o.Name) }
+
+// KeystoneCommon returns the shared spec fields.
+func (o *ServiceProvider) KeystoneCommon() *CommonSpec { return &o.Spec.CommonSpec }
+
+// KeystoneStatus returns the shared status fields.
+func (o *ServiceProvider) KeystoneStatus() *CommonStatus { return &o.Status.CommonStatus }
+
+// KeystoneID is spec.id, or metadata.name when spec.id is empty.
+func (o *ServiceProvider) KeystoneID() string { return idOrName(o.Spec.ID, o.Name) }
