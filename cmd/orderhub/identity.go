@@ -20,7 +20,7 @@ func init() {
 	subcommands["identity"] = subcommand{summary: "keystone.osh.openstack.org: Keystone identity objects", run: runIdentity}
 }
 
-// runIdentity starts the identity manager: the eight keystone.osh.openstack.org
+// runIdentity starts the identity manager: the keystone.osh.openstack.org
 // controllers, reading only their own namespace, with one Keystone session
 // from the OS_* environment or clouds.yaml (OS_CLOUD).
 func runIdentity(args []string) error {

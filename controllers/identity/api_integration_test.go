@@ -79,7 +79,7 @@ func TestKeystoneCategoryListsAllKinds(t *testing.T) {
 		}
 	}
 	sort.Strings(inCategory)
-	want := "Domain Endpoint Group Project Role RoleAssignment Service User"
+	want := "Domain Endpoint Group IdentityProvider Mapping Project Protocol Role RoleAssignment Service ServiceProvider User"
 	if got := strings.Join(inCategory, " "); got != want {
 		t.Fatalf("kinds in category keystone: %s, want %s", got, want)
 	}

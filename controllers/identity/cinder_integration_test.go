@@ -18,13 +18,16 @@ import (
 )
 
 // loadSamples decodes every object in config/samples/identity/*.yaml.
-func loadSamples(t testing.TB) []client.Object {
+func loadSamples(t testing.TB) []client.Object { return loadSamplesIn(t, "config/samples/identity") }
+
+// loadSamplesIn decodes every object in dir/*.yaml, dir relative to the repository root.
+func loadSamplesIn(t testing.TB, dir string) []client.Object {
 	t.Helper()
 	root, err := testenv.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	files, _ := filepath.Glob(filepath.Join(root, "config/samples/identity/*.yaml"))
+	files, _ := filepath.Glob(filepath.Join(root, dir, "*.yaml"))
 	dec := serializer.NewCodecFactory(testScheme).UniversalDeserializer()
 	var out []client.Object
 	for _, f := range files {

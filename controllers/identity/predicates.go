@@ -28,7 +28,7 @@ func changeWorthReconciling(old, cur client.Object) bool {
 	return false
 }
 
-// specOrLifecycleChanged filters the update events of the eight kinds with
+// specOrLifecycleChanged filters the update events of the kinds with
 // changeWorthReconciling; create, delete and generic events pass.
 func specOrLifecycleChanged() predicate.Predicate {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -209,7 +208,7 @@ func (k *kindActuator[T]) Observed(obj T, changed bool, err error) {
 		k.waits.note(client.ObjectKeyFromObject(obj), err)
 	}
 	if err == nil && changed {
-		k.wake.fire(strings.ToLower(k.act.kind()))
+		k.wake.fire(dependencyKey(k.act.kind()))
 	}
 }
 

@@ -36,7 +36,7 @@ const (
 // changed Secret re-triggers exactly the Users that read it.
 const passwordSecretIndex = "spec.passwordSecret.name"
 
-// SetupWithManager registers the eight controllers with mgr, all sharing sess
+// SetupWithManager registers one controller per kind with mgr, all sharing sess
 // (one long-lived Keystone session). The manager's cache should be limited to
 // the controller's own namespace.
 func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) error {
@@ -76,6 +76,10 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 		setup(mgr, opts, roleAssignmentActuator{l}, func() *kv1.RoleAssignment { return &kv1.RoleAssignment{} }, wake, nil),
 		setup(mgr, opts, serviceActuator{lookups: l}, func() *kv1.Service { return &kv1.Service{} }, wake, nil),
 		setup(mgr, opts, endpointActuator{lookups: l}, func() *kv1.Endpoint { return &kv1.Endpoint{} }, wake, nil),
+		setup(mgr, opts, identityProviderActuator{lookups: l}, func() *kv1.IdentityProvider { return &kv1.IdentityProvider{} }, wake, nil),
+		setup(mgr, opts, mappingActuator{lookups: l}, func() *kv1.Mapping { return &kv1.Mapping{} }, wake, nil),
+		setup(mgr, opts, protocolActuator{lookups: l}, func() *kv1.Protocol { return &kv1.Protocol{} }, wake, nil),
+		setup(mgr, opts, serviceProviderActuator{lookups: l}, func() *kv1.ServiceProvider { return &kv1.ServiceProvider{} }, wake, nil),
 	}
 	for _, err := range errs {
 		if err != nil {

@@ -2,6 +2,7 @@ package identity
 
 import (
 	"errors"
+	"strings"
 	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -28,7 +29,8 @@ func (w *wakeups) register(f func(dependency string)) {
 }
 
 // fire wakes every resource, of every kind, that waits on a missing object
-// of kind dependency ("domain", "project", "user", ...; the missingError's what).
+// of kind dependency ("domain", "project", "identityprovider", ...; the
+// dependencyKey of the Kind written and of the missingError's what).
 func (w *wakeups) fire(dependency string) {
 	if w == nil {
 		return
@@ -40,6 +42,11 @@ func (w *wakeups) fire(dependency string) {
 		f(dependency)
 	}
 }
+
+// dependencyKey is the key a kind and a missingError's what meet under:
+// lower case without spaces ("IdentityProvider" and "identity provider" are
+// "identityprovider").
+func dependencyKey(s string) string { return strings.ToLower(strings.ReplaceAll(s, " ", "")) }
 
 // waitSet is one kind's set of resources waiting on a missing dependency,
 // and the channel that re-enqueues them.
@@ -57,7 +64,7 @@ func (s *waitSet) note(key types.NamespacedName, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if errors.As(err, &me) {
-		s.waiting[key] = me.what
+		s.waiting[key] = dependencyKey(me.what)
 	} else {
 		delete(s.waiting, key)
 	}

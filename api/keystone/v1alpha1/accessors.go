@@ -93,3 +93,50 @@ func ids(in ...string) []string {
 	}
 	return out
 }
+
+// The federation kinds are created under an ID the resource chooses
+// (docs/identity.md, "Federation").
+
+// KeystoneCommon returns the shared spec fields.
+func (o *IdentityProvider) KeystoneCommon() *CommonSpec { return &o.Spec.CommonSpec }
+
+// KeystoneStatus returns the shared status fields.
+func (o *IdentityProvider) KeystoneStatus() *CommonStatus { return &o.Status.CommonStatus }
+
+// KeystoneID is spec.id, or metadata.name when spec.id is empty.
+func (o *IdentityProvider) KeystoneID() string { return idOrName(o.Spec.ID, o.Name) }
+
+// idOrName is id, or name when id is empty.
+func idOrName(id, name string) string {
+	if id != "" {
+		return id
+	}
+	return name
+}
+
+// KeystoneCommon returns the shared spec fields.
+func (o *Mapping) KeystoneCommon() *CommonSpec { return &o.Spec.CommonSpec }
+
+// KeystoneStatus returns the shared status fields.
+func (o *Mapping) KeystoneStatus() *CommonStatus { return &o.Status.CommonStatus }
+
+// KeystoneID is spec.id, or metadata.name when spec.id is empty.
+func (o *Mapping) KeystoneID() string { return idOrName(o.Spec.ID, o.Name) }
+
+// KeystoneCommon returns the shared spec fields.
+func (o *Protocol) KeystoneCommon() *CommonSpec { return &o.Spec.CommonSpec }
+
+// KeystoneStatus returns the shared status fields.
+func (o *Protocol) KeystoneStatus() *CommonStatus { return &o.Status.CommonStatus }
+
+// KeystoneID is spec.id, or metadata.name when spec.id is empty.
+func (o *Protocol) KeystoneID() string { return idOrName(o.Spec.ID, o.Name) }
+
+// KeystoneCommon returns the shared spec fields.
+func (o *ServiceProvider) KeystoneCommon() *CommonSpec { return &o.Spec.CommonSpec }
+
+// KeystoneStatus returns the shared status fields.
+func (o *ServiceProvider) KeystoneStatus() *CommonStatus { return &o.Status.CommonStatus }
+
+// KeystoneID is spec.id, or metadata.name when spec.id is empty.
+func (o *ServiceProvider) KeystoneID() string { return idOrName(o.Spec.ID, o.Name) }
