@@ -81,6 +81,12 @@ type pass struct {
 	mint *applicationcredential.MintParams
 	// revokePending: a superseded credential is not confirmed gone yet.
 	revokePending bool
+	// rotated and failures are the rotations switched and the failed
+	// generations deleted this pass; they are counted once the status that
+	// records them is written (Status), so a pass retried after a conflict
+	// counts nothing twice.
+	rotated  bool
+	failures int
 }
 
 // event records an event on the order (orders.Event).
@@ -155,7 +161,19 @@ func (p *pass) Status() lifecycle.StatusUpdate[orderStatus] {
 	m := orders.CredentialMetrics{ExpiresAt: timeOf(p.st.CredentialExpiresAt), NextRotation: timeOf(p.st.NextRotation),
 		GracePeriod: p.schedule.GracePeriod, Failing: p.conds[0].Reason == c5c3v1alpha1.ReasonCredentialFailed}
 	return lifecycle.StatusUpdate[orderStatus]{Fields: p.st, Conditions: p.conds, Now: metav1.NewTime(p.now),
-		Written: func() { orders.RecordCredential(p.ord, m) }}
+		Written: func() { p.recordWritten(m) }}
+}
+
+// recordWritten records the credential gauges and the pass's rotations and
+// failed rotations once its status is written (docs/reference/metrics.md).
+func (p *pass) recordWritten(m orders.CredentialMetrics) {
+	orders.RecordCredential(p.ord, m)
+	if p.rotated {
+		orders.RecordRotation(p.ord)
+	}
+	for range p.failures {
+		orders.RecordRotationFailure(p.ord)
+	}
 }
 
 // Requeue is applicationcredential.RequeueAfter, at most NotReadyRequeue while
@@ -306,7 +324,7 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 		p.obs.Rejected = false // a probe judged the superseded credential
 		p.st = applicationcredential.Switch(p.st, p.schedule, p.now, d.Generation, id, expiresAtOf(o))
 		if prev > 0 {
-			orders.RecordRotation(p.ord)
+			p.rotated = true
 			p.event(corev1.EventTypeNormal, EventRotationSwitched, "Rotate",
 				"switched to generation %d; generation %d is deleted at %s", d.Generation, prev,
 				p.st.PreviousCredentialDeleteAt.UTC().Format(time.RFC3339))
@@ -315,7 +333,7 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 		if err := p.deleteGeneration(ctx, d.Generation); err != nil {
 			return err
 		}
-		orders.RecordRotationFailure(p.ord)
+		p.failures++
 		p.event(corev1.EventTypeNormal, EventFailedDeleted, "Rotate",
 			"deleting failed generation %d: spec.credentialGeneration was raised above it", d.Generation)
 	case applicationcredential.ActionReplaceFailed:
@@ -323,7 +341,7 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 		if err := p.deleteGeneration(ctx, d.Generation); err != nil {
 			return err
 		}
-		orders.RecordRotationFailure(p.ord)
+		p.failures++
 		msg := "the live generation %d is due for rotation, expiring or gone"
 		if d.Replace == applicationcredential.ReplacePasswordRotated {
 			msg = "K-ORC could not authenticate (401) and the user's password has since rotated; live generation %d stays delivered"
