@@ -191,6 +191,9 @@ func TestTenantChildNameTakenIsRefused(t *testing.T) {
 		msg = c.Message
 		return nil
 	})
+	for _, typ := range []string{c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ConditionDeliveryReady} {
+		waitFor(t, attempt, typ, c5c3v1alpha1.ReasonChildOwnedElsewhere)
+	}
 	for _, leak := range []string{tenantNS, other.Name} {
 		if strings.Contains(msg, leak) {
 			t.Errorf("the refusal names %q outside the tenant's namespace: %s", leak, msg)
@@ -257,8 +260,10 @@ func TestTenantNamesInSharedDomains(t *testing.T) {
 			t.Fatalf("a tenant with edit must be able to order in its namespace: %v", err)
 		}
 	}
-	waitFor(t, inService, c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ReasonTenantDomainNotAllowed)
-	waitFor(t, noPrefix, c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ReasonTenantNamePrefix)
+	for _, typ := range []string{c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ConditionDeliveryReady} {
+		waitFor(t, inService, typ, c5c3v1alpha1.ReasonTenantDomainNotAllowed)
+		waitFor(t, noPrefix, typ, c5c3v1alpha1.ReasonTenantNamePrefix)
+	}
 	waitFor(t, allowed, c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ReasonUserProvisioned)
 
 	for _, o := range []*c5c3v1alpha1.KeystoneUser{inService, noPrefix} {
