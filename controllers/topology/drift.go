@@ -188,12 +188,18 @@ func (a policyActuator) Drift(_ context.Context, _ *rmqv1.Policy, desired any) (
 	if err != nil {
 		return missing(err, what)
 	}
+	return policyDiff(what, *p, d), nil
+}
+
+// policyDiff names the fields of a Policy or an OperatorPolicy (converted)
+// in which the broker's got differs from want.
+func policyDiff(what string, got, want rabbithole.Policy) []string {
 	diff := differs{what: what}
-	diff.check(p.Pattern != d.Pattern, "pattern")
-	diff.check(p.ApplyTo != d.ApplyTo, "applyTo")
-	diff.check(p.Priority != d.Priority, "priority")
-	diff.check(!sameArguments(p.Definition, d.Definition), "definition")
-	return diff.out, nil
+	diff.check(got.Pattern != want.Pattern, "pattern")
+	diff.check(got.ApplyTo != want.ApplyTo, "applyTo")
+	diff.check(got.Priority != want.Priority, "priority")
+	diff.check(!sameArguments(got.Definition, want.Definition), "definition")
+	return diff.out
 }
 
 // passwordMatches checks password against a management API password_hash:

@@ -23,16 +23,9 @@ var (
 )
 
 func (operatorPolicyActuator) Resolve(_ context.Context, o *rmqv1.OperatorPolicy) (any, error) {
-	def, err := arguments(o.Spec.Definition)
-	if err != nil {
-		return nil, err
-	}
-	applyTo := o.Spec.ApplyTo
-	if applyTo == "" {
-		applyTo = "queues"
-	}
-	return rabbithole.OperatorPolicy{Vhost: vhostOrRoot(o.Spec.Vhost), Name: o.Spec.Name, Pattern: o.Spec.Pattern,
-		ApplyTo: applyTo, Priority: o.Spec.Priority, Definition: def}, nil
+	s := o.Spec
+	p, err := resolvePolicy(s.Vhost, s.Name, s.Pattern, s.ApplyTo, "queues", s.Priority, s.Definition)
+	return rabbithole.OperatorPolicy(p), err
 }
 
 func (a operatorPolicyActuator) Declare(_ context.Context, _ *rmqv1.OperatorPolicy, desired any) error {
@@ -61,10 +54,5 @@ func (a operatorPolicyActuator) Drift(_ context.Context, _ *rmqv1.OperatorPolicy
 	if err != nil {
 		return missing(err, what)
 	}
-	diff := differs{what: what}
-	diff.check(p.Pattern != d.Pattern, "pattern")
-	diff.check(p.ApplyTo != d.ApplyTo, "applyTo")
-	diff.check(p.Priority != d.Priority, "priority")
-	diff.check(!sameArguments(p.Definition, d.Definition), "definition")
-	return diff.out, nil
+	return policyDiff(what, rabbithole.Policy(*p), rabbithole.Policy(d)), nil
 }

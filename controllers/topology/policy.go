@@ -4,6 +4,7 @@ import (
 	"context"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
+	"k8s.io/apimachinery/pkg/runtime"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
 	"github.com/c5c3/orderhub/internal/rabbitmq"
@@ -15,16 +16,24 @@ type policyActuator struct{ broker *rabbithole.Client }
 var _ actuator[*rmqv1.Policy] = policyActuator{}
 
 func (policyActuator) Resolve(_ context.Context, o *rmqv1.Policy) (any, error) {
-	def, err := arguments(o.Spec.Definition)
+	s := o.Spec
+	return resolvePolicy(s.Vhost, s.Name, s.Pattern, s.ApplyTo, "all", s.Priority, s.Definition)
+}
+
+// resolvePolicy is the desired policy of a Policy or an OperatorPolicy (whose
+// rabbit-hole type has the same fields): vhost "" is "/", applyTo ""
+// is defaultApplyTo. Errors: a definition that is no JSON object.
+func resolvePolicy(vhost, name, pattern, applyTo, defaultApplyTo string, priority int,
+	definition *runtime.RawExtension) (rabbithole.Policy, error) {
+	def, err := arguments(definition)
 	if err != nil {
-		return nil, err
+		return rabbithole.Policy{}, err
 	}
-	applyTo := o.Spec.ApplyTo
 	if applyTo == "" {
-		applyTo = "all"
+		applyTo = defaultApplyTo
 	}
-	return rabbithole.Policy{Vhost: vhostOrRoot(o.Spec.Vhost), Name: o.Spec.Name, Pattern: o.Spec.Pattern,
-		ApplyTo: applyTo, Priority: o.Spec.Priority, Definition: def}, nil
+	return rabbithole.Policy{Vhost: vhostOrRoot(vhost), Name: name, Pattern: pattern,
+		ApplyTo: applyTo, Priority: priority, Definition: def}, nil
 }
 
 func (a policyActuator) Declare(_ context.Context, _ *rmqv1.Policy, desired any) error {
