@@ -161,26 +161,26 @@ func withoutManagedFields(o *ctrl.Options) {
 // client reads them whole by name (internal/secretcache), so Secrets of
 // namespaces the hub does not serve cost it no memory for their data.
 func trimHubCache(o *ctrl.Options) {
-	o.Cache.DefaultTransform = hubCacheTransform()
+	o.Cache.DefaultTransform = secretcache.Transform(secretcache.HasLabelPrefix, trimFields())
 	o.NewClient = secretcache.NewClient
 }
 
 // trimTargetCache is trimHubCache for a target cluster's cache and client
 // (delivery/clusters.Options.Cluster).
 func trimTargetCache(o *cluster.Options) {
-	o.Cache.DefaultTransform = hubCacheTransform()
-	o.NewClient = secretcache.NewClient
+	o.Cache.DefaultTransform = trimFields()
+	secretcache.ForCluster(o)
 }
 
-// hubCacheTransform is the cache transform of trimHubCache.
-func hubCacheTransform() toolscache.TransformFunc {
+// trimFields is the managed-fields part of trimHubCache's transform.
+func trimFields() toolscache.TransformFunc {
 	strip := cache.TransformStripManagedFields()
-	return secretcache.Transform(secretcache.HasLabelPrefix, func(obj any) (any, error) {
+	return func(obj any) (any, error) {
 		if _, ok := obj.(*corev1.Secret); ok {
 			return managersOnly(obj)
 		}
 		return strip(obj)
-	})
+	}
 }
 
 // managersOnly drops the set of fields each managedFields entry owns
