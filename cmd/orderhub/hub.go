@@ -20,6 +20,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/keystoneroleassignment"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneuser"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/clusters"
 	"github.com/c5c3/orderhub/webhooks"
 )
@@ -290,19 +291,24 @@ func (h *hubFlags) setupControllers(mgr ctrl.Manager, hub *clusters.Hub) error {
 
 // setupOrders registers the four order reconcilers on the multicluster
 // manager: they serve orders on the management cluster and on every
-// engaged target cluster (delivery/clusters).
+// engaged target cluster (delivery/clusters). KeystoneUser and
+// KeystoneApplicationCredential share one rotation budget per namespace
+// (docs/reference/controlplane.md, "Rotation budget").
 func setupOrders(hub *clusters.Hub) error {
+	budget := orders.NewRotationBudget()
 	for _, o := range []struct {
 		kind  string
 		setup func(*clusters.Hub) error
 	}{
-		{"KeystoneUser", func(h *clusters.Hub) error { return keystoneuser.SetupWithManager(h, keystoneuser.Options{}) }},
+		{"KeystoneUser", func(h *clusters.Hub) error {
+			return keystoneuser.SetupWithManager(h, keystoneuser.Options{Budget: budget})
+		}},
 		{"KeystoneProject", func(h *clusters.Hub) error { return keystoneproject.SetupWithManager(h, keystoneproject.Options{}) }},
 		{"KeystoneRoleAssignment", func(h *clusters.Hub) error {
 			return keystoneroleassignment.SetupWithManager(h, keystoneroleassignment.Options{})
 		}},
 		{"KeystoneApplicationCredential", func(h *clusters.Hub) error {
-			return keystoneapplicationcredential.SetupWithManager(h, keystoneapplicationcredential.Options{})
+			return keystoneapplicationcredential.SetupWithManager(h, keystoneapplicationcredential.Options{Budget: budget})
 		}},
 	} {
 		if err := o.setup(hub); err != nil {

@@ -281,6 +281,12 @@ const (
 	// ReasonUserError (False): a Kubernetes-level failure projecting the
 	// user.
 	ReasonUserError = "UserError"
+	// ReasonRotationBudgetExhausted (UserReady=False; CredentialReady=True):
+	// a raised generation or a scheduled rotation waits for the namespace's
+	// rotation budget (spec.namespaceAssignments[].rotationsPerHour on the
+	// ControlPlane); the delivered password or credential stays valid and
+	// the rotation starts by itself once the budget allows.
+	ReasonRotationBudgetExhausted = "RotationBudgetExhausted"
 	// ReasonReferencedByApplicationCredentials (False; also ProjectReady,
 	// AssignmentReady): the order is being deleted while a
 	// KeystoneApplicationCredential references it; its deletion is held.

@@ -335,6 +335,17 @@ type NamespaceAssignment struct {
 	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:Pattern=`^[^,\s]+$`
 	NamePrefix string `json:"namePrefix,omitempty"`
+
+	// How many rotations the orders in this namespace may start per hour,
+	// together: raised spec.passwordGeneration or spec.credentialGeneration,
+	// scheduled rotations and credential scope changes. Excess rotations wait
+	// and say so in a condition; recovering a lost, expired or rejected
+	// credential is never held. Absent: 60
+	// (docs/reference/controlplane.md, "Rotation budget").
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=3600
+	RotationsPerHour *int32 `json:"rotationsPerHour,omitempty"`
 }
 
 // ControlPlaneStatus is the observed state of the plane, as far as the order

@@ -114,6 +114,9 @@ type Observation struct {
 	LostSecret string
 	// Previous is status.previousCredentialGeneration after the pass.
 	Previous int64
+	// BudgetHeld is orders.BudgetHold.Message of a rotation the budget
+	// withheld, else "".
+	BudgetHeld string
 }
 
 // credentialReady is the CredentialReady chain, first match wins
@@ -132,6 +135,7 @@ var credentialReady = conditions.Chain[Observation]{
 	credentialFailed,
 	firstCredential,
 	deliveredReplaced,
+	budgetHeld,
 	credentialMinted,
 }
 
@@ -191,6 +195,17 @@ func deliveredReplaced(o Observation) (conditions.Verdict, bool) {
 		return conditions.Next()
 	}
 	return conditions.False(c5c3v1alpha1.ReasonWaitingForCredential, fmt.Sprintf(why, o.Current))
+}
+
+// budgetHeld: the namespace's rotation budget withholds a rotation; the
+// delivered generation stays valid, so the condition stays True
+// (docs/reference/controlplane.md, "Rotation budget").
+func budgetHeld(o Observation) (conditions.Verdict, bool) {
+	if o.BudgetHeld == "" {
+		return conditions.Next()
+	}
+	return conditions.True(c5c3v1alpha1.ReasonRotationBudgetExhausted, fmt.Sprintf(
+		"generation %d exists in Keystone and stays delivered; %s", o.Current, o.BudgetHeld))
 }
 
 func credentialMinted(o Observation) (conditions.Verdict, bool) {

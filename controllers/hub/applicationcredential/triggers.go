@@ -97,6 +97,9 @@ type Credential struct {
 type Input struct {
 	Now  time.Time
 	Gate conditions.Gate
+	// HeldUntil is when the rotation budget frees the rotation it withheld
+	// (orders.RotationBudget); nil when none is withheld.
+	HeldUntil *time.Time
 	// Refusal is the first refusing reference gate.
 	Refusal  conditions.Gate
 	Desired  int64
@@ -200,6 +203,14 @@ func (in Input) trigger() (Trigger, int64) {
 	return TriggerNone, 0
 }
 
+// Budgeted reports whether a rotation of trigger t is spent from the
+// namespace's rotation budget: the ones a tenant can cause at will, never
+// the first credential nor the replacement of a gone, rejected, expired or
+// lost one (docs/reference/controlplane.md, "Rotation budget").
+func Budgeted(t Trigger) bool {
+	return t == TriggerGeneration || t == TriggerScope || t == TriggerSchedule
+}
+
 // Decide chooses the pass's action, first match wins
 // (docs/reference/keystoneapplicationcredential.md, "Rotation"); Redeliver is
 // set independently once the shared gate is open.
@@ -301,7 +312,11 @@ const MinRequeue = time.Second
 func RequeueAfter(in Input, targetCluster bool) time.Duration {
 	var at []*time.Time
 	if in.Gate.Passed() {
-		at = append(at, in.NextRotation(), in.PreviousDeleteAt, in.ExpiresAt)
+		next := in.NextRotation()
+		if next != nil && in.HeldUntil != nil && next.Before(*in.HeldUntil) {
+			next = nil // the due rotation waits for the budget
+		}
+		at = append(at, next, in.PreviousDeleteAt, in.ExpiresAt, in.HeldUntil)
 	}
 	var d time.Duration
 	found := false

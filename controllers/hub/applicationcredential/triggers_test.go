@@ -359,6 +359,17 @@ func TestRequeueAfter(t *testing.T) {
 			in.Schedule.Interval, in.ExpiresAt = 0, nil
 			return in
 		}(), true, 10 * time.Minute},
+		{"a due rotation the budget withholds: when the budget frees it", func() Input {
+			in := steady(t0.Add(721 * time.Hour))
+			in.HeldUntil = at(721*time.Hour + 40*time.Minute)
+			return in
+		}(), false, 40 * time.Minute},
+		{"a withheld raise: when the budget frees it", func() Input {
+			in := steady(t0.Add(700 * time.Hour))
+			in.Desired = 2
+			in.HeldUntil = at(700*time.Hour + 5*time.Minute)
+			return in
+		}(), false, 5 * time.Minute},
 		{"frozen: no schedule", func() Input {
 			in := steady(t0.Add(700 * time.Hour))
 			in.Gate = conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned}

@@ -56,6 +56,7 @@ type Reconciler struct {
 	revoker Revoker
 	logins  memo[int64]
 	roles   RoleLister
+	budget  *orders.RotationBudget
 }
 
 type pass struct {
@@ -87,6 +88,9 @@ type pass struct {
 	// counts nothing twice.
 	rotated  bool
 	failures int
+	// budgetUntil is when the rotation budget frees the rotation it withheld
+	// this pass (nil: none withheld).
+	budgetUntil *time.Time
 }
 
 // event records an event on the order (orders.Event).
@@ -181,6 +185,7 @@ func (p *pass) recordWritten(m orders.CredentialMetrics) {
 func (p *pass) Requeue() time.Duration {
 	in := applicationcredential.InputFrom(p.ac, p.now)
 	in.Gate = p.gate
+	in.HeldUntil = p.budgetUntil
 	onTarget := p.ord.OnTargetCluster()
 	wait := applicationcredential.RequeueAfter(in, onTarget)
 	ready := p.conds[2].Status == metav1.ConditionTrue
@@ -194,6 +199,23 @@ func (p *pass) Requeue() time.Duration {
 		wait = p.r.resync
 	}
 	return orders.CapTarget(wait, onTarget)
+}
+
+// admitBudget spends one rotation of the namespace's budget for d, an
+// ActionCreate of a budgeted trigger, or holds it while the budget is spent
+// (docs/reference/controlplane.md, "Rotation budget").
+func (p *pass) admitBudget(d applicationcredential.Decision) applicationcredential.Decision {
+	if d.Action != applicationcredential.ActionCreate || !applicationcredential.Budgeted(d.Trigger) {
+		return d
+	}
+	hold := p.r.budget.Take(p.cp, p.ord, p.now)
+	if !hold.Held() {
+		return d
+	}
+	until := p.now.Add(hold.Wait)
+	p.budgetUntil = &until
+	p.obs.BudgetHeld = hold.Message(fmt.Sprintf("the rotation to generation %d (trigger %s)", d.Generation, d.Trigger), p.now)
+	return applicationcredential.Decision{Action: applicationcredential.ActionHold, Redeliver: d.Redeliver}
 }
 
 // run observes, probes, carries out the decided step and delivers.
@@ -219,6 +241,7 @@ func (p *pass) run(ctx context.Context) error {
 		p.obs.CredentialError = err
 		return err
 	}
+	d = p.admitBudget(d)
 	if err := p.carryOut(ctx, d); err != nil {
 		p.obs.CredentialError = err
 		return err

@@ -51,6 +51,9 @@ type Options struct {
 	// Roles lists the user's roles on the project for spec.roles; default
 	// KeystoneTokenRoles.
 	Roles RoleLister
+	// Budget bounds the rotations of tenant orders; share one across the
+	// hub's kinds. Default: a budget of this reconciler's own.
+	Budget *orders.RotationBudget
 }
 
 // SetupWithManager registers the reconciler on hub's multicluster manager.
@@ -76,8 +79,11 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Roles == nil {
 		opts.Roles = KeystoneTokenRoles
 	}
+	if opts.Budget == nil {
+		opts.Budget = orders.NewRotationBudget()
+	}
 	r := &Reconciler{Base: base, now: opts.Now,
-		resync: opts.ReadyResync, prober: opts.Prober, revoker: opts.Revoker, roles: opts.Roles}
+		resync: opts.ReadyResync, prober: opts.Prober, revoker: opts.Revoker, roles: opts.Roles, budget: opts.Budget}
 	kind := orders.KindKeystoneApplicationCredential
 	localOnly := orders.LocalOnly()
 	everywhere := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(true)}

@@ -48,6 +48,9 @@ type Observation struct {
 	ClaimHolder string
 	// StoreHeld: RotationPlan.StoreHeld; StoreMessage says why.
 	StoreHeld bool
+	// BudgetHeld is orders.BudgetHold.Message of a rotation the budget
+	// withheld (RotationPlan.BudgetHeld), else "".
+	BudgetHeld string
 
 	// NotPublished is the KeystoneNotPublished gate of DeliveredAuthURL.
 	NotPublished conditions.Gate
@@ -85,6 +88,7 @@ var userReady = conditions.Chain[Observation]{
 	childrenAvailable,
 	passwordAccepted,
 	storeReady,
+	budgetHeld,
 	func(o Observation) (conditions.Verdict, bool) {
 		return conditions.True(c5c3v1alpha1.ReasonUserProvisioned, fmt.Sprintf(
 			"the user exists in Keystone and K-ORC applied password generation %d", o.Deliverable))
@@ -215,6 +219,16 @@ func storeReady(o Observation) (conditions.Verdict, bool) {
 			o.Deliverable, msg)
 	}
 	return conditions.False(c5c3v1alpha1.ReasonSecretStoreNotReady, msg)
+}
+
+// budgetHeld: the namespace's rotation budget withholds a rotation; the
+// delivered generation stays valid (docs/reference/controlplane.md, "Rotation budget").
+func budgetHeld(o Observation) (conditions.Verdict, bool) {
+	if o.BudgetHeld == "" {
+		return conditions.Next()
+	}
+	return conditions.False(c5c3v1alpha1.ReasonRotationBudgetExhausted, fmt.Sprintf(
+		"password generation %d stays delivered and valid; %s", o.Deliverable, o.BudgetHeld))
 }
 
 // DeliveryCondition derives DeliveryReady, first match wins

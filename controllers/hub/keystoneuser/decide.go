@@ -95,6 +95,9 @@ type RotationInputs struct {
 	// StoreBlocked is true when the plane's secret store is not Ready
 	// (orders.StoreReady).
 	StoreBlocked bool
+	// BudgetBlocked is true when the namespace's rotation budget withholds a
+	// raised or scheduled rotation (orders.RotationBudget).
+	BudgetBlocked bool
 }
 
 // RotationPlan is the password plan of a pass.
@@ -115,6 +118,9 @@ type RotationPlan struct {
 	// StoreHeld is true when StoreBlocked withheld a create or a switch; Desired
 	// is then the applied generation, or 0 when none exists.
 	StoreHeld bool
+	// BudgetHeld is true when BudgetBlocked withheld a raised or scheduled
+	// create; Desired is then the newest existing generation.
+	BudgetHeld bool
 }
 
 // PlanRotation decides the password generations of a KeystoneUser on top of
@@ -142,6 +148,10 @@ func PlanRotation(in RotationInputs) RotationPlan {
 		} else {
 			p.Create, p.Scheduled = newest+1, true
 		}
+	}
+	if in.BudgetBlocked && (p.Raised || p.Scheduled) {
+		p.BudgetHeld = true
+		p.Create, p.Raised, p.Scheduled = 0, false, false
 	}
 	p.Desired = max(newest, p.Create)
 	if in.StoreBlocked && (p.Create > 0 || p.Desired != in.Applied) {

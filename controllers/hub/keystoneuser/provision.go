@@ -35,6 +35,8 @@ type pass struct {
 	obs Observation
 	// heldSchedule: a due scheduled rotation waits for a credential order's deletion.
 	heldSchedule bool
+	// budgetWait: the rotation budget withheld a rotation for this long (0: none).
+	budgetWait time.Duration
 }
 
 func (p *pass) name(disc string) string {
@@ -335,6 +337,16 @@ func (p *pass) plan(ctx context.Context, secrets map[int64]*corev1.Secret, appli
 			in.StoreBlocked = true
 			p.obs.StoreMessage = msg
 			plan = PlanRotation(in)
+		}
+	}
+	if plan.Raised || plan.Scheduled {
+		// Spent only by a rotation about to start (docs/reference/controlplane.md, "Rotation budget").
+		if hold := p.r.budget.Take(p.cp, p.o, p.now); hold.Held() {
+			want := plan.Create
+			in.BudgetBlocked = true
+			plan = PlanRotation(in)
+			p.budgetWait = hold.Wait
+			p.obs.BudgetHeld = hold.Message(fmt.Sprintf("the rotation to password generation %d", want), p.now)
 		}
 	}
 	if plan.HeldSchedule {

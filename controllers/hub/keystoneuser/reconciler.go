@@ -40,6 +40,8 @@ type Reconciler struct {
 	// the last accepted check per verifiedKey.
 	verifyInterval time.Duration
 	verified       sync.Map
+	// budget bounds tenant rotations (orders.RotationBudget).
+	budget *orders.RotationBudget
 }
 
 type (
@@ -117,6 +119,9 @@ func (a *actuator) Requeue() time.Duration {
 		orders.NotReadyFor(ku.Status.Conditions, ku.CreationTimestamp.Time, a.p.now))
 	if a.ready {
 		d = min(d, max(a.p.r.verifyInterval, time.Second))
+	}
+	if w := a.p.budgetWait; w > 0 {
+		d = min(d, max(w, time.Second)) // the withheld rotation starts when the budget allows
 	}
 	return d
 }

@@ -45,6 +45,9 @@ type Options struct {
 	// VerifyInterval bounds how long an unchanged delivery goes unchecked
 	// (VerifyDue); default ReadyResync.
 	VerifyInterval time.Duration
+	// Budget bounds the rotations of tenant orders; share one across the
+	// hub's kinds. Default: a budget of this reconciler's own.
+	Budget *orders.RotationBudget
 }
 
 // SetupWithManager registers the KeystoneUser reconciler with the hub's
@@ -60,11 +63,14 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.VerifyInterval <= 0 {
 		opts.VerifyInterval = ReadyResync
 	}
+	if opts.Budget == nil {
+		opts.Budget = orders.NewRotationBudget()
+	}
 	base, err := orders.NewBase(hub, ControllerName, childSets...)
 	if err != nil {
 		return err
 	}
-	r := &Reconciler{Base: base, verifier: opts.Verifier, now: opts.Now, verifyInterval: opts.VerifyInterval}
+	r := &Reconciler{Base: base, verifier: opts.Verifier, now: opts.Now, verifyInterval: opts.VerifyInterval, budget: opts.Budget}
 	child := orders.EnqueueOrderOfChild(orders.KindKeystoneUser)
 	localOnly := orders.LocalOnly()
 	planes := orders.EnqueueOrdersOfPlane(hub, orders.KindKeystoneUser,

@@ -34,6 +34,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/internal/testenv"
 	"github.com/c5c3/orderhub/korc"
+	"time"
 )
 
 // orderRolesFile is the shipped aggregated ClusterRoles of the order kinds,
@@ -288,5 +289,81 @@ func TestTenantNamesInSharedDomains(t *testing.T) {
 	}
 	for _, o := range []*c5c3v1alpha1.KeystoneUser{inService, noPrefix, allowed} {
 		waitGone(t, o)
+	}
+}
+
+// TestTenantRotationBudget: a tenant with edit raising spec.passwordGeneration
+// in a loop gets one rotation per the namespace's rotationsPerHour; the next
+// raise waits at UserReady=False/RotationBudgetExhausted with nothing created,
+// and the delivered password keeps working in Keystone
+// (docs/reference/controlplane.md, "Rotation budget").
+func TestTenantRotationBudget(t *testing.T) {
+	ctx := context.Background()
+	as := allAssigned()
+	for i := range as {
+		if as[i].Namespace == secondNS {
+			as[i].RotationsPerHour = ptr.To[int32](1)
+		}
+	}
+	setAssignments(t, as)
+	t.Cleanup(func() { setAssignments(t, allAssigned()) })
+
+	tenant := editTenant(t, secondNS)
+	ku := userOrder(secondNS, "budgeted")
+	if err := tenant.Create(ctx, ku); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = kube.Delete(context.Background(), ku)
+		waitGone(t, ku)
+	})
+	waitGeneration(t, ku, 1) // the first password is never budgeted
+	raise := func(gen int64) {
+		t.Helper()
+		testenv.Eventually(t, 30*time.Second, fmt.Sprintf("raise spec.passwordGeneration to %d as the tenant", gen), func() error {
+			var cur c5c3v1alpha1.KeystoneUser
+			if err := tenant.Get(ctx, client.ObjectKeyFromObject(ku), &cur); err != nil {
+				return err
+			}
+			cur.Spec.PasswordGeneration = gen
+			return tenant.Update(ctx, &cur)
+		})
+	}
+	raise(2)
+	waitGeneration(t, ku, 2) // the namespace's one rotation of the hour
+	second := authenticates(t, ku, "after the budgeted rotation")
+
+	raise(3)
+	got := waitFor(t, ku, c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ReasonRotationBudgetExhausted)
+	c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionUserReady)
+	for _, want := range []string{"password generation 2 stays delivered", "generation 3", "1 per hour"} {
+		if !strings.Contains(c.Message, want) {
+			t.Errorf("UserReady message %q does not say %q", c.Message, want)
+		}
+	}
+	if got.Status.PasswordGeneration != 2 {
+		t.Errorf("status.passwordGeneration %d while the rotation waits, want 2", got.Status.PasswordGeneration)
+	}
+	// Nothing was created for generation 3, and the delivered password still works.
+	var s corev1.Secret
+	err := kube.Get(ctx, types.NamespacedName{Namespace: planeNS,
+		Name: korc.OrderChildName(korc.InfixUser, orders.ManagementCluster, ku.Namespace, ku.Name, korc.PasswordDiscriminator(3))}, &s)
+	if !apierrors.IsNotFound(err) {
+		t.Errorf("password generation 3's Secret: %v, want NotFound while the budget holds it", err)
+	}
+	if now := authenticates(t, ku, "while the rotation waits"); now != second {
+		t.Error("the delivered password changed while the rotation waits for the budget")
+	}
+
+	// The plane's operator raising the budget lets the waiting rotation start.
+	for i := range as {
+		if as[i].Namespace == secondNS {
+			as[i].RotationsPerHour = ptr.To[int32](10)
+		}
+	}
+	setAssignments(t, as)
+	waitGeneration(t, ku, 3)
+	if now := authenticates(t, ku, "after the budget was raised"); now == second {
+		t.Error("generation 3 delivered the password of generation 2")
 	}
 }
