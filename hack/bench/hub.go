@@ -63,7 +63,8 @@ func (b *bench) seedHub(ctx context.Context, ns []int, repeat int) error {
 			if err := b.kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
 				return err
 			}
-			assign = append(assign, c5c3v1alpha1.NamespaceAssignment{Namespace: name, AllowedRoles: []c5c3v1alpha1.KeystoneName{hubRole}})
+			assign = append(assign, c5c3v1alpha1.NamespaceAssignment{Namespace: name, AllowedRoles: []c5c3v1alpha1.KeystoneName{hubRole},
+				Domains: []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain}})
 		}
 	}
 	// The hub reads its target cluster registrations there (none here).

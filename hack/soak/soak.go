@@ -196,8 +196,8 @@ func (e *env) seed(ctx context.Context) error {
 	if err := e.st.SeedPlane(ctx, e.mgmt, testenv.PlaneSeed{Namespace: planeNS, Name: planeName,
 		PasswordSecret: controlplane.DefaultPasswordSecret, PasswordKey: controlplane.DefaultPasswordKey,
 		Spec: c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{
-			{Cluster: "", Namespace: tenantNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{"member"}},
-			{Cluster: targetName, Namespace: tenantNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{"member"}},
+			{Cluster: "", Namespace: tenantNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{"member"}, Domains: []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain}},
+			{Cluster: targetName, Namespace: tenantNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{"member"}, Domains: []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain}},
 		}}}); err != nil {
 		return err
 	}

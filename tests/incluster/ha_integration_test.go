@@ -124,7 +124,7 @@ spec:
       external: {authURL: %q}
   korc: {}
   namespaceAssignments:
-  - {cluster: "", namespace: ha, allowedRoles: [member]}
+  - {cluster: "", namespace: ha, allowedRoles: [member], domains: [Default]}
 `, nodeAuthURL)))
 	ref := "controlPlaneRef: {name: cp, namespace: ha-plane}"
 	e.apply(t, "ha", "the HA orders", []byte(`apiVersion: c5c3.io/v1alpha1

@@ -121,8 +121,10 @@ func TestIntegration_LongNames(t *testing.T) {
 		PasswordSecret: controlplane.DefaultPasswordSecret, PasswordKey: controlplane.DefaultPasswordKey,
 		Spec: c5c3v1alpha1.ControlPlaneSpec{
 			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{
-				{Cluster: "", Namespace: mgmtNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{c5c3v1alpha1.KeystoneName(role)}},
-				{Cluster: cluster, Namespace: targetNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{c5c3v1alpha1.KeystoneName(role)}},
+				{Cluster: "", Namespace: mgmtNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{c5c3v1alpha1.KeystoneName(role)},
+					Domains: []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain}},
+				{Cluster: cluster, Namespace: targetNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{c5c3v1alpha1.KeystoneName(role)},
+					Domains: []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain}},
 			},
 			KORC: c5c3v1alpha1.KORCSpec{ServiceRegistrations: c5c3v1alpha1.ServiceRegistrationsSpec{AllowedNamespaces: []string{mgmtNS}}},
 		}}); err != nil {

@@ -78,7 +78,8 @@ func TestIntegration_Multicluster_ControlPlanePlacement(t *testing.T) {
 	if err := hubStack.SeedPlane(ctx, hubKube, testenv.PlaneSeed{Namespace: planeNS,
 		PasswordSecret: controlplane.DefaultPasswordSecret, PasswordKey: controlplane.DefaultPasswordKey,
 		Spec: c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{
-			{Cluster: targetName, Namespace: tenantNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{"member"}}}}}); err != nil {
+			{Cluster: targetName, Namespace: tenantNS, AllowedRoles: []c5c3v1alpha1.KeystoneName{"member"},
+				Domains: []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain}}}}}); err != nil {
 		t.Fatal(err)
 	}
 	kubeconfig, err := os.ReadFile(target.Kube.Kubeconfig)

@@ -219,7 +219,8 @@ func TestReasons_KeystoneNotPublished(t *testing.T) {
 	managed := &c5c3v1alpha1.ControlPlane{ObjectMeta: metav1.ObjectMeta{Name: "cp", Namespace: planeNS},
 		Spec: c5c3v1alpha1.ControlPlaneSpec{Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{
 			Mode: c5c3v1alpha1.KeystoneModeManaged}},
-			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Cluster: targetName, Namespace: tenantNS}}}}
+			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Cluster: targetName, Namespace: tenantNS,
+				Domains: []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain}}}}}
 	if err := hubStack.SeedPlane(ctx, hubKube, testenv.PlaneSeed{Namespace: planeNS,
 		PasswordSecret: controlplane.DefaultPasswordSecret, PasswordKey: controlplane.DefaultPasswordKey, Spec: managed.Spec}); err != nil {
 		t.Fatal(err)

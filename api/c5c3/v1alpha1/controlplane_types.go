@@ -317,10 +317,9 @@ type NamespaceAssignment struct {
 
 	// The Keystone domains a KeystoneUser or KeystoneProject order in this
 	// namespace may create its user or project in (compared as Keystone
-	// compares names). Absent: any domain, the behaviour before this field
-	// (docs/upgrading.md); once set, the plane's admin domain and the
-	// KeystoneServices' account domains are open only when listed
-	// (docs/reference/controlplane.md, "Tenant names").
+	// compares names). The plane's admin domain and its KeystoneServices'
+	// account domains are open only when listed; absent, every other domain
+	// is (docs/reference/controlplane.md, "Tenant names"; docs/upgrading.md).
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MinItems=1

@@ -30,8 +30,8 @@ const secondNS = "tenant-b"
 // is deleted, the name is free again (the claim is released).
 func TestSameProjectNameAcrossNamespaces(t *testing.T) {
 	ctx := context.Background()
-	setAssignments(t, []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}, {Namespace: secondNS}})
-	t.Cleanup(func() { setAssignments(t, []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}}) })
+	setAssignments(t, []c5c3v1alpha1.NamespaceAssignment{assigned(tenantNS), assigned(secondNS)})
+	t.Cleanup(func() { setAssignments(t, []c5c3v1alpha1.NamespaceAssignment{assigned(tenantNS)}) })
 	a, b := order(tenantNS, "twin-project", "", ""), order(secondNS, "twin-project", "", "")
 	create(t, a)
 	create(t, b)

@@ -34,7 +34,7 @@ func TestReasons_Gates(t *testing.T) {
 		Spec: c5c3v1alpha1.ControlPlaneSpec{
 			Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{
 				Mode: c5c3v1alpha1.KeystoneModeExternal, External: &c5c3v1alpha1.ExternalKeystoneSpec{AuthURL: stack.Keystone.URL}}},
-			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}},
+			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{assigned(tenantNS)},
 		}}
 	create(t, noAdmin)
 	// The plane goes once every subtest is done: it assigns tenantNS too.

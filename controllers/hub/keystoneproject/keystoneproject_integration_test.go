@@ -305,7 +305,7 @@ func TestFreezeKeepsProject(t *testing.T) {
 	create(t, kp)
 	got := waitForReason(t, kp, c5c3v1alpha1.ConditionReady, c5c3v1alpha1.ReasonAllReady)
 	setAssignments(t, nil)
-	t.Cleanup(func() { setAssignments(t, []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}}) })
+	t.Cleanup(func() { setAssignments(t, []c5c3v1alpha1.NamespaceAssignment{assigned(tenantNS)}) })
 	frozen := waitForReason(t, kp, c5c3v1alpha1.ConditionProjectReady, c5c3v1alpha1.ReasonNamespaceNotAssigned)
 	if frozen.Status.ProjectID != got.Status.ProjectID || frozen.Status.ProjectName != "frozen-later" {
 		t.Fatalf("a frozen order lost its status: %+v", frozen.Status)
@@ -316,7 +316,7 @@ func TestFreezeKeepsProject(t *testing.T) {
 	if len(children(t, kp)) == 0 {
 		t.Fatal("a frozen order's children were removed")
 	}
-	setAssignments(t, []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}})
+	setAssignments(t, []c5c3v1alpha1.NamespaceAssignment{assigned(tenantNS)})
 	waitForReason(t, kp, c5c3v1alpha1.ConditionReady, c5c3v1alpha1.ReasonAllReady)
 	if err := kube.Delete(context.Background(), kp); err != nil {
 		t.Fatal(err)
@@ -355,7 +355,7 @@ func TestPlaneGoneReleases(t *testing.T) {
 		Spec: c5c3v1alpha1.ControlPlaneSpec{
 			Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{
 				Mode: c5c3v1alpha1.KeystoneModeExternal, External: &c5c3v1alpha1.ExternalKeystoneSpec{AuthURL: stack.Keystone.URL}}},
-			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}},
+			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{assigned(tenantNS)},
 		}}
 	create(t, cp2)
 	kp := order(tenantNS, "orphaned", "", "")

@@ -154,7 +154,7 @@ func TestReasons_ProjectFailed(t *testing.T) {
 		Spec: c5c3v1alpha1.ControlPlaneSpec{Region: frontRegion,
 			Services: c5c3v1alpha1.ServicesSpec{Keystone: &c5c3v1alpha1.ServiceKeystoneSpec{Mode: c5c3v1alpha1.KeystoneModeExternal,
 				External: &c5c3v1alpha1.ExternalKeystoneSpec{AuthURL: stack.Keystone.URL}}},
-			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: orderNS}}}}
+			NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{assigned(orderNS)}}}
 	create(t, cp)
 	testenv.Eventually(t, waitTimeout, "the front plane is AdminCredentialReady", func() error {
 		var got c5c3v1alpha1.ControlPlane

@@ -42,7 +42,7 @@ func TestMain(m *testing.M) {
 	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Namespaces: []string{tenantNS, unassignedNS, secondNS},
 		Plane: &testenv.PlaneSeed{Namespace: planeNS, PasswordSecret: controlplane.DefaultPasswordSecret,
 			PasswordKey: controlplane.DefaultPasswordKey,
-			Spec:        c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}}}},
+			Spec:        c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{assigned(tenantNS)}}},
 	}, setup))
 }
 
@@ -66,4 +66,11 @@ func setup(ctx context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 		return nil, err
 	}
 	return h.Manager, nil
+}
+
+// assigned is ns's assignment on the suite's planes: it lists the plane's
+// admin domain, where the tests order, closed to an assignment without
+// domains (docs/reference/controlplane.md, "Tenant names").
+func assigned(ns string) c5c3v1alpha1.NamespaceAssignment {
+	return c5c3v1alpha1.NamespaceAssignment{Namespace: ns, Domains: []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain}}
 }

@@ -182,7 +182,7 @@ func roleImports(t *testing.T, name string) []orcv1alpha1.Role {
 // setAllowedRoles rewrites the plane's allowedRoles for tenantNS.
 func setAllowedRoles(t *testing.T, rs []c5c3v1alpha1.KeystoneName) {
 	t.Helper()
-	setAssignments(t, []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS, AllowedRoles: rs}})
+	setAssignments(t, []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS, AllowedRoles: rs, Domains: adminDomain}})
 }
 
 // setAssignments rewrites the plane's spec.namespaceAssignments.

@@ -42,6 +42,11 @@ const (
 // allowed.
 var allowedRoles = []c5c3v1alpha1.KeystoneName{"member", "missing-role"}
 
+// adminDomain is the plane's admin domain, where the suite's users and
+// projects are ordered: closed to an assignment without domains, so
+// tenantNS's assignments list it (docs/reference/controlplane.md, "Tenant names").
+var adminDomain = []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain}
+
 var (
 	stack    *testenv.Stack
 	kube     client.Client
@@ -52,7 +57,7 @@ func TestMain(m *testing.M) {
 	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Namespaces: []string{tenantNS, unassignedNS},
 		Plane: &testenv.PlaneSeed{Namespace: planeNS, PasswordSecret: controlplane.DefaultPasswordSecret,
 			PasswordKey: controlplane.DefaultPasswordKey,
-			Spec:        c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS, AllowedRoles: allowedRoles}}}},
+			Spec:        c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS, AllowedRoles: allowedRoles, Domains: adminDomain}}}},
 	}, setup))
 }
 

@@ -25,7 +25,7 @@ import (
 
 // allAssigned is the suite plane's spec.namespaceAssignments.
 func allAssigned() []c5c3v1alpha1.NamespaceAssignment {
-	return []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}, {Namespace: secondNS}, {Namespace: consentNS}}
+	return []c5c3v1alpha1.NamespaceAssignment{assigned(tenantNS), assigned(secondNS), assigned(consentNS)}
 }
 
 // setAssignments rewrites the plane's spec.namespaceAssignments.
@@ -195,7 +195,7 @@ func TestConsentRemovedMidRotation(t *testing.T) {
 	if c, _, err := delivered(ku); err != nil || c.AuthInfo.Password != first {
 		t.Fatalf("generation 2 was delivered although the check was refused (err %v)", err)
 	}
-	setAssignments(t, []c5c3v1alpha1.NamespaceAssignment{{Namespace: tenantNS}, {Namespace: secondNS}})
+	setAssignments(t, []c5c3v1alpha1.NamespaceAssignment{assigned(tenantNS), assigned(secondNS)})
 	t.Cleanup(func() { setAssignments(t, allAssigned()) })
 	ku = waitFor(t, ku, c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ReasonNamespaceNotAssigned)
 	blocked.Delete("midrot")

@@ -54,6 +54,9 @@ func TestReasons_DefaultProjectOfAnotherPlane(t *testing.T) {
 	}
 }
 
+// laterDomain is the domain TestReasons_DomainNotInKeystoneYet creates.
+const laterDomain = "reasons-later-domain"
+
 // TestReasons_DomainNotInKeystoneYet: a user in a domain Keystone does not
 // have: K-ORC's import of the domain waits for it to appear, so the
 // collision probe cannot resolve (UserReady=ProbingForCollision) and
@@ -61,7 +64,7 @@ func TestReasons_DefaultProjectOfAnotherPlane(t *testing.T) {
 // provisioned in it.
 func TestReasons_DomainNotInKeystoneYet(t *testing.T) {
 	ctx := context.Background()
-	const domain = "reasons-later-domain"
+	const domain = laterDomain
 	ku := userOrder(tenantNS, "later-domain-user")
 	ku.Spec.DomainName = domain
 	create(t, ku)

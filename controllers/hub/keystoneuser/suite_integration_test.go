@@ -74,9 +74,16 @@ func TestMain(m *testing.M) {
 	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Namespaces: []string{tenantNS, unassignedNS, secondNS, consentNS},
 		Plane: &testenv.PlaneSeed{Namespace: planeNS, PasswordSecret: controlplane.DefaultPasswordSecret,
 			PasswordKey: controlplane.DefaultPasswordKey,
-			Spec: c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{
-				{Namespace: tenantNS}, {Namespace: secondNS}, {Namespace: consentNS}}}},
+			Spec:        c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: allAssigned()}},
 	}, setup))
+}
+
+// assigned is ns's assignment on the suite's planes: it lists the plane's
+// admin domain, where the tests order, and laterDomain, which an assignment
+// without domains would close (docs/reference/controlplane.md, "Tenant names").
+func assigned(ns string) c5c3v1alpha1.NamespaceAssignment {
+	return c5c3v1alpha1.NamespaceAssignment{Namespace: ns,
+		Domains: []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain, laterDomain}}
 }
 
 // setup runs the ControlPlane reconciler on the manager and the suite's

@@ -117,7 +117,9 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 	if !obj.GetDeletionTimestamp().IsZero() {
 		return l.Teardown(ctx, p)
 	}
-	p.Gate = l.gate(p, ref)
+	if p.Gate, err = l.gate(ctx, p, ref); err != nil {
+		return reconcile.Result{}, err
+	}
 	if err := l.ensureFinalizer(ctx, p); err != nil {
 		return reconcile.Result{}, err
 	}
@@ -160,19 +162,27 @@ type TenantNamed[T client.Object] interface {
 }
 
 // gate is GateOf (or Overrides.Gate), then, when open and the kind is
-// TenantNamed, TenantNameGate of the order's assignment.
-func (l Loop[T, S]) gate(p *Pass[T], ref c5c3v1alpha1.ControlPlaneRefSpec) conditions.Gate {
+// TenantNamed, TenantNameGate of the order's assignment, reading
+// ClosedDomains when the assignment lists no domains. Errors: ClosedDomains.
+func (l Loop[T, S]) gate(ctx context.Context, p *Pass[T], ref c5c3v1alpha1.ControlPlaneRefSpec) (conditions.Gate, error) {
 	g := GateOf(p.Order, ref, p.Plane)
 	if l.Overrides.Gate != nil {
 		g = l.Overrides.Gate(p)
 	}
 	named, ok := l.Kind.(TenantNamed[T])
 	if !g.Passed() || !ok || p.Plane == nil {
-		return g
+		return g, nil
 	}
 	a, _ := Assigned(p.Plane, p.Order.Cluster, p.Order.Namespace)
+	var closed []string
+	if a != nil && len(a.Domains) == 0 {
+		var err error
+		if closed, err = ClosedDomains(ctx, l.Planes, p.Plane); err != nil {
+			return g, err
+		}
+	}
 	domain, name := named.TenantName(p.Obj, p.Plane)
-	return TenantNameGate(a, p.Order.Kind, domain, name)
+	return TenantNameGate(a, closed, p.Order.Kind, domain, name), nil
 }
 
 // Teardown runs the kind's Teardown for p (RunTeardown), keeping status fields.

@@ -12,10 +12,12 @@ import (
 // TenantNameGate is the tenant-name rule of assignment a for an order of
 // kind (KindKeystoneUser or KindKeystoneProject) creating name in domain
 // (docs/reference/controlplane.md, "Tenant names"): a domain a.Domains does
-// not list (keystone.SameIdentityName) closes it with TenantDomainNotAllowed,
-// a name not starting with a.NamePrefix (case-sensitive) with
-// TenantNamePrefix. A nil a, absent domains and an absent prefix pass. Pure.
-func TenantNameGate(a *c5c3v1alpha1.NamespaceAssignment, kind, domain, name string) conditions.Gate {
+// not list (keystone.SameIdentityName) closes it with TenantDomainNotAllowed;
+// without a.Domains only the closed domains do (the plane's admin domain and
+// its service account domains, ClosedDomains); a name not starting with
+// a.NamePrefix (case-sensitive) closes it with TenantNamePrefix. A nil a and
+// an absent prefix pass. Pure.
+func TenantNameGate(a *c5c3v1alpha1.NamespaceAssignment, closed []string, kind, domain, name string) conditions.Gate {
 	if a == nil {
 		return conditions.Gate{}
 	}
@@ -29,6 +31,12 @@ func TenantNameGate(a *c5c3v1alpha1.NamespaceAssignment, kind, domain, name stri
 				"order again with spec.domainName set to one of them (it is immutable), or ask the plane's operator to add the domain to spec.namespaceAssignments[].domains",
 			kind, domain, strings.Join(listed, ", "))}
 	}
+	if len(a.Domains) == 0 && nameListed(closed, domain) {
+		return conditions.Gate{Reason: c5c3v1alpha1.ReasonTenantDomainNotAllowed, Message: fmt.Sprintf(
+			"%s may not create in Keystone domain %q: it is the plane's admin domain or a service account domain, open to a tenant namespace only when "+
+				"its assignment on the ControlPlane lists it in spec.namespaceAssignments[].domains; order again in another domain (spec.domainName is immutable: a new order), "+
+				"or ask the plane's operator to list it", kind, domain)}
+	}
 	if a.NamePrefix != "" && !strings.HasPrefix(name, a.NamePrefix) {
 		field := "spec.userName"
 		if kind == KindKeystoneProject {
@@ -39,6 +47,15 @@ func TenantNameGate(a *c5c3v1alpha1.NamespaceAssignment, kind, domain, name stri
 			kind, name, a.NamePrefix, field)}
 	}
 	return conditions.Gate{}
+}
+
+func nameListed(names []string, domain string) bool {
+	for _, n := range names {
+		if keystone.SameIdentityName(n, domain) {
+			return true
+		}
+	}
+	return false
 }
 
 func domainListed(domains []c5c3v1alpha1.KeystoneName, domain string) bool {
