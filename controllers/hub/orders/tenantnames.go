@@ -21,7 +21,7 @@ func TenantNameGate(a *c5c3v1alpha1.NamespaceAssignment, closed []string, kind, 
 	if a == nil {
 		return conditions.Gate{}
 	}
-	if len(a.Domains) > 0 && !domainListed(a.Domains, domain) {
+	if len(a.Domains) > 0 && !nameListed(a.Domains, domain) {
 		listed := make([]string, 0, len(a.Domains))
 		for _, d := range a.Domains {
 			listed = append(listed, string(d))
@@ -49,18 +49,10 @@ func TenantNameGate(a *c5c3v1alpha1.NamespaceAssignment, closed []string, kind, 
 	return conditions.Gate{}
 }
 
-func nameListed(names []string, domain string) bool {
+// nameListed reports whether names holds domain as Keystone compares names.
+func nameListed[N ~string](names []N, domain string) bool {
 	for _, n := range names {
-		if keystone.SameIdentityName(n, domain) {
-			return true
-		}
-	}
-	return false
-}
-
-func domainListed(domains []c5c3v1alpha1.KeystoneName, domain string) bool {
-	for _, d := range domains {
-		if keystone.SameIdentityName(string(d), domain) {
+		if keystone.SameIdentityName(string(n), domain) {
 			return true
 		}
 	}
