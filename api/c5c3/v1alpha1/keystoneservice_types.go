@@ -265,6 +265,12 @@ func (k *KeystoneService) ControlPlaneNamespace() string {
 	return k.Namespace
 }
 
+// OnPlane reports whether the registration references the ControlPlane
+// namespace/name (ControlPlaneNamespace for an unset namespace).
+func (k *KeystoneService) OnPlane(namespace, name string) bool {
+	return k.Spec.ControlPlaneRef.Name == name && k.ControlPlaneNamespace() == namespace
+}
+
 func init() {
 	SchemeBuilder.Register(&KeystoneService{}, &KeystoneServiceList{})
 }

@@ -26,7 +26,7 @@ func TearingDown(cp *c5c3v1alpha1.ControlPlane, services []c5c3v1alpha1.Keystone
 	for i := range services {
 		ks := &services[i]
 		if ks.DeletionTimestamp.IsZero() || !slices.Contains(ks.Finalizers, c5c3v1alpha1.FinalizerKeystoneServiceTeardown) ||
-			ks.Spec.ControlPlaneRef.Name != cp.Name || ks.ControlPlaneNamespace() != cp.Namespace {
+			!ks.OnPlane(cp.Namespace, cp.Name) {
 			continue
 		}
 		out = append(out, ks.Namespace)

@@ -47,7 +47,7 @@ func registrationsOfPlane(c client.Client) func(context.Context, client.Object) 
 		var reqs []reconcile.Request
 		for i := range list.Items {
 			ks := &list.Items[i]
-			if ks.Spec.ControlPlaneRef.Name == o.GetName() && ks.ControlPlaneNamespace() == o.GetNamespace() {
+			if ks.OnPlane(o.GetNamespace(), o.GetName()) {
 				reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(ks)})
 			}
 		}

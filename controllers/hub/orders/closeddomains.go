@@ -28,8 +28,7 @@ func closedDomainsOf(cp *c5c3v1alpha1.ControlPlane, services []c5c3v1alpha1.Keys
 	closed := []string{controlplane.AdminOf(cp).Domain}
 	for i := range services {
 		ks := &services[i]
-		if ks.Spec.Account == nil || ks.Spec.Account.DomainName == "" ||
-			ks.Spec.ControlPlaneRef.Name != cp.Name || ks.ControlPlaneNamespace() != cp.Namespace {
+		if ks.Spec.Account == nil || ks.Spec.Account.DomainName == "" || !ks.OnPlane(cp.Namespace, cp.Name) {
 			continue
 		}
 		closed = append(closed, string(ks.Spec.Account.DomainName))
