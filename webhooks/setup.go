@@ -12,6 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
@@ -138,35 +139,13 @@ func Configurations(urlBase string, caBundle []byte) (*admissionregistrationv1.M
 // mutatingwebhookconfigurations and validatingwebhookconfigurations.
 func EnsureConfigurations(ctx context.Context, c client.Client, urlBase string, caBundle []byte) error {
 	mutating, validating := Configurations(urlBase, caBundle)
-
-	var curM admissionregistrationv1.MutatingWebhookConfiguration
-	switch err := c.Get(ctx, client.ObjectKeyFromObject(mutating), &curM); {
-	case apierrors.IsNotFound(err):
-		if err := c.Create(ctx, mutating); err != nil {
-			return fmt.Errorf("creating %s: %w", mutating.Name, err)
-		}
-	case err != nil:
-		return fmt.Errorf("reading %s: %w", mutating.Name, err)
-	default:
-		curM.Webhooks = mutating.Webhooks
-		if err := c.Update(ctx, &curM); err != nil {
-			return fmt.Errorf("updating %s: %w", mutating.Name, err)
-		}
+	m := &admissionregistrationv1.MutatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: mutating.Name}}
+	if _, err := controllerutil.CreateOrUpdate(ctx, c, m, func() error { m.Webhooks = mutating.Webhooks; return nil }); err != nil {
+		return fmt.Errorf("ensure %s: %w", mutating.Name, err)
 	}
-
-	var curV admissionregistrationv1.ValidatingWebhookConfiguration
-	switch err := c.Get(ctx, client.ObjectKeyFromObject(validating), &curV); {
-	case apierrors.IsNotFound(err):
-		if err := c.Create(ctx, validating); err != nil {
-			return fmt.Errorf("creating %s: %w", validating.Name, err)
-		}
-	case err != nil:
-		return fmt.Errorf("reading %s: %w", validating.Name, err)
-	default:
-		curV.Webhooks = validating.Webhooks
-		if err := c.Update(ctx, &curV); err != nil {
-			return fmt.Errorf("updating %s: %w", validating.Name, err)
-		}
+	v := &admissionregistrationv1.ValidatingWebhookConfiguration{ObjectMeta: metav1.ObjectMeta{Name: validating.Name}}
+	if _, err := controllerutil.CreateOrUpdate(ctx, c, v, func() error { v.Webhooks = validating.Webhooks; return nil }); err != nil {
+		return fmt.Errorf("ensure %s: %w", validating.Name, err)
 	}
 	return nil
 }

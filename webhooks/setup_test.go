@@ -43,9 +43,9 @@ func TestConfigurations_PointAtTheURL(t *testing.T) {
 }
 
 // TestRemoveConfigurations: a stopping hub removes the configurations it
-// registered, keeps those another hub re-registered (other URL or CA), and
-// an absent configuration is no error. Every webhook carries the short
-// timeout.
+// registered (over an earlier hub's), keeps those another hub re-registered
+// (other URL or CA), and an absent configuration is no error. Every webhook
+// carries the short timeout.
 func TestRemoveConfigurations(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -73,8 +73,11 @@ func TestRemoveConfigurations(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			c := fake.NewClientBuilder().WithScheme(scheme).Build()
 			if tc.registerBefore {
-				if err := EnsureConfigurations(ctx, c, tc.url, []byte(tc.ca)); err != nil {
-					t.Fatal(err)
+				// An earlier hub's registration, replaced by this one's.
+				for _, u := range []string{"https://127.0.0.1:1", tc.url} {
+					if err := EnsureConfigurations(ctx, c, u, []byte(tc.ca)); err != nil {
+						t.Fatal(err)
+					}
 				}
 			}
 			if err := RemoveConfigurations(ctx, c, "https://127.0.0.1:9443/", []byte("CA")); err != nil {
