@@ -282,3 +282,65 @@ func TestIntegration_Topology_UpstreamExamples_Shovel(t *testing.T) {
 		t.Fatalf("the shovel after deleting a Shovel with deletionPolicy delete: %v", err)
 	}
 }
+
+// Upstream's docs/examples/federations applies with only apiVersion (and
+// the cluster name) changed, but for the URI its federation-uri.yaml leaves
+// for the reader to fill in: the suite's broker, vhost upstream. The
+// Federation reaches Ready (kubectl wait --for=condition=Ready), the broker
+// holds the federation upstream origin in vhost downstream with the
+// example's URI and ack mode, and federation works: a message published to
+// the upstream vhost's fanout exchange reaches downstream-queue.
+// deletionPolicy retain (the example's) keeps the upstream when the
+// resource is deleted, delete removes it.
+func TestIntegration_Topology_UpstreamExamples_Federation(t *testing.T) {
+	dir := upstreamExamplesDir(t)
+	secret := upstreamExamples(t, dir, "federations/federation-uri.yaml")[0]
+	delete(secret.Object, "data")
+	secret.Object["stringData"] = map[string]any{FederationSecretKeyURI: amqpURI("upstream")}
+	create(t, secret)
+	objs := applyUpstreamExamples(t, "Federation", "federations/vhosts.yaml", "federations/queues.yaml",
+		"federations/exchanges.yaml", "federations/bindings.yaml", "federations/policy.yaml", "federations/federation.yaml")
+	kubectl := stackKubectl(t)
+	env := append(os.Environ(), "KUBECONFIG="+stack.Kube.Kubeconfig, "KUBECACHEDIR="+t.TempDir())
+	run(t, env, kubectl, "wait", "-n", suiteNS, "--for=condition=Ready", "--timeout="+waitTimeout.String(),
+		"federations.rabbitmq.osh.openstack.org/federation-example")
+	if out := run(t, env, kubectl, "get", "-n", suiteNS, "-o", "wide", "rfed", "federation-example"); !strings.Contains(out, "origin") ||
+		!strings.Contains(out, "downstream") || !strings.Contains(out, "SuccessfulCreateOrUpdate") {
+		t.Fatalf("kubectl get rfed -o wide: %s", out)
+	}
+	u, err := admin.GetFederationUpstream("downstream", "origin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(u.Definition.Uri) != fmt.Sprint([]string{amqpURI("upstream")}) || u.Definition.AckMode != "on-confirm" {
+		t.Fatalf("federation upstream in the broker: %+v", u.Definition)
+	}
+	waitReadyNamed(t, &rmqv1.Policy{}, "federation-policy")
+	waitReadyNamed(t, &rmqv1.Binding{}, "downstream-binding")
+	eventually(t, "a message published upstream reaches downstream-queue", func() error {
+		if _, err := publishTo("upstream", "fanout"); err != nil {
+			return err
+		}
+		q, err := admin.GetQueue("downstream", "downstream-queue")
+		if err != nil {
+			return err
+		}
+		if q.Messages == 0 {
+			return errors.New("no message in downstream-queue")
+		}
+		return nil
+	})
+
+	deleteAndWait(t, objs["Federation/federation-example"].DeepCopy())
+	if _, err := admin.GetFederationUpstream("downstream", "origin"); err != nil {
+		t.Fatalf("the upstream after deleting a Federation with deletionPolicy retain: %v", err)
+	}
+	again := upstreamExamples(t, dir, "federations/federation.yaml")[0]
+	_ = unstructured.SetNestedField(again.Object, "delete", "spec", "deletionPolicy")
+	create(t, again)
+	waitReadyNamed(t, &rmqv1.Federation{}, "federation-example")
+	deleteAndWait(t, again)
+	if _, err := admin.GetFederationUpstream("downstream", "origin"); brokerGone(err) != nil {
+		t.Fatalf("the upstream after deleting a Federation with deletionPolicy delete: %v", err)
+	}
+}

@@ -63,8 +63,10 @@ log.console = true
 log.file = false
 `, amqp, mgmt, r.User, r.Password)
 	// rabbitmq_shovel serves the shovel runtime parameters the topology
-	// Shovel declares (https://www.rabbitmq.com/docs/shovel-dynamic).
-	files := map[string]string{"rabbitmq.conf": conf, "enabled_plugins": "[rabbitmq_management,rabbitmq_shovel].\n", "rabbitmq-env.conf": ""}
+	// Shovel declares (https://www.rabbitmq.com/docs/shovel-dynamic),
+	// rabbitmq_federation the federation-upstream parameters of a Federation
+	// (https://www.rabbitmq.com/docs/federation-reference).
+	files := map[string]string{"rabbitmq.conf": conf, "enabled_plugins": "[rabbitmq_management,rabbitmq_shovel,rabbitmq_federation].\n", "rabbitmq-env.conf": ""}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
 			return err

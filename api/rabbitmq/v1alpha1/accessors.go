@@ -120,3 +120,16 @@ func (o *Shovel) EffectiveDeletionPolicy() DeletionPolicy { return effective(o.S
 
 // TopologyStatus returns the shared part of the status for writing.
 func (o *Shovel) TopologyStatus() *TopologyStatus { return &o.Status }
+
+// ClusterReference returns spec.rabbitmqClusterReference.
+func (o *Federation) ClusterReference() RabbitmqClusterReference {
+	return o.Spec.RabbitmqClusterReference
+}
+
+// EffectiveDeletionPolicy returns spec.deletionPolicy; unset means delete.
+func (o *Federation) EffectiveDeletionPolicy() DeletionPolicy {
+	return effective(o.Spec.DeletionPolicy)
+}
+
+// TopologyStatus returns the shared part of the status for writing.
+func (o *Federation) TopologyStatus() *TopologyStatus { return &o.Status }
