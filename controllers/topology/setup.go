@@ -28,9 +28,10 @@ import (
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
 )
 
-// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts;users;permissions;queues;exchanges;bindings;policies;topicpermissions;operatorpolicies;shovels;federations,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/status;users/status;permissions/status;queues/status;exchanges/status;bindings/status;policies/status;topicpermissions/status;operatorpolicies/status;shovels/status;federations/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/finalizers;users/finalizers;permissions/finalizers;queues/finalizers;exchanges/finalizers;bindings/finalizers;policies/finalizers;topicpermissions/finalizers;operatorpolicies/finalizers;shovels/finalizers;federations/finalizers,verbs=update
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts;users;permissions;queues;exchanges;bindings;policies;topicpermissions;operatorpolicies;shovels;federations;superstreams,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/status;users/status;permissions/status;queues/status;exchanges/status;bindings/status;policies/status;topicpermissions/status;operatorpolicies/status;shovels/status;federations/status;superstreams/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/finalizers;users/finalizers;permissions/finalizers;queues/finalizers;exchanges/finalizers;bindings/finalizers;policies/finalizers;topicpermissions/finalizers;operatorpolicies/finalizers;shovels/finalizers;federations/finalizers;superstreams/finalizers,verbs=update
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=exchanges;queues;bindings,verbs=create
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch
@@ -161,6 +162,12 @@ func watching(kind client.Object, fn handler.MapFunc) func(*ctrl.Builder) *ctrl.
 	}
 }
 
+// ownsSuperStreamChildren watches the Exchanges, Queues and Bindings a
+// SuperStream owns (superstream_children.go).
+func ownsSuperStreamChildren(bld *ctrl.Builder) *ctrl.Builder {
+	return bld.Owns(&rmqv1.Exchange{}).Owns(&rmqv1.Queue{}).Owns(&rmqv1.Binding{})
+}
+
 // SetupWithManager registers the controllers of every kind, their watches and, when
 // enabled, the guest user deletion with mgr.
 func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Controllers, error) {
@@ -200,6 +207,8 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 			watching(&corev1.Secret{}, referrers(kube, indexURISecret, func() client.ObjectList { return &rmqv1.ShovelList{} }))),
 		setup(mgr, c, "Federation", func() *rmqv1.Federation { return &rmqv1.Federation{} }, federationActuator{broker: b, kube: kube},
 			watching(&corev1.Secret{}, referrers(kube, indexURISecret, func() client.ObjectList { return &rmqv1.FederationList{} }))),
+		setup(mgr, c, "SuperStream", func() *rmqv1.SuperStream { return &rmqv1.SuperStream{} },
+			superStreamActuator{kube: kube, scheme: mgr.GetScheme()}, ownsSuperStreamChildren),
 		setup(mgr, c, "TopicPermission", func() *rmqv1.TopicPermission { return &rmqv1.TopicPermission{} },
 			topicPermissionActuator{broker: b, users: userRef{kube: kube, scheme: mgr.GetScheme()}},
 			watching(&rmqv1.User{}, referrers(kube, indexUserRef, func() client.ObjectList { return &rmqv1.TopicPermissionList{} }))),

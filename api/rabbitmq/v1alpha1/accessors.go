@@ -133,3 +133,17 @@ func (o *Federation) EffectiveDeletionPolicy() DeletionPolicy {
 
 // TopologyStatus returns the shared part of the status for writing.
 func (o *Federation) TopologyStatus() *TopologyStatus { return &o.Status }
+
+// ClusterReference returns spec.rabbitmqClusterReference.
+func (o *SuperStream) ClusterReference() RabbitmqClusterReference {
+	return o.Spec.RabbitmqClusterReference
+}
+
+// EffectiveDeletionPolicy is retain: a SuperStream holds no finalizer; the
+// garbage collector deletes the Exchange, Queue and Binding resources it
+// owns, and their deletionPolicy decides what leaves the broker (upstream's
+// behaviour).
+func (o *SuperStream) EffectiveDeletionPolicy() DeletionPolicy { return DeletionPolicyRetain }
+
+// TopologyStatus returns the shared part of the status for writing.
+func (o *SuperStream) TopologyStatus() *TopologyStatus { return &o.Status.TopologyStatus }
