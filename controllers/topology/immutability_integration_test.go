@@ -143,6 +143,15 @@ func TestIntegration_Topology_ImmutableFieldsAreRefused(t *testing.T) {
 			},
 			admitted: []string{`{"spec":{"destQueue":"c","prefetchCount":5}}`},
 		},
+		"Federation": {
+			obj: &rmqv1.Federation{ObjectMeta: meta_(uniq("imm-fed")), Spec: rmqv1.FederationSpec{Name: uniq("imm-fed"),
+				URISecret: &corev1.LocalObjectReference{Name: "none"}, RabbitmqClusterReference: ref(), DeletionPolicy: retain}},
+			refused: map[string]string{
+				"name is immutable":  `{"spec":{"name":"renamed"}}`,
+				"vhost is immutable": `{"spec":{"vhost":"other"}}`,
+			},
+			admitted: []string{`{"spec":{"ackMode":"no-ack","maxHops":2,"uriSecret":{"name":"other"}}}`},
+		},
 		"User": {
 			obj: managementUser(uniq("imm-user"), ""),
 			refused: map[string]string{

@@ -28,9 +28,10 @@ import (
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
 )
 
-// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts;users;permissions;queues;exchanges;bindings;policies;topicpermissions;operatorpolicies;shovels,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/status;users/status;permissions/status;queues/status;exchanges/status;bindings/status;policies/status;topicpermissions/status;operatorpolicies/status;shovels/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/finalizers;users/finalizers;permissions/finalizers;queues/finalizers;exchanges/finalizers;bindings/finalizers;policies/finalizers;topicpermissions/finalizers;operatorpolicies/finalizers;shovels/finalizers,verbs=update
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts;users;permissions;queues;exchanges;bindings;policies;topicpermissions;operatorpolicies;shovels;federations;superstreams,verbs=get;list;watch;update;patch
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/status;users/status;permissions/status;queues/status;exchanges/status;bindings/status;policies/status;topicpermissions/status;operatorpolicies/status;shovels/status;federations/status;superstreams/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=vhosts/finalizers;users/finalizers;permissions/finalizers;queues/finalizers;exchanges/finalizers;bindings/finalizers;policies/finalizers;topicpermissions/finalizers;operatorpolicies/finalizers;shovels/finalizers;federations/finalizers;superstreams/finalizers,verbs=update
+// +kubebuilder:rbac:groups=rabbitmq.osh.openstack.org,resources=exchanges;queues;bindings,verbs=create
 // +kubebuilder:rbac:groups="",resources=secrets,verbs=get;list;watch;create
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch
@@ -149,7 +150,22 @@ func referenceIndexes() []fieldIndex {
 		{&rmqv1.Permission{}, indexUserRef, nameOf(func(p *rmqv1.Permission) *corev1.LocalObjectReference { return p.Spec.UserReference })},
 		{&rmqv1.TopicPermission{}, indexUserRef, nameOf(func(p *rmqv1.TopicPermission) *corev1.LocalObjectReference { return p.Spec.UserReference })},
 		{&rmqv1.Shovel{}, indexURISecret, nameOf(func(s *rmqv1.Shovel) *corev1.LocalObjectReference { return s.Spec.URISecret })},
+		{&rmqv1.Federation{}, indexURISecret, nameOf(func(f *rmqv1.Federation) *corev1.LocalObjectReference { return f.Spec.URISecret })},
 	}
+}
+
+// watching adds a watch of kind whose events wake the resources fn maps
+// them to.
+func watching(kind client.Object, fn handler.MapFunc) func(*ctrl.Builder) *ctrl.Builder {
+	return func(bld *ctrl.Builder) *ctrl.Builder {
+		return bld.Watches(kind, handler.EnqueueRequestsFromMapFunc(fn))
+	}
+}
+
+// ownsSuperStreamChildren watches the Exchanges, Queues and Bindings a
+// SuperStream owns (superstream_children.go).
+func ownsSuperStreamChildren(bld *ctrl.Builder) *ctrl.Builder {
+	return bld.Owns(&rmqv1.Exchange{}).Owns(&rmqv1.Queue{}).Owns(&rmqv1.Binding{})
 }
 
 // SetupWithManager registers the controllers of every kind, their watches and, when
@@ -172,14 +188,10 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 		setup(mgr, c, "Vhost", func() *rmqv1.Vhost { return &rmqv1.Vhost{} }, vhostActuator{b}, nil),
 		setup(mgr, c, "User", func() *rmqv1.User { return &rmqv1.User{} },
 			userActuator{broker: b, kube: kube, scheme: mgr.GetScheme()},
-			func(bld *ctrl.Builder) *ctrl.Builder {
-				return bld.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(usersOfSecret(kube)))
-			}),
+			watching(&corev1.Secret{}, usersOfSecret(kube))),
 		setup(mgr, c, "Permission", func() *rmqv1.Permission { return &rmqv1.Permission{} },
 			permissionActuator{broker: b, kube: kube, scheme: mgr.GetScheme()},
-			func(bld *ctrl.Builder) *ctrl.Builder {
-				return bld.Watches(&rmqv1.User{}, handler.EnqueueRequestsFromMapFunc(referrers(kube, indexUserRef, func() client.ObjectList { return &rmqv1.PermissionList{} })))
-			}),
+			watching(&rmqv1.User{}, referrers(kube, indexUserRef, func() client.ObjectList { return &rmqv1.PermissionList{} }))),
 		setup(mgr, c, "Exchange", func() *rmqv1.Exchange { return &rmqv1.Exchange{} }, exchangeActuator{b}, nil),
 		setup(mgr, c, "Queue", func() *rmqv1.Queue { return &rmqv1.Queue{} }, queueActuator{b}, nil),
 		setup(mgr, c, "Binding", func() *rmqv1.Binding { return &rmqv1.Binding{} }, bindingActuator{broker: b, kube: kube},
@@ -192,14 +204,14 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 		setup(mgr, c, "OperatorPolicy", func() *rmqv1.OperatorPolicy { return &rmqv1.OperatorPolicy{} },
 			operatorPolicyActuator{b}, nil),
 		setup(mgr, c, "Shovel", func() *rmqv1.Shovel { return &rmqv1.Shovel{} }, shovelActuator{broker: b, kube: kube},
-			func(bld *ctrl.Builder) *ctrl.Builder {
-				return bld.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(referrers(kube, indexURISecret, func() client.ObjectList { return &rmqv1.ShovelList{} })))
-			}),
+			watching(&corev1.Secret{}, referrers(kube, indexURISecret, func() client.ObjectList { return &rmqv1.ShovelList{} }))),
+		setup(mgr, c, "Federation", func() *rmqv1.Federation { return &rmqv1.Federation{} }, federationActuator{broker: b, kube: kube},
+			watching(&corev1.Secret{}, referrers(kube, indexURISecret, func() client.ObjectList { return &rmqv1.FederationList{} }))),
+		setup(mgr, c, "SuperStream", func() *rmqv1.SuperStream { return &rmqv1.SuperStream{} },
+			superStreamActuator{kube: kube, scheme: mgr.GetScheme()}, ownsSuperStreamChildren),
 		setup(mgr, c, "TopicPermission", func() *rmqv1.TopicPermission { return &rmqv1.TopicPermission{} },
 			topicPermissionActuator{broker: b, users: userRef{kube: kube, scheme: mgr.GetScheme()}},
-			func(bld *ctrl.Builder) *ctrl.Builder {
-				return bld.Watches(&rmqv1.User{}, handler.EnqueueRequestsFromMapFunc(referrers(kube, indexUserRef, func() client.ObjectList { return &rmqv1.TopicPermissionList{} })))
-			}),
+			watching(&rmqv1.User{}, referrers(kube, indexUserRef, func() client.ObjectList { return &rmqv1.TopicPermissionList{} }))),
 	}
 	for _, err := range steps {
 		if err != nil {

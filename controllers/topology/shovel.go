@@ -6,8 +6,6 @@ import (
 	"strings"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
-	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -42,26 +40,13 @@ type shovelDesired struct {
 	Definition  rabbithole.ShovelDefinition
 }
 
-// uris reads srcUri and destUri of the Shovel's uriSecret; a missing
-// Secret or key is a waiting error naming it.
+// uris reads srcUri and destUri of the Shovel's uriSecret (uriSecretValues).
 func (a shovelActuator) uris(ctx context.Context, o *rmqv1.Shovel) (src, dest string, err error) {
-	if o.Spec.URISecret == nil || o.Spec.URISecret.Name == "" {
-		return "", "", fmt.Errorf("spec.uriSecret names no Secret: name a Secret with the keys %s and %s",
-			ShovelSecretKeySourceURI, ShovelSecretKeyDestinationURI)
-	}
-	var s corev1.Secret
-	if err := a.kube.Get(ctx, client.ObjectKey{Namespace: o.Namespace, Name: o.Spec.URISecret.Name}, &s); err != nil {
-		if apierrors.IsNotFound(err) {
-			return "", "", waitingf("Secret %q named by uriSecret does not exist", o.Spec.URISecret.Name)
-		}
+	v, err := uriSecretValues(ctx, a.kube, o.Namespace, o.Spec.URISecret, ShovelSecretKeySourceURI, ShovelSecretKeyDestinationURI)
+	if err != nil {
 		return "", "", err
 	}
-	for _, k := range []string{ShovelSecretKeySourceURI, ShovelSecretKeyDestinationURI} {
-		if len(s.Data[k]) == 0 {
-			return "", "", waitingf("Secret %q named by uriSecret has no %q key", s.Name, k)
-		}
-	}
-	return string(s.Data[ShovelSecretKeySourceURI]), string(s.Data[ShovelSecretKeyDestinationURI]), nil
+	return v[0], v[1], nil
 }
 
 // objects decodes the optional JSON object fields of the spec.

@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,7 +33,7 @@ const upstreamModule = "github.com/rabbitmq/messaging-topology-operator@v1.20.1"
 
 // upstreamExampleClusters are the RabbitmqCluster names upstream's examples
 // reference; they are mapped to the suite's clusterName.
-var upstreamExampleClusters = []string{"test", "example-rabbit"}
+var upstreamExampleClusters = []string{"test", "example-rabbit", "billing"}
 
 // decodeDocuments splits a multi-document YAML file into objects, skipping
 // empty documents.
@@ -54,6 +55,10 @@ func decodeDocuments(t *testing.T, data []byte) []*unstructured.Unstructured {
 	}
 }
 
+// upstreamVersions are the API versions of upstream's kinds served here:
+// rabbitmq.com/v1beta1 and, for SuperStream, rabbitmq.com/v1alpha1.
+var upstreamVersions = []string{"rabbitmq.com/v1beta1", "rabbitmq.com/v1alpha1"}
+
 // upstreamExamplesDir is docs/examples of upstreamModule in the Go module
 // cache (go mod download).
 func upstreamExamplesDir(t *testing.T) string {
@@ -73,7 +78,7 @@ func upstreamExamplesDir(t *testing.T) string {
 
 // upstreamExamples reads the file of dir and changes only what
 // docs/topology.md ("Compatibility with the upstream operator") allows:
-// apiVersion rabbitmq.com/v1beta1 becomes this API group's, the
+// apiVersion rabbitmq.com/v1beta1 (or v1alpha1) becomes this API group's, the
 // RabbitmqCluster of upstreamExampleClusters becomes the suite's cluster, and each object gets
 // the suite's namespace.
 func upstreamExamples(t *testing.T, dir, file string) []*unstructured.Unstructured {
@@ -84,7 +89,7 @@ func upstreamExamples(t *testing.T, dir, file string) []*unstructured.Unstructur
 	}
 	objs := decodeDocuments(t, data)
 	for _, u := range objs {
-		if u.GetAPIVersion() == "rabbitmq.com/v1beta1" {
+		if slices.Contains(upstreamVersions, u.GetAPIVersion()) {
 			u.SetAPIVersion(rmqv1.GroupVersion.String())
 		}
 		if name, ok, _ := unstructured.NestedString(u.Object, "spec", "rabbitmqClusterReference", "name"); ok {
@@ -112,7 +117,7 @@ func filesWithKind(t *testing.T, dir, kind string) []string {
 			return err
 		}
 		for _, u := range decodeDocuments(t, data) {
-			if u.GetAPIVersion() == "rabbitmq.com/v1beta1" && u.GetKind() == kind {
+			if slices.Contains(upstreamVersions, u.GetAPIVersion()) && u.GetKind() == kind {
 				rel, _ := filepath.Rel(dir, path)
 				out = append(out, rel)
 				break
@@ -281,4 +286,146 @@ func TestIntegration_Topology_UpstreamExamples_Shovel(t *testing.T) {
 	if _, err := admin.GetShovel("/", "shovel-example"); brokerGone(err) != nil {
 		t.Fatalf("the shovel after deleting a Shovel with deletionPolicy delete: %v", err)
 	}
+}
+
+// Upstream's docs/examples/federations applies with only apiVersion (and
+// the cluster name) changed, but for the URI its federation-uri.yaml leaves
+// for the reader to fill in: the suite's broker, vhost upstream. The
+// Federation reaches Ready (kubectl wait --for=condition=Ready), the broker
+// holds the federation upstream origin in vhost downstream with the
+// example's URI and ack mode, and federation works: a message published to
+// the upstream vhost's fanout exchange reaches downstream-queue.
+// deletionPolicy retain (the example's) keeps the upstream when the
+// resource is deleted, delete removes it.
+func TestIntegration_Topology_UpstreamExamples_Federation(t *testing.T) {
+	dir := upstreamExamplesDir(t)
+	secret := upstreamExamples(t, dir, "federations/federation-uri.yaml")[0]
+	delete(secret.Object, "data")
+	secret.Object["stringData"] = map[string]any{FederationSecretKeyURI: amqpURI("upstream")}
+	create(t, secret)
+	objs := applyUpstreamExamples(t, "Federation", "federations/vhosts.yaml", "federations/queues.yaml",
+		"federations/exchanges.yaml", "federations/bindings.yaml", "federations/policy.yaml", "federations/federation.yaml")
+	kubectl := stackKubectl(t)
+	env := append(os.Environ(), "KUBECONFIG="+stack.Kube.Kubeconfig, "KUBECACHEDIR="+t.TempDir())
+	run(t, env, kubectl, "wait", "-n", suiteNS, "--for=condition=Ready", "--timeout="+waitTimeout.String(),
+		"federations.rabbitmq.osh.openstack.org/federation-example")
+	if out := run(t, env, kubectl, "get", "-n", suiteNS, "-o", "wide", "rfed", "federation-example"); !strings.Contains(out, "origin") ||
+		!strings.Contains(out, "downstream") || !strings.Contains(out, "SuccessfulCreateOrUpdate") {
+		t.Fatalf("kubectl get rfed -o wide: %s", out)
+	}
+	u, err := admin.GetFederationUpstream("downstream", "origin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(u.Definition.Uri) != fmt.Sprint([]string{amqpURI("upstream")}) || u.Definition.AckMode != "on-confirm" {
+		t.Fatalf("federation upstream in the broker: %+v", u.Definition)
+	}
+	waitReadyNamed(t, &rmqv1.Policy{}, "federation-policy")
+	waitReadyNamed(t, &rmqv1.Binding{}, "downstream-binding")
+	eventually(t, "a message published upstream reaches downstream-queue", func() error {
+		if _, err := publishTo("upstream", "fanout"); err != nil {
+			return err
+		}
+		q, err := admin.GetQueue("downstream", "downstream-queue")
+		if err != nil {
+			return err
+		}
+		if q.Messages == 0 {
+			return errors.New("no message in downstream-queue")
+		}
+		return nil
+	})
+
+	deleteAndWait(t, objs["Federation/federation-example"].DeepCopy())
+	if _, err := admin.GetFederationUpstream("downstream", "origin"); err != nil {
+		t.Fatalf("the upstream after deleting a Federation with deletionPolicy retain: %v", err)
+	}
+	again := upstreamExamples(t, dir, "federations/federation.yaml")[0]
+	_ = unstructured.SetNestedField(again.Object, "delete", "spec", "deletionPolicy")
+	create(t, again)
+	waitReadyNamed(t, &rmqv1.Federation{}, "federation-example")
+	deleteAndWait(t, again)
+	if _, err := admin.GetFederationUpstream("downstream", "origin"); brokerGone(err) != nil {
+		t.Fatalf("the upstream after deleting a Federation with deletionPolicy delete: %v", err)
+	}
+}
+
+// Upstream's docs/examples/superstream applies with only apiVersion (and
+// the cluster name) changed: the SuperStream orders reaches Ready (kubectl
+// wait --for=condition=Ready) listing its partitions, and the broker holds
+// upstream's super stream: the durable direct exchange orders and the
+// streams orders-0, orders-1 and orders-2, each bound with its routing key
+// and x-stream-partition-order. An owned Queue resource deleted is written
+// again, a fourth partition is added when partitions grows, and deleting the
+// SuperStream removes exchange and streams from the broker.
+func TestIntegration_Topology_UpstreamExamples_SuperStream(t *testing.T) {
+	objs := applyUpstreamExamples(t, "SuperStream", "superstream/superstream.yaml")
+	kubectl := stackKubectl(t)
+	env := append(os.Environ(), "KUBECONFIG="+stack.Kube.Kubeconfig, "KUBECACHEDIR="+t.TempDir())
+	run(t, env, kubectl, "wait", "-n", suiteNS, "--for=condition=Ready", "--timeout="+waitTimeout.String(),
+		"superstreams.rabbitmq.osh.openstack.org/orders")
+	ss := &rmqv1.SuperStream{}
+	if err := kube.Get(bg, types.NamespacedName{Namespace: suiteNS, Name: "orders"}, ss); err != nil ||
+		fmt.Sprint(ss.Status.Partitions) != "[orders-0 orders-1 orders-2]" {
+		t.Fatalf("status.partitions %v, %v", ss.Status.Partitions, err)
+	}
+	eventually(t, "the broker holds the super stream", func() error { return superStreamInBroker("orders", 3) })
+
+	part := &rmqv1.Queue{}
+	if err := kube.Get(bg, types.NamespacedName{Namespace: suiteNS, Name: "orders-partition-1"}, part); err != nil {
+		t.Fatal(err)
+	}
+	deleteAndWait(t, part)
+	waitReadyNamed(t, &rmqv1.Queue{}, "orders-partition-1")
+	eventually(t, "the deleted partition is back", func() error { return superStreamInBroker("orders", 3) })
+
+	if err := kube.Patch(bg, ss, client.RawPatch(types.MergePatchType, []byte(`{"spec":{"partitions":4}}`))); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "a fourth partition", func() error { return superStreamInBroker("orders", 4) })
+
+	deleteAndWait(t, objs["SuperStream/orders"])
+	eventually(t, "exchange and streams leave the broker", func() error {
+		if _, err := admin.GetExchange("/", "orders"); brokerGone(err) != nil {
+			return fmt.Errorf("exchange orders: %w", brokerGone(err))
+		}
+		for i := range 4 {
+			if _, err := admin.GetQueue("/", fmt.Sprintf("orders-%d", i)); brokerGone(err) != nil {
+				return fmt.Errorf("stream orders-%d: %w", i, brokerGone(err))
+			}
+		}
+		return nil
+	})
+}
+
+// superStreamInBroker reports what the broker lacks of super stream name
+// with n partitions keyed by their index: a durable direct exchange name,
+// durable streams name-<i>, each bound from it with routing key i and
+// x-stream-partition-order i.
+func superStreamInBroker(name string, n int) error {
+	x, err := admin.GetExchange("/", name)
+	if err != nil {
+		return fmt.Errorf("exchange %s: %w", name, err)
+	}
+	if x.Type != "direct" || !x.Durable {
+		return fmt.Errorf("exchange %s: type %s, durable %v", name, x.Type, x.Durable)
+	}
+	for i := range n {
+		stream := fmt.Sprintf("%s-%d", name, i)
+		q, err := admin.GetQueue("/", stream)
+		if err != nil {
+			return fmt.Errorf("stream %s: %w", stream, err)
+		}
+		if q.Type != "stream" || !q.Durable {
+			return fmt.Errorf("queue %s: type %s, durable %v", stream, q.Type, q.Durable)
+		}
+		bs, err := admin.ListQueueBindingsBetween("/", name, stream)
+		if err != nil {
+			return err
+		}
+		if len(bs) != 1 || bs[0].RoutingKey != strconv.Itoa(i) || fmt.Sprint(bs[0].Arguments) != fmt.Sprintf("map[x-stream-partition-order:%d]", i) {
+			return fmt.Errorf("bindings from %s to %s: %+v", name, stream, bs)
+		}
+	}
+	return nil
 }

@@ -25,6 +25,8 @@ type RabbitMQ struct {
 	// CtlEnv turns them into rabbitmqctl's environment.
 	Home     string
 	EPMDPort int
+	// StreamPort is the stream protocol listener (rabbitmq_stream).
+	StreamPort int
 }
 
 // CtlEnv is the environment under which /usr/lib/rabbitmq/bin/rabbitmqctl
@@ -44,27 +46,33 @@ func (s *Stack) startRabbitMQ(ctx context.Context) error {
 			return err
 		}
 	}
-	ports, err := freePorts(4)
+	ports, err := freePorts(5)
 	if err != nil {
 		return err
 	}
-	amqp, mgmt, dist, epmdPort := ports[0], ports[1], ports[2], ports[3]
+	amqp, mgmt, dist, epmdPort, stream := ports[0], ports[1], ports[2], ports[3], ports[4]
 	r := &RabbitMQ{Host: "127.0.0.1", AMQPPort: amqp, ManagementPort: mgmt,
 		URL: fmt.Sprintf("http://127.0.0.1:%d", mgmt), User: "orderhub-admin", Password: randomHex(12),
-		Node: fmt.Sprintf("orderhub-%d@localhost", amqp), Home: dir, EPMDPort: epmdPort}
+		Node: fmt.Sprintf("orderhub-%d@localhost", amqp), Home: dir, EPMDPort: epmdPort, StreamPort: stream}
 	conf := fmt.Sprintf(`listeners.tcp.default = 127.0.0.1:%d
 management.tcp.ip = 127.0.0.1
 management.tcp.port = %d
+stream.listeners.tcp.default = 127.0.0.1:%d
 default_user = %s
 default_pass = %s
 default_user_tags.administrator = true
 loopback_users = none
 log.console = true
 log.file = false
-`, amqp, mgmt, r.User, r.Password)
+`, amqp, mgmt, stream, r.User, r.Password)
 	// rabbitmq_shovel serves the shovel runtime parameters the topology
-	// Shovel declares (https://www.rabbitmq.com/docs/shovel-dynamic).
-	files := map[string]string{"rabbitmq.conf": conf, "enabled_plugins": "[rabbitmq_management,rabbitmq_shovel].\n", "rabbitmq-env.conf": ""}
+	// Shovel declares (https://www.rabbitmq.com/docs/shovel-dynamic),
+	// rabbitmq_federation the federation-upstream parameters of a Federation
+	// (https://www.rabbitmq.com/docs/federation-reference), rabbitmq_stream
+	// the stream protocol a SuperStream's clients use
+	// (https://www.rabbitmq.com/docs/streams#super-streams).
+	files := map[string]string{"rabbitmq.conf": conf,
+		"enabled_plugins": "[rabbitmq_management,rabbitmq_shovel,rabbitmq_federation,rabbitmq_stream].\n", "rabbitmq-env.conf": ""}
 	for name, content := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o600); err != nil {
 			return err

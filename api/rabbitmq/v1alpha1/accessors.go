@@ -120,3 +120,30 @@ func (o *Shovel) EffectiveDeletionPolicy() DeletionPolicy { return effective(o.S
 
 // TopologyStatus returns the shared part of the status for writing.
 func (o *Shovel) TopologyStatus() *TopologyStatus { return &o.Status }
+
+// ClusterReference returns spec.rabbitmqClusterReference.
+func (o *Federation) ClusterReference() RabbitmqClusterReference {
+	return o.Spec.RabbitmqClusterReference
+}
+
+// EffectiveDeletionPolicy returns spec.deletionPolicy; unset means delete.
+func (o *Federation) EffectiveDeletionPolicy() DeletionPolicy {
+	return effective(o.Spec.DeletionPolicy)
+}
+
+// TopologyStatus returns the shared part of the status for writing.
+func (o *Federation) TopologyStatus() *TopologyStatus { return &o.Status }
+
+// ClusterReference returns spec.rabbitmqClusterReference.
+func (o *SuperStream) ClusterReference() RabbitmqClusterReference {
+	return o.Spec.RabbitmqClusterReference
+}
+
+// EffectiveDeletionPolicy is retain: a SuperStream holds no finalizer; the
+// garbage collector deletes the Exchange, Queue and Binding resources it
+// owns, and their deletionPolicy decides what leaves the broker (upstream's
+// behaviour).
+func (o *SuperStream) EffectiveDeletionPolicy() DeletionPolicy { return DeletionPolicyRetain }
+
+// TopologyStatus returns the shared part of the status for writing.
+func (o *SuperStream) TopologyStatus() *TopologyStatus { return &o.Status.TopologyStatus }
