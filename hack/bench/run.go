@@ -125,6 +125,7 @@ func (b *bench) runController(ctx context.Context, r controllerRun) (result, err
 	res.Metrics[mKubeWrites] = float64(kp.Counts().Sub(k0).Writes()) / n
 	res.Writes = writesOnly(kp.CountsByResource().Sub(kr0))
 	b.logf("%s / %s: apiserver writes while applying: %s", r.set, r.runner, topWrites(res.Writes, 8))
+	b.logf("%s / %s: backend requests while applying, by method: %s", r.set, r.runner, topWrites(r.backend.Counts().Sub(be0), 8))
 	res.Metrics[mCPU] = cpu1 - cpu0
 
 	if err := b.measureSteady(ctx, r.backend, n, res.Metrics); err != nil {
