@@ -179,13 +179,17 @@ func (s *Stack) startKube(ctx context.Context) error {
 // startControllerManager runs kube-controller-manager with only the garbage
 // collector, namespace and ClusterRole aggregation controllers: owner-reference
 // GC, namespace deletion and the aggregated admin/edit/view ClusterRoles,
-// which envtest lacks; with a node, also the controllers pods need.
+// which envtest lacks; with Options.WorkloadControllers also the workload
+// controllers; with a node, also the controllers pods need.
 func (s *Stack) startControllerManager(ctx context.Context) error {
 	port, err := freePort()
 	if err != nil {
 		return err
 	}
 	controllers := []string{"--controllers=garbagecollector,namespace,clusterrole-aggregation"}
+	if s.opts.WorkloadControllers {
+		controllers = []string{"--controllers=garbagecollector,namespace,clusterrole-aggregation,deployment,replicaset,statefulset,daemonset"}
+	}
 	if s.opts.Node {
 		// Pods run: the workload controllers, each namespace's default
 		// ServiceAccount and the kube-root-ca.crt ConfigMap its token volume

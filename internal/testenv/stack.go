@@ -34,6 +34,11 @@ type Options struct {
 	// ControllerManager starts kube-controller-manager with the garbage
 	// collector and namespace controllers (envtest has neither).
 	ControllerManager bool
+	// WorkloadControllers adds the Deployment, ReplicaSet, StatefulSet and
+	// DaemonSet controllers to kube-controller-manager without a node: pods
+	// are created and stay Pending unless a test marks them ready
+	// (MarkPodsReady), so rollouts can be driven without Node.
+	WorkloadControllers bool
 	// Keystone starts a bootstrapped Keystone (admin/admin in Default, region RegionOne).
 	Keystone bool
 	// RabbitMQ starts a broker with the management plugin.

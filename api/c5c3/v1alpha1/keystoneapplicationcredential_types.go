@@ -182,6 +182,13 @@ type KeystoneApplicationCredentialStatus struct {
 	// +optional
 	// +listType=atomic
 	SecretKeys []string `json:"secretKeys,omitempty"`
+	// The workloads in the Secret's namespace that consume the delivered
+	// Secret and where each is in its rollout to the current generation
+	// (docs/reference/consumers.md); at most 32 are listed.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Consumers []ConsumerStatus `json:"consumers,omitempty"`
 }
 
 // KeystoneApplicationCredential orders one rotating Keystone application

@@ -117,6 +117,13 @@ type KeystoneUserStatus struct {
 	// +optional
 	// +listType=atomic
 	SecretKeys []string `json:"secretKeys,omitempty"`
+	// The workloads in the Secret's namespace that consume the delivered
+	// Secret and where each is in its rollout to the current generation
+	// (docs/reference/consumers.md); at most 32 are listed.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Consumers []ConsumerStatus `json:"consumers,omitempty"`
 }
 
 // KeystoneUser orders one Keystone user from a namespace a ControlPlane

@@ -135,6 +135,7 @@ func (p *pass) deliver(ctx context.Context, cur *corev1.Secret) {
 		}
 	}
 	p.obs.Delivered = true
+	p.rollConsumers(ctx)
 	// The first pass that sees the Secret carry the generation starts the
 	// superseded generation's grace period over
 	// (docs/reference/keystoneapplicationcredential.md, "Delivered Secret

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
@@ -16,6 +17,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/consumers"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/clusters"
 	"github.com/c5c3/orderhub/delivery/eso"
@@ -102,6 +104,9 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		Watches(&c5c3v1alpha1.KeystoneProject{}, referencing(), everywhere...).
 		Watches(&c5c3v1alpha1.KeystoneRoleAssignment{}, referencing(), everywhere...).
 		Watches(&corev1.Secret{}, deliveredSecretOwner(), everywhere...).
+		Watches(&appsv1.Deployment{}, consumers.Enqueue(consumerOrder), everywhere...).
+		Watches(&appsv1.StatefulSet{}, consumers.Enqueue(consumerOrder), everywhere...).
+		Watches(&appsv1.DaemonSet{}, consumers.Enqueue(consumerOrder), everywhere...).
 		Complete(r)
 }
 

@@ -46,7 +46,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Plane: &testenv.PlaneSeed{Namespace: planeNS, PasswordSecret: controlplane.DefaultPasswordSecret,
+	o := testenv.HubStackOptions()
+	o.WorkloadControllers = true // consumers_integration_test.go rolls Deployments
+	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Stack: &o, Plane: &testenv.PlaneSeed{Namespace: planeNS, PasswordSecret: controlplane.DefaultPasswordSecret,
 		PasswordKey: controlplane.DefaultPasswordKey},
 	}, setup))
 }

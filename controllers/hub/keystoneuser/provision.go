@@ -305,6 +305,7 @@ func (p *pass) deliverApplied(ctx context.Context, s *corev1.Secret, cur Rotatio
 	}
 	p.st.SecretName = orders.SecretName(p.ku.Name)
 	p.st.SecretKeys = []string{deliveredKeyCloudsYAML, deliveredKeyPassword}
+	p.rollConsumers(ctx, cur.Deliverable)
 	// Superseded generations go once a newer one is applied and delivered.
 	for _, g := range cur.Delete {
 		if err := orders.DeleteIfExists(ctx, p.r.Local, &corev1.Secret{ObjectMeta: metav1.ObjectMeta{

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -17,6 +18,7 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/consumers"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/clusters"
@@ -91,6 +93,9 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 			mchandler.TypedEnqueueRequestsFromMapFunc[client.Object, mcreconcile.Request](userOfCredential),
 			mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithPredicates(orders.HoldChanged)).
 		Watches(&c5c3v1alpha1.KeystoneProject{}, usersOfProject, mcbuilder.WithEngageWithLocalCluster(true)).
+		Watches(&appsv1.Deployment{}, consumers.Enqueue(consumerOrder), mcbuilder.WithEngageWithLocalCluster(true)).
+		Watches(&appsv1.StatefulSet{}, consumers.Enqueue(consumerOrder), mcbuilder.WithEngageWithLocalCluster(true)).
+		Watches(&appsv1.DaemonSet{}, consumers.Enqueue(consumerOrder), mcbuilder.WithEngageWithLocalCluster(true)).
 		Complete(r)
 }
 

@@ -70,8 +70,16 @@ var (
 	identity *gophercloud.ServiceClient // the tests' own admin view of Keystone
 )
 
+// stackOptions is the hub stack with the workload controllers, so the
+// consumers of a delivered Secret roll (consumers_integration_test.go).
+func stackOptions() *testenv.Options {
+	o := testenv.HubStackOptions()
+	o.WorkloadControllers = true
+	return &o
+}
+
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Namespaces: []string{tenantNS, unassignedNS, secondNS, consentNS},
+	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Stack: stackOptions(), Namespaces: []string{tenantNS, unassignedNS, secondNS, consentNS},
 		Plane: &testenv.PlaneSeed{Namespace: planeNS, PasswordSecret: controlplane.DefaultPasswordSecret,
 			PasswordKey: controlplane.DefaultPasswordKey,
 			Spec:        c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: allAssigned()}},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -139,6 +140,13 @@ type Delivered struct {
 }
 
 func SecretName(orderName string) string { return orderName + "-credentials" }
+
+// OrderOfSecretName is SecretName's inverse: the order name a delivered
+// Secret's name carries; ok is false for a name without the suffix.
+func OrderOfSecretName(secret string) (string, bool) {
+	order, ok := strings.CutSuffix(secret, "-credentials")
+	return order, ok && order != ""
+}
 
 // Write applies d through c with apply.Deliver; a Secret the order does not own
 // is refused (apply.IsNotOwned). Call only after Backup.Ensure reported Pushed.

@@ -36,11 +36,13 @@ var (
 	rotationDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "orderhub_credential_rotation_duration_seconds",
 		Help:    "Time from the creation of a successor generation to the delivered Secret carrying it.",
 		Buckets: prometheus.ExponentialBuckets(1, 2, 16)}, []string{"kind"})
+	consumersPending = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orderhub_consumers_pending",
+		Help: "Opted-in workloads reading the order's delivered Secret that have not rolled out to its current generation."}, orderLabels)
 )
 
 func init() {
 	metrics.Registry.MustRegister(orderReady, credentialExpiry, credentialNextRotation, credentialGracePeriod,
-		rotationFailing, rotations, rotationFailures, rotationDuration)
+		rotationFailing, rotations, rotationFailures, rotationDuration, consumersPending)
 }
 
 func (o Order) metricLabels() prometheus.Labels {
@@ -102,12 +104,16 @@ func ObserveRotationDuration(kind string, d time.Duration) {
 	rotationDuration.WithLabelValues(kind).Observe(d.Seconds())
 }
 
+// RecordConsumersPending sets orderhub_consumers_pending of o to n
+// (docs/reference/consumers.md, "Status").
+func RecordConsumersPending(o Order, n int) { consumersPending.With(o.metricLabels()).Set(float64(n)) }
+
 // ForgetMetrics drops every per-order series of o.
 func ForgetMetrics(o Order) {
 	l := o.metricLabels()
 	for _, v := range []*prometheus.MetricVec{orderReady.MetricVec, credentialExpiry.MetricVec,
 		credentialNextRotation.MetricVec, credentialGracePeriod.MetricVec, rotationFailing.MetricVec,
-		rotations.MetricVec, rotationFailures.MetricVec} {
+		rotations.MetricVec, rotationFailures.MetricVec, consumersPending.MetricVec} {
 		v.DeletePartialMatch(l)
 	}
 }

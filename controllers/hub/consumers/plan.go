@@ -1,0 +1,71 @@
+package consumers
+
+import (
+	"cmp"
+	"slices"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
+
+// Workload is what Decide needs of one consumer of the Secret.
+type Workload struct {
+	Kind, Name string
+	OptedIn    bool
+	// Stamp is the pod template's value under the Secret's StampKey ("" none).
+	Stamp     string
+	RolledOut bool
+}
+
+// Plan is Decide's answer.
+type Plan struct {
+	// Stamp is the index in the sorted workloads to stamp now, -1 for none.
+	Stamp int
+	// Workloads sorted by kind, then name; Statuses in the same order, with
+	// the one stamped now RollingOut.
+	Workloads []Workload
+	Statuses  []c5c3v1alpha1.ConsumerStatus
+}
+
+// Decide stamps at most one workload per Secret at a time: while an opted-in
+// workload carrying a stamp has not rolled out, nothing is stamped; else the
+// first opted-in workload (by kind, then name) not carrying want is. A
+// workload already carrying want is never stamped again
+// (docs/reference/consumers.md, "Order of rollouts").
+func Decide(ws []Workload, want string) Plan {
+	ws = slices.Clone(ws)
+	slices.SortFunc(ws, func(a, b Workload) int { return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name)) })
+	p := Plan{Stamp: -1, Workloads: ws}
+	busy := slices.ContainsFunc(ws, func(w Workload) bool { return w.OptedIn && w.Stamp != "" && !w.RolledOut })
+	if !busy {
+		p.Stamp = slices.IndexFunc(ws, func(w Workload) bool { return w.OptedIn && w.Stamp != want })
+	}
+	for i, w := range ws {
+		st := c5c3v1alpha1.ConsumerStatus{Kind: w.Kind, Name: w.Name, Stamp: w.Stamp}
+		switch {
+		case !w.OptedIn:
+			st.State = c5c3v1alpha1.ConsumerNotOptedIn
+		case i == p.Stamp:
+			st.Stamp, st.State = want, c5c3v1alpha1.ConsumerRollingOut
+		case w.Stamp != want:
+			st.State = c5c3v1alpha1.ConsumerQueued
+		case w.RolledOut:
+			st.State = c5c3v1alpha1.ConsumerRolledOut
+		default:
+			st.State = c5c3v1alpha1.ConsumerRollingOut
+		}
+		p.Statuses = append(p.Statuses, st)
+	}
+	return p
+}
+
+// AllRolledOut reports whether every opted-in consumer in statuses carries
+// want and rolled out: the point after which the superseded credential is no
+// longer read by a rolled workload.
+func AllRolledOut(statuses []c5c3v1alpha1.ConsumerStatus, want string) bool {
+	for _, s := range statuses {
+		if s.State != c5c3v1alpha1.ConsumerNotOptedIn && (s.Stamp != want || s.State != c5c3v1alpha1.ConsumerRolledOut) {
+			return false
+		}
+	}
+	return true
+}
