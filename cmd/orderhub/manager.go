@@ -21,6 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics/filters"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	"github.com/c5c3/orderhub/controllers/hub/consumers"
 	"github.com/c5c3/orderhub/internal/secretcache"
 )
 
@@ -172,14 +173,20 @@ func trimTargetCache(o *cluster.Options) {
 	secretcache.ForCluster(o)
 }
 
-// trimFields is the managed-fields part of trimHubCache's transform.
+// trimFields is the managed-fields part of trimHubCache's transform, and
+// for Deployments, StatefulSets and DaemonSets only what consumers.Sync reads
+// (consumers.Trim).
 func trimFields() toolscache.TransformFunc {
 	strip := cache.TransformStripManagedFields()
 	return func(obj any) (any, error) {
 		if _, ok := obj.(*corev1.Secret); ok {
 			return managersOnly(obj)
 		}
-		return strip(obj)
+		obj, err := strip(obj)
+		if err != nil {
+			return obj, err
+		}
+		return consumers.Trim(obj)
 	}
 }
 

@@ -3,12 +3,14 @@ package main
 import (
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/consumers"
 	"github.com/c5c3/orderhub/delivery/apply"
 	"github.com/c5c3/orderhub/delivery/eso"
 )
@@ -80,5 +82,17 @@ func TestHubCacheKeepsWhatTheHubReads(t *testing.T) {
 	}
 	if mf := got.(*metav1.PartialObjectMetadata).ManagedFields; mf != nil {
 		t.Errorf("a PushSecret's metadata keeps its managed fields in the cache: %v", mf)
+	}
+
+	// A workload keeps only what the consumers step reads.
+	d := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "d", ManagedFields: fields()},
+		Spec: appsv1.DeploymentSpec{Template: corev1.PodTemplateSpec{Spec: corev1.PodSpec{Containers: []corev1.Container{{
+			Name: "c", Image: "app:1", EnvFrom: []corev1.EnvFromSource{{SecretRef: &corev1.SecretEnvSource{
+				LocalObjectReference: corev1.LocalObjectReference{Name: "u-credentials"}}}}}}}}}}
+	if _, err := o.Cache.DefaultTransform(d); err != nil {
+		t.Fatal(err)
+	}
+	if d.ManagedFields != nil || d.Spec.Template.Spec.Containers[0].Image != "" || !consumers.Consumes(&d.Spec.Template, "u-credentials") {
+		t.Errorf("a cached Deployment is not trimmed to what the consumers step reads: %+v", d)
 	}
 }

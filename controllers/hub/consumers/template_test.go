@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -56,6 +57,13 @@ func TestSecretsOf(t *testing.T) {
 			}
 			if Consumes(tpl, "other") {
 				t.Errorf("Consumes(other) = true")
+			}
+			d := &appsv1.Deployment{Spec: appsv1.DeploymentSpec{Template: *tpl.DeepCopy()}}
+			if _, err := Trim(d); err != nil {
+				t.Fatal(err)
+			}
+			if got := SecretsOf(&d.Spec.Template); !slices.Equal(got, tc.want) {
+				t.Fatalf("SecretsOf after Trim = %v, want %v", got, tc.want)
 			}
 		})
 	}
