@@ -81,15 +81,16 @@ func (journaledChecker) Credential(ctx context.Context, c client.Reader, cp *c5c
 	return suiteChecker.Credential(ctx, c, cp, userID, id, now)
 }
 
-// waitAtRest waits until the Ready order ku was verified with a cheap check:
-// a login confirmed its password and the delivered Secret reads back
-// unchanged, so what follows is verification at rest.
+// waitAtRest waits until the Ready order ku was verified once more after
+// Ready (a cheap check, or a login if logins are due): its password is
+// confirmed and the delivered Secret reads back unchanged, so what follows
+// is verification at rest.
 func waitAtRest(t *testing.T, ku *c5c3v1alpha1.KeystoneUser) {
 	t.Helper()
 	mark := verifications.mark()
-	testenv.Eventually(t, waitTimeout, "a cheap check of the Ready order", func() error {
-		for _, e := range verifications.since(mark, ku.Status.UserID) {
-			if e == "check" {
+	testenv.Eventually(t, waitTimeout, "a verification of the Ready order", func() error {
+		for _, e := range verifications.since(mark, ku.Status.UserID, EffectiveUserName(ku)) {
+			if e == "check" || e == "login" {
 				return nil
 			}
 		}
