@@ -13,6 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/webhook"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/atrest"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/credentialrotation"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneapplicationcredential"
@@ -296,19 +297,21 @@ func (h *hubFlags) setupControllers(mgr ctrl.Manager, hub *clusters.Hub) error {
 // (docs/reference/controlplane.md, "Rotation budget").
 func setupOrders(hub *clusters.Hub) error {
 	budget := orders.NewRotationBudget()
+	// One admin session per plane for both kinds' cheap checks at rest.
+	rest := &atrest.Keystone{}
 	for _, o := range []struct {
 		kind  string
 		setup func(*clusters.Hub) error
 	}{
 		{"KeystoneUser", func(h *clusters.Hub) error {
-			return keystoneuser.SetupWithManager(h, keystoneuser.Options{Budget: budget})
+			return keystoneuser.SetupWithManager(h, keystoneuser.Options{Budget: budget, Checker: rest})
 		}},
 		{"KeystoneProject", func(h *clusters.Hub) error { return keystoneproject.SetupWithManager(h, keystoneproject.Options{}) }},
 		{"KeystoneRoleAssignment", func(h *clusters.Hub) error {
 			return keystoneroleassignment.SetupWithManager(h, keystoneroleassignment.Options{})
 		}},
 		{"KeystoneApplicationCredential", func(h *clusters.Hub) error {
-			return keystoneapplicationcredential.SetupWithManager(h, keystoneapplicationcredential.Options{Budget: budget})
+			return keystoneapplicationcredential.SetupWithManager(h, keystoneapplicationcredential.Options{Budget: budget, Checker: rest})
 		}},
 	} {
 		if err := o.setup(hub); err != nil {

@@ -1,12 +1,12 @@
 package identity
 
 import (
-	"hash/fnv"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
+	"github.com/c5c3/orderhub/internal/spread"
 )
 
 // Pure decisions of the shared loop. None of these functions does I/O.
@@ -40,32 +40,11 @@ func policyName(p kv1.DeletionPolicy) string {
 }
 
 // resyncDue is when the forced resync of the resource uid, last applied at
-// at, is due: the first instant at least resync/2 after at whose offset in
-// the period (Unix time modulo resync) is the resource's phase, an FNV-1a
-// hash of its UID modulo resync. So the resyncs of resources applied
-// together (a batch, or all of them after a restart) spread evenly over the
-// period instead of coming all at once, and each resource keeps exactly one
-// resync per period in steady state; the first resync after an apply comes
-// between resync/2 and 3·resync/2 after it (docs/identity.md, "Reconcile
-// loop").
-// A resync of 0 or less is due at once.
+// at, is due: spread.Due over the resync period, so resyncs of resources
+// applied together spread evenly over the period (docs/identity.md,
+// "Reconcile loop"). A resync of 0 or less is due at once.
 func resyncDue(at time.Time, resync time.Duration, uid types.UID) time.Time {
-	if resync <= 0 {
-		return at
-	}
-	h := fnv.New64a()
-	_, _ = h.Write([]byte(uid))
-	phase := int64(h.Sum64() % uint64(resync))
-	earliest := at.Add(resync / 2)
-	offset := earliest.UnixNano() % int64(resync)
-	if offset < 0 {
-		offset += int64(resync)
-	}
-	d := phase - offset
-	if d < 0 {
-		d += int64(resync)
-	}
-	return earliest.Add(time.Duration(d))
+	return spread.Due(at, resync, uid)
 }
 
 // retryAfter is spec.retryInterval when set and valid, else backoff.

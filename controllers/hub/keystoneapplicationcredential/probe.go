@@ -1,6 +1,7 @@
 package keystoneapplicationcredential
 
 import (
+	"cmp"
 	"context"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/atrest"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 )
 
@@ -55,32 +57,48 @@ type probeRecord struct {
 }
 
 // probe verifies the delivered credential when applicationcredential.
-// ProbeDue says so (a converged order, every Options.ReadyResync) and sets
-// in.Rejected and p.obs.Rejected from the record of the current credential
-// id. secret is secret-v<Current>'s value, ca the plane's CA bundle. A
-// failure other than a rejection is logged and retried a resync later.
-func (p *pass) probe(ctx context.Context, in *applicationcredential.Input, secret, ca []byte) {
-	key := p.prefix
-	id := p.st.CredentialID
+// ProbeDue says so (a converged order, every Options.ReadyResync) with the
+// shared at-rest recipe (atrest.Memory.Verify): a cheap admin read of the
+// credential of user userID, and a token request with it (Prober) only for
+// a credential not yet confirmed, after a change or failure, or once per
+// Options.LoginPeriod spread by the order's UID
+// (docs/reference/keystoneapplicationcredential.md, "What is detected how
+// fast"). It sets in.Rejected and p.obs.Rejected from the record of the
+// current credential id. secret is secret-v<Current>'s value, ca the plane's
+// CA bundle. A failure other than a rejection is logged and retried a resync
+// later.
+func (p *pass) probe(ctx context.Context, in *applicationcredential.Input, secret, ca []byte, userID string) {
+	key, id := p.prefix, p.st.CredentialID
 	rec, _ := p.r.probes.get(key)
 	if rec.id != id || id == "" {
 		rec = probeRecord{id: id, at: p.now} // a new credential: start the clock
 		p.r.probes.set(key, rec)
 	}
-	if len(secret) > 0 && applicationcredential.ProbeDue(*in, rec.at, p.r.resync) {
-		err := p.r.prober(ctx, ProbeRequest{AuthURL: controlplane.AuthURL(p.cp), ID: id, Secret: string(secret), CABundle: ca})
+	out := p.r.rest.Verify(ctx, atrest.Step{Key: key, Due: len(secret) > 0 && applicationcredential.ProbeDue(*in, rec.at, p.r.resync),
+		Changed: userID == "", Subject: id, UID: p.ac.UID, Now: p.now, LoginPeriod: p.r.loginPeriod,
+		Check: func(ctx context.Context) (atrest.Finding, error) {
+			return p.r.checker.Credential(ctx, p.r.Local, p.cp, userID, id, p.now)
+		},
+		Login: func(ctx context.Context) error {
+			return p.r.prober(ctx, ProbeRequest{AuthURL: controlplane.AuthURL(p.cp), ID: id, Secret: string(secret), CABundle: ca})
+		}})
+	if out.Did != atrest.Nothing {
 		rec.at = p.now
-		switch {
-		case applicationcredential.RejectedByKeystone(err):
-			rec.rejected = true
-			p.event(corev1.EventTypeWarning, EventCredentialRejected, "Verify",
-				"Keystone rejects delivered generation %d (%s): deleted out of band? A new generation replaces it",
-				p.st.CredentialGeneration, id)
-		case err != nil:
-			logf.FromContext(ctx).Info("verifying the delivered credential failed; retried a resync later",
-				"generation", p.st.CredentialGeneration, "error", err.Error())
-		}
-		p.r.probes.set(key, rec)
 	}
+	log := logf.FromContext(ctx)
+	if out.CheckErr != nil {
+		log.Info("the cheap check of the delivered credential failed; authenticated with it instead", "error", out.CheckErr.Error())
+	}
+	switch {
+	case out.Gone != nil || applicationcredential.RejectedByKeystone(out.LoginErr):
+		rec.rejected = true
+		p.event(corev1.EventTypeWarning, EventCredentialRejected, "Verify",
+			"Keystone rejects delivered generation %d (%s): %v. A new generation replaces it",
+			p.st.CredentialGeneration, id, cmp.Or(out.Gone, out.LoginErr))
+	case out.LoginErr != nil:
+		log.Info("verifying the delivered credential failed; retried a resync later",
+			"generation", p.st.CredentialGeneration, "error", out.LoginErr.Error())
+	}
+	p.r.probes.set(key, rec)
 	in.Rejected, p.obs.Rejected = rec.rejected, rec.rejected
 }

@@ -16,6 +16,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/atrest"
 	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
@@ -57,6 +58,11 @@ type Reconciler struct {
 	logins  memo[int64]
 	roles   RoleLister
 	budget  *orders.RotationBudget
+	// rest is the at-rest record per order (probe), checker the cheap check,
+	// loginPeriod the spacing of token requests at rest.
+	rest        atrest.Memory
+	checker     atrest.Checker
+	loginPeriod time.Duration
 }
 
 type pass struct {
@@ -233,7 +239,7 @@ func (p *pass) run(ctx context.Context) error {
 		return err
 	}
 	if in.Refusal.Passed() {
-		p.probe(ctx, &in, secret, refs.ca)
+		p.probe(ctx, &in, secret, refs.ca, refs.UserID)
 	}
 	in.ScopeChanged = p.st.CredentialGeneration > 0 && p.scopeChanged()
 	d, err := p.admitScope(ctx, applicationcredential.Decide(in))

@@ -17,6 +17,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
+	"github.com/c5c3/orderhub/controllers/hub/atrest"
 	"github.com/c5c3/orderhub/controllers/hub/consumers"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/clusters"
@@ -53,6 +54,12 @@ type Options struct {
 	// Roles lists the user's roles on the project for spec.roles; default
 	// KeystoneTokenRoles.
 	Roles RoleLister
+	// LoginPeriod spaces the token requests with a converged order's
+	// unchanged credential (atrest.Decide); default atrest.DefaultLoginPeriod.
+	LoginPeriod time.Duration
+	// Checker is the cheap check at rest; default an atrest.Keystone of
+	// this reconciler's own.
+	Checker atrest.Checker
 	// Budget bounds the rotations of tenant orders; share one across the
 	// hub's kinds. Default: a budget of this reconciler's own.
 	Budget *orders.RotationBudget
@@ -84,8 +91,15 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Budget == nil {
 		opts.Budget = orders.NewRotationBudget()
 	}
+	if opts.LoginPeriod <= 0 {
+		opts.LoginPeriod = atrest.DefaultLoginPeriod
+	}
+	if opts.Checker == nil {
+		opts.Checker = &atrest.Keystone{}
+	}
 	r := &Reconciler{Base: base, now: opts.Now,
-		resync: opts.ReadyResync, prober: opts.Prober, revoker: opts.Revoker, roles: opts.Roles, budget: opts.Budget}
+		resync: opts.ReadyResync, prober: opts.Prober, revoker: opts.Revoker, roles: opts.Roles, budget: opts.Budget,
+		checker: opts.Checker, loginPeriod: opts.LoginPeriod}
 	kind := orders.KindKeystoneApplicationCredential
 	localOnly := orders.LocalOnly()
 	everywhere := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(true)}

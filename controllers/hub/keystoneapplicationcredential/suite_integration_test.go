@@ -35,6 +35,8 @@ const (
 	waitTimeout = 3 * time.Minute
 	// readyResync is the suite's Options.ReadyResync.
 	readyResync = 20 * time.Second
+	// loginPeriod is the suite's Options.LoginPeriod.
+	loginPeriod = 24 * time.Hour
 )
 
 var (
@@ -72,7 +74,10 @@ func setup(ctx context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 	}
 	// A short ReadyResync lets the out-of-band deletion test see its
 	// verification within seconds (default 10m).
-	if err := SetupWithManager(h, Options{ReadyResync: readyResync}); err != nil {
+	// A long LoginPeriod leaves the at-rest verification to the cheap check
+	// (atrest.Decide); the journal wrappers note each verification.
+	if err := SetupWithManager(h, Options{ReadyResync: readyResync, LoginPeriod: loginPeriod,
+		Prober: journaledProbe, Checker: journaledChecker{}}); err != nil {
 		return nil, err
 	}
 	return h.Manager, nil

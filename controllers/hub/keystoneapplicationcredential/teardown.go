@@ -60,6 +60,7 @@ func (q *pass) teardown() orders.Teardown[orderObj] {
 		Forget: func(*orders.Pass[orderObj]) {
 			q.r.probes.forget(q.prefix)
 			q.r.logins.forget(q.prefix)
+			q.r.rest.Forget(q.prefix)
 		},
 		Phases: []orders.Phase[orderObj]{
 			{Sets: []orders.ChildSet{{List: pushList}, {List: credentialList, Select: ownChild},

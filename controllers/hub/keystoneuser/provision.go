@@ -260,10 +260,9 @@ func (p *pass) user(ctx context.Context, userName, domainRef, projectChild strin
 	return u, nil
 }
 
-// deliverApplied verifies and delivers cur.Deliverable (Secret s), records it
-// and deletes cur.Delete; Keystone checks the password whenever its bytes
-// differ from the delivered ones and at most every verifyInterval otherwise
-// (docs/reference/keystoneuser.md, "Rotation").
+// deliverApplied verifies (verifyAtRest) and delivers cur.Deliverable
+// (Secret s), records it and deletes cur.Delete (docs/reference/keystoneuser.md,
+// "Rotation" and "What is detected how fast").
 func (p *pass) deliverApplied(ctx context.Context, s *corev1.Secret, cur RotationPlan, userName, domain string,
 	project *c5c3v1alpha1.KeystoneProject) error {
 	pw := s.Data[korc.PasswordKey]
@@ -275,16 +274,10 @@ func (p *pass) deliverApplied(ctx context.Context, s *corev1.Secret, cur Rotatio
 		p.obs.DeliveryError = err
 		return nil
 	}
-	if VerifyDue(same && p.st.PasswordGeneration == cur.Deliverable, p.r.lastVerified(p.o), p.now, p.r.verifyInterval) {
-		if err := p.r.verifier.Verify(ctx, controlplane.TokenRequest{AuthURL: controlplane.AuthURL(p.cp), User: userName,
-			Password: string(pw), Domain: domain, Region: controlplane.Region(p.cp), Interface: controlplane.EndpointType(p.cp),
-			CABundle: p.caBundle(ctx)}); err != nil {
-			p.obs.Rejected = err
-			p.obs.Stale = same && p.st.PasswordGeneration == cur.Deliverable
-			p.r.forgetVerified(p.o)
-			return nil
-		}
-		p.r.markVerified(p.o, p.now)
+	unchanged := same && p.st.PasswordGeneration == cur.Deliverable
+	if err := p.verifyAtRest(ctx, pw, unchanged, cur.Deliverable, userName, domain); err != nil {
+		p.obs.Rejected, p.obs.Stale = err, unchanged
+		return nil
 	}
 	if err := p.deliver(ctx, pw, domain, ScopeOf(project, p.cp)); err != nil {
 		p.obs.DeliveryError = err

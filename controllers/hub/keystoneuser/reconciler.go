@@ -10,6 +10,7 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/atrest"
 	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
@@ -40,6 +41,11 @@ type Reconciler struct {
 	// the last accepted check per verifiedKey.
 	verifyInterval time.Duration
 	verified       sync.Map
+	// rest is the at-rest record per verifiedKey (verifyAtRest), checker the
+	// cheap check, loginPeriod the spacing of hashing logins at rest.
+	rest        atrest.Memory
+	checker     atrest.Checker
+	loginPeriod time.Duration
 	// budget bounds tenant rotations (orders.RotationBudget).
 	budget *orders.RotationBudget
 }

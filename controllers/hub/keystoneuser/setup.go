@@ -18,6 +18,7 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/atrest"
 	"github.com/c5c3/orderhub/controllers/hub/consumers"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
@@ -47,6 +48,12 @@ type Options struct {
 	// VerifyInterval bounds how long an unchanged delivery goes unchecked
 	// (VerifyDue); default ReadyResync.
 	VerifyInterval time.Duration
+	// LoginPeriod spaces the hashing logins of a converged order's unchanged
+	// password (atrest.Decide); default atrest.DefaultLoginPeriod.
+	LoginPeriod time.Duration
+	// Checker is the cheap check at rest; default an atrest.Keystone of
+	// this reconciler's own.
+	Checker atrest.Checker
 	// Budget bounds the rotations of tenant orders; share one across the
 	// hub's kinds. Default: a budget of this reconciler's own.
 	Budget *orders.RotationBudget
@@ -68,11 +75,18 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Budget == nil {
 		opts.Budget = orders.NewRotationBudget()
 	}
+	if opts.LoginPeriod <= 0 {
+		opts.LoginPeriod = atrest.DefaultLoginPeriod
+	}
+	if opts.Checker == nil {
+		opts.Checker = &atrest.Keystone{}
+	}
 	base, err := orders.NewBase(hub, ControllerName, childSets...)
 	if err != nil {
 		return err
 	}
-	r := &Reconciler{Base: base, verifier: opts.Verifier, now: opts.Now, verifyInterval: opts.VerifyInterval, budget: opts.Budget}
+	r := &Reconciler{Base: base, verifier: opts.Verifier, now: opts.Now, verifyInterval: opts.VerifyInterval, budget: opts.Budget,
+		checker: opts.Checker, loginPeriod: opts.LoginPeriod}
 	child := orders.EnqueueOrderOfChild(orders.KindKeystoneUser)
 	localOnly := orders.LocalOnly()
 	planes := orders.EnqueueOrdersOfPlane(hub, orders.KindKeystoneUser,

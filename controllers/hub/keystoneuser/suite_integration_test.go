@@ -61,8 +61,14 @@ func (blockingVerifier) Verify(ctx context.Context, r controlplane.TokenRequest)
 	if _, ok := blocked.Load(r.User); ok {
 		return errors.New("refused by the test (blocked)")
 	}
-	return controlplane.KeystoneVerifier{}.Verify(ctx, r)
+	err := controlplane.KeystoneVerifier{}.Verify(ctx, r)
+	verifications.note(r.User, "login", err)
+	return err
 }
+
+// loginPeriod is the suite's Options.LoginPeriod: long, so a Ready order
+// verifies at rest with the cheap check only (atrest.Decide).
+const loginPeriod = 24 * time.Hour
 
 var (
 	stack    *testenv.Stack
@@ -108,7 +114,8 @@ func setup(ctx context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 		return nil, err
 	}
 	if err := SetupWithManager(h, Options{Now: func() time.Time { return time.Now().Add(time.Duration(clockOffset.Load())) },
-		Verifier: blockingVerifier{}, VerifyInterval: verifyInterval}); err != nil {
+		Verifier: blockingVerifier{}, VerifyInterval: verifyInterval, LoginPeriod: loginPeriod,
+		Checker: journaledChecker{}}); err != nil {
 		return nil, err
 	}
 	return h.Manager, nil

@@ -37,6 +37,10 @@ func (r *Reconciler) teardown() orders.Teardown[orderObj] {
 		Hold:        r.hold,
 		Phases:      []orders.Phase[orderObj]{{Sets: childSets}},
 		WaitRequeue: NotReadyRequeue,
+		Forget: func(p *orders.Pass[orderObj]) {
+			r.forgetVerified(p.Order)
+			r.rest.Forget(verifiedKey(p.Order))
+		},
 		Release: func(ctx context.Context, p *orders.Pass[orderObj]) error {
 			claim := userClaim(EffectiveUserName(p.Obj), claimDomain(p.Obj, p.Plane))
 			return orders.Release(ctx, r.Claims, p.PlaneNamespace, claim, p.Order)

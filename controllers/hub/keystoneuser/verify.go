@@ -2,13 +2,18 @@ package keystoneuser
 
 import (
 	"bytes"
+	"cmp"
 	"context"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/c5c3/orderhub/controllers/hub/atrest"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 )
 
@@ -18,6 +23,41 @@ import (
 // (docs/reference/keystoneuser.md, "Rotation").
 func VerifyDue(unchanged bool, last, now time.Time, interval time.Duration) bool {
 	return !unchanged || last.IsZero() || now.Sub(last) >= interval
+}
+
+// verifyAtRest verifies the password pw of generation gen before delivery
+// with the shared at-rest recipe (atrest.Memory.Verify): a hashing login
+// (Verifier) when the bytes or generation are new, the user id unknown,
+// after a failure or once per loginPeriod spread by the order's UID; else,
+// every verifyInterval (VerifyDue), a cheap admin read of the user
+// (docs/reference/keystoneuser.md, "What is detected how fast"). It returns
+// what the hashing login would report: the login's refusal, or the check's
+// finding that the user is gone or disabled; nil when verified or not due.
+func (p *pass) verifyAtRest(ctx context.Context, pw []byte, unchanged bool, gen int64, userName, domain string) error {
+	userID := p.st.UserID
+	out := p.r.rest.Verify(ctx, atrest.Step{Key: verifiedKey(p.o),
+		Due:     VerifyDue(unchanged, p.r.lastVerified(p.o), p.now, p.r.verifyInterval),
+		Changed: !unchanged || userID == "", Subject: fmt.Sprintf("%s/%d", userID, gen), UID: p.ku.UID,
+		Now: p.now, LoginPeriod: p.r.loginPeriod,
+		Check: func(ctx context.Context) (atrest.Finding, error) {
+			return p.r.checker.User(ctx, p.r.Local, p.cp, userID)
+		},
+		Login: func(ctx context.Context) error {
+			return p.r.verifier.Verify(ctx, controlplane.TokenRequest{AuthURL: controlplane.AuthURL(p.cp), User: userName,
+				Password: string(pw), Domain: domain, Region: controlplane.Region(p.cp),
+				Interface: controlplane.EndpointType(p.cp), CABundle: p.caBundle(ctx)})
+		}})
+	if out.CheckErr != nil {
+		logf.FromContext(ctx).Info("the cheap check of the Keystone user failed; logged in instead", "error", out.CheckErr.Error())
+	}
+	if err := cmp.Or(out.Gone, out.LoginErr); err != nil {
+		p.r.forgetVerified(p.o)
+		return err
+	}
+	if out.Did != atrest.Nothing {
+		p.r.markVerified(p.o, p.now)
+	}
+	return nil
 }
 
 // verifiedKey is the order's key in the reconciler's record of checks.

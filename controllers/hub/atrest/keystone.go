@@ -1,0 +1,64 @@
+package atrest
+
+import (
+	"context"
+	"time"
+
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/grants"
+)
+
+// Checker is the cheap check: reads with the plane cp's admin credential
+// (grants.AdminCredentials, read through c), never a login with the
+// order's secret. Errors: the admin credential unreadable or refused, a
+// transport failure, an answer other than 200 or 404.
+type Checker interface {
+	// User reads GET /v3/users/{userID} (UserFinding).
+	User(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, userID string) (Finding, error)
+	// Credential reads GET /v3/users/{userID}/application_credentials/{id}
+	// (CredentialFinding at now).
+	Credential(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, userID, id string, now time.Time) (Finding, error)
+}
+
+// Keystone is the Checker talking to Keystone with gophercloud, one admin
+// session per plane credential; share one value across the hub's kinds.
+type Keystone struct{ s sessions }
+
+var _ Checker = (*Keystone)(nil)
+
+// User implements Checker.
+func (k *Keystone) User(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, userID string) (Finding, error) {
+	ctx, cancel := context.WithTimeout(ctx, keystoneTimeout)
+	defer cancel()
+	admin, err := grants.AdminCredentials(ctx, c, cp)
+	if err != nil {
+		return Finding{}, err
+	}
+	sc, err := k.s.client(ctx, admin)
+	if err != nil {
+		return Finding{}, err
+	}
+	u, err := users.Get(ctx, sc, userID).Extract()
+	return UserFinding(userID, u, controlplane.WithoutBody(err))
+}
+
+// Credential implements Checker.
+func (k *Keystone) Credential(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, userID, id string, now time.Time) (Finding, error) {
+	ctx, cancel := context.WithTimeout(ctx, keystoneTimeout)
+	defer cancel()
+	admin, err := grants.AdminCredentials(ctx, c, cp)
+	if err != nil {
+		return Finding{}, err
+	}
+	sc, err := k.s.client(ctx, admin)
+	if err != nil {
+		return Finding{}, err
+	}
+	ac, err := applicationcredentials.Get(ctx, sc, userID, id).Extract()
+	return CredentialFinding(id, ac, controlplane.WithoutBody(err), now)
+}
