@@ -40,7 +40,9 @@ func update[T client.Object](t *testing.T, c client.Client, obj T, mut func(T)) 
 // (orders.UserProvisioned; docs/reference/controlplane.md, "Rotation budget").
 func TestTenantBudgetHeldUserKeepsReferences(t *testing.T) {
 	const ns = refsNS
-	assign(t, ns, 1)
+	// Three tokens: the user's first password, the credential's first
+	// credential and the user's rotation to generation 2.
+	assign(t, ns, 3)
 	tenant := stack.EditTenant(t, kube, orderRolesFile, ns, waitTimeout)
 	orders := newOrderSet(t)
 
@@ -65,7 +67,7 @@ func TestTenantBudgetHeldUserKeepsReferences(t *testing.T) {
 		t.Helper()
 		update(t, tenant, ku, func(u *c5c3v1alpha1.KeystoneUser) { u.Spec.PasswordGeneration = gen })
 	}
-	raise(2) // the namespace's one rotation of the hour
+	raise(2) // the namespace's last token of the hour
 	testenv.Eventually(t, waitTimeout, "password generation 2 delivered", func() error {
 		var cur c5c3v1alpha1.KeystoneUser
 		if err := kube.Get(context.Background(), client.ObjectKeyFromObject(ku), &cur); err != nil {

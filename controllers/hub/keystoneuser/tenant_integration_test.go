@@ -230,9 +230,9 @@ func TestTenantNamesInSharedDomains(t *testing.T) {
 	}
 }
 
-// TestTenantRotationBudget: a tenant with edit raising spec.passwordGeneration
-// in a loop gets one rotation per the namespace's rotationsPerHour; the next
-// raise waits at UserReady=False/RotationBudgetExhausted with nothing created,
+// TestTenantRotationBudget: a tenant with edit ordering a user and raising
+// spec.passwordGeneration in a loop gets rotationsPerHour (2) tokens: the
+// first password and one rotation; the next raise waits at UserReady=False/RotationBudgetExhausted with nothing created,
 // and the delivered password keeps working in Keystone
 // (docs/reference/controlplane.md, "Rotation budget").
 func TestTenantRotationBudget(t *testing.T) {
@@ -240,7 +240,7 @@ func TestTenantRotationBudget(t *testing.T) {
 	as := allAssigned()
 	for i := range as {
 		if as[i].Namespace == secondNS {
-			as[i].RotationsPerHour = ptr.To[int32](1)
+			as[i].RotationsPerHour = ptr.To[int32](2)
 		}
 	}
 	setAssignments(t, as)
@@ -255,7 +255,7 @@ func TestTenantRotationBudget(t *testing.T) {
 		_ = kube.Delete(context.Background(), ku)
 		waitGone(t, ku)
 	})
-	waitGeneration(t, ku, 1) // the first password is never budgeted
+	waitGeneration(t, ku, 1) // the first password takes the first token
 	raise := func(gen int64) {
 		t.Helper()
 		testenv.Eventually(t, 30*time.Second, fmt.Sprintf("raise spec.passwordGeneration to %d as the tenant", gen), func() error {
@@ -274,7 +274,7 @@ func TestTenantRotationBudget(t *testing.T) {
 	raise(3)
 	got := waitFor(t, ku, c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ReasonRotationBudgetExhausted)
 	c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionUserReady)
-	for _, want := range []string{"password generation 2 stays delivered", "generation 3", "1 per hour"} {
+	for _, want := range []string{"password generation 2 stays delivered", "generation 3", "2 per hour"} {
 		if !strings.Contains(c.Message, want) {
 			t.Errorf("UserReady message %q does not say %q", c.Message, want)
 		}
