@@ -51,6 +51,7 @@ const (
 const (
 	refsNS  = "trial-refs"
 	churnNS = "trial-churn"
+	caseNS  = "trial-case"
 )
 
 var (
@@ -60,7 +61,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Namespaces: []string{refsNS, churnNS},
+	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Namespaces: []string{refsNS, churnNS, caseNS},
 		Plane: &testenv.PlaneSeed{Namespace: planeNS, PasswordSecret: controlplane.DefaultPasswordSecret,
 			PasswordKey: controlplane.DefaultPasswordKey},
 	}, setup))
@@ -99,6 +100,12 @@ func setup(ctx context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 // domain, the roles member and reader, and perHour rotations per hour.
 func assign(t *testing.T, ns string, perHour int32) {
 	t.Helper()
+	assignDomains(t, ns, perHour, controlplane.DefaultAdminDomain)
+}
+
+// assignDomains is assign listing domains instead of the admin domain.
+func assignDomains(t *testing.T, ns string, perHour int32, domains ...c5c3v1alpha1.KeystoneName) {
+	t.Helper()
 	testenv.Eventually(t, 30*time.Second, "assign "+ns, func() error {
 		var cp c5c3v1alpha1.ControlPlane
 		if err := kube.Get(context.Background(), client.ObjectKey{Namespace: planeNS, Name: "cp"}, &cp); err != nil {
@@ -111,7 +118,7 @@ func assign(t *testing.T, ns string, perHour int32) {
 			}
 		}
 		cp.Spec.NamespaceAssignments = append(out, c5c3v1alpha1.NamespaceAssignment{Namespace: ns,
-			Domains:      []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain},
+			Domains:      domains,
 			AllowedRoles: []c5c3v1alpha1.KeystoneName{member, reader}, RotationsPerHour: ptr.To(perHour)})
 		return kube.Update(context.Background(), &cp)
 	})
