@@ -206,7 +206,7 @@ var MaxDeliveryNameLength = maxFieldManagerLength - len(esoFieldOwnerPrefix) -
 
 var (
 	dns1123Label  = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`)
-	noComma       = regexp.MustCompile(`^[^,]+$`)
+	keystoneName  = regexp.MustCompile(c5c3v1alpha1.NamePattern)
 	endpointURLRe = regexp.MustCompile(`^https?://[^\s/]+`)
 )
 
@@ -297,11 +297,11 @@ func validateAccount(a *c5c3v1alpha1.KeystoneServiceAccountSpec) []string {
 	return errs
 }
 
-// checkName mirrors K-ORC's OpenStackName (max 255) and KeystoneName (max
-// 64): 1 to max characters, no comma.
+// checkName mirrors OpenStackName (max 255) and KeystoneName (max 64): 1 to
+// max characters matching c5c3v1alpha1.NamePattern.
 func checkName(field, v string, max int) []string {
-	if n := utf8.RuneCountInString(v); n < 1 || n > max || !noComma.MatchString(v) {
-		return []string{fmt.Sprintf("%s must be 1 to %d characters without a comma", field, max)}
+	if n := utf8.RuneCountInString(v); n < 1 || n > max || !keystoneName.MatchString(v) {
+		return []string{fmt.Sprintf("%s must be 1 to %d characters without a comma, control or bidirectional control character", field, max)}
 	}
 	return nil
 }

@@ -266,6 +266,9 @@ func TestKeystoneServiceValidator_Create(t *testing.T) {
 		}, "at most 32 entries"},
 		{"project name cap", func(k *v1.KeystoneService) { k.Spec.Account.Project.Name = v1.KeystoneName(strings.Repeat("p", 65)) }, "spec.account.project.name must be 1 to 64"},
 		{"user name comma", func(k *v1.KeystoneService) { k.Spec.Account.UserName = "a,b" }, "spec.account.userName must be 1 to 255"},
+		{"user name NUL", func(k *v1.KeystoneService) { k.Spec.Account.UserName = "svc\x00" }, "spec.account.userName must be 1 to 255"},
+		{"user name bidi override", func(k *v1.KeystoneService) { k.Spec.Account.UserName = "svc\u202E" }, "spec.account.userName must be 1 to 255"},
+		{"domain name bidi isolate", func(k *v1.KeystoneService) { k.Spec.Account.DomainName = "\u2067dom" }, "spec.account.domainName must be 1 to 64"},
 	}
 	for _, tt := range mirror {
 		k := ksFixture("workflow")

@@ -1,22 +1,31 @@
 package v1alpha1
 
+// NamePattern is the pattern of OpenStackName and KeystoneName (keep the
+// Pattern markers below in step): no comma (K-ORC's rule), no control
+// character (Unicode category Cc: NUL, C0, DEL, C1) and no bidirectional
+// control (Unicode's Bidi_Control property, https://www.unicode.org/reports/tr9/#Directional_Formatting_Characters:
+// U+061C, U+200E, U+200F, U+202A-U+202E, U+2066-U+2069), which Keystone would
+// store and which let a name display as another (docs/reference/keystoneuser.md,
+// "Defaulting and Validation Summary"). Every printable name without a comma matches.
+const NamePattern = `^[^,\p{Cc}\x{061C}\x{200E}\x{200F}\x{202A}-\x{202E}\x{2066}-\x{2069}]+$`
+
 // OpenStackName is a Keystone user or catalog service name: 1 to 255
-// characters without a comma. It mirrors K-ORC's OpenStackName filter, so a
-// value admitted here is never rejected by the K-ORC child it is projected
-// into.
+// characters matching NamePattern. It is K-ORC's OpenStackName filter
+// narrowed to printable names, so a value admitted here is never rejected by
+// the K-ORC child it is projected into.
 // +kubebuilder:validation:MinLength=1
 // +kubebuilder:validation:MaxLength=255
-// +kubebuilder:validation:Pattern=`^[^,]+$`
+// +kubebuilder:validation:Pattern=`^[^,\p{Cc}\x{061C}\x{200E}\x{200F}\x{202A}-\x{202E}\x{2066}-\x{2069}]+$`
 type OpenStackName string
 
 // KeystoneName is a Keystone project, role or domain name: 1 to 64 characters
-// without a comma. It mirrors K-ORC v2.6.0's KeystoneName (MaxLength=64), which
+// matching NamePattern. It mirrors K-ORC v2.6.0's KeystoneName (MaxLength=64), which
 // is stricter than Keystone's own 255 for these kinds; the c5c3 upstream
 // (github.com/blut/c5c3-forge operators/c5c3/api/v1alpha1) allows 255 and
 // so admits names its K-ORC children then reject.
 // +kubebuilder:validation:MinLength=1
 // +kubebuilder:validation:MaxLength=64
-// +kubebuilder:validation:Pattern=`^[^,]+$`
+// +kubebuilder:validation:Pattern=`^[^,\p{Cc}\x{061C}\x{200E}\x{200F}\x{202A}-\x{202E}\x{2066}-\x{2069}]+$`
 type KeystoneName string
 
 // ControlPlaneRefSpec names the ControlPlane an object registers against or

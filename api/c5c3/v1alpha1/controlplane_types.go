@@ -332,7 +332,7 @@ type NamespaceAssignment struct {
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=32
-	// +kubebuilder:validation:Pattern=`^[^,\s]+$`
+	// +kubebuilder:validation:Pattern=`^[^,\s\p{Cc}\x{061C}\x{200E}\x{200F}\x{202A}-\x{202E}\x{2066}-\x{2069}]+$`
 	NamePrefix string `json:"namePrefix,omitempty"`
 
 	// How many rotations the orders in this namespace may start per hour,

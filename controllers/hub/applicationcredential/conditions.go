@@ -170,6 +170,8 @@ func firstCredential(o Observation) (conditions.Verdict, bool) {
 		return conditions.Next()
 	case !o.Classified.Passed():
 		return conditions.False(o.Classified.Reason, o.Classified.Message)
+	case o.BudgetHeld != "":
+		return conditions.False(c5c3v1alpha1.ReasonRotationBudgetExhausted, "no credential exists yet; "+o.BudgetHeld)
 	}
 	msg := "no credential has been created yet"
 	if succ, hasSucc := Successor(o.Credentials, o.Current); hasSucc {

@@ -122,6 +122,8 @@ func TestCredentialCondition(t *testing.T) {
 		}),
 			metav1.ConditionFalse, c5c3v1alpha1.ReasonCredentialFailed, "delivered generation 1"},
 		{"nothing yet", Observation{}, metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential, "no credential has been created yet"},
+		{"first credential held by the budget", Observation{BudgetHeld: "the first credential (generation 1) waits"},
+			metav1.ConditionFalse, c5c3v1alpha1.ReasonRotationBudgetExhausted, "no credential exists yet; the first credential"},
 		{"first credential progressing", Observation{Credentials: []Credential{{Generation: 1, State: korc.State{Phase: korc.PhaseProgressing, Message: "waiting for user"}}}},
 			metav1.ConditionFalse, c5c3v1alpha1.ReasonWaitingForCredential, "generation 1 Available yet: waiting for user"},
 		{"first credential failed", Observation{Credentials: []Credential{{Generation: 1, State: korc.State{Phase: korc.PhaseFailed, Reason: "UnrecoverableError", Message: "x"}}}},

@@ -203,12 +203,13 @@ func (in Input) trigger() (Trigger, int64) {
 	return TriggerNone, 0
 }
 
-// Budgeted reports whether a rotation of trigger t is spent from the
-// namespace's rotation budget: the ones a tenant can cause at will, never
-// the first credential nor the replacement of a gone, rejected, expired or
-// lost one (docs/reference/controlplane.md, "Rotation budget").
+// Budgeted reports whether a credential of trigger t is spent from the
+// namespace's rotation budget: the ones a tenant can cause at will (the
+// first credential of an order, as deleting and re-creating an order makes
+// another), never the replacement of a gone, rejected, expired or lost one
+// (docs/reference/controlplane.md, "Rotation budget").
 func Budgeted(t Trigger) bool {
-	return t == TriggerGeneration || t == TriggerScope || t == TriggerSchedule
+	return t == TriggerInitial || t == TriggerGeneration || t == TriggerScope || t == TriggerSchedule
 }
 
 // Decide chooses the pass's action, first match wins

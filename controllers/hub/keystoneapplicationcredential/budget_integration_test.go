@@ -38,8 +38,8 @@ func setBudget(t *testing.T, ns string, perHour int32) {
 }
 
 // TestIntegration_ApplicationCredential_RotationBudget: with rotationsPerHour
-// 1 on the namespace, the first credential is free, one raised
-// credentialGeneration rotates, and the next raise waits at
+// 2 on the namespace, the first credential takes one token, one raised
+// credentialGeneration the other, and the next raise waits at
 // CredentialReady=True/RotationBudgetExhausted: no generation 3 in K-ORC or
 // Keystone, the delivered credential keeps authenticating. Raising the budget
 // lets it start (docs/reference/controlplane.md, "Rotation budget").
@@ -49,7 +49,7 @@ func TestIntegration_ApplicationCredential_RotationBudget(t *testing.T) {
 	planeReady(t)
 	const ns = "tenant-budget"
 	ensureNamespace(t, ns)
-	setBudget(t, ns, 1)
+	setBudget(t, ns, 2)
 	w := newWorld(t, ns, "budget")
 	w.grantRole(t)
 	ac := w.order("budget-appcred", 24*time.Hour, 10*time.Second)
@@ -71,13 +71,13 @@ func TestIntegration_ApplicationCredential_RotationBudget(t *testing.T) {
 		})
 	}
 	raise(t, ac, 2)
-	atGeneration(2) // the namespace's one rotation of the hour
+	atGeneration(2) // the namespace's second token of the hour
 
 	raise(t, ac, 3)
 	waitReason(t, ac, c5c3v1alpha1.ConditionCredentialReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonRotationBudgetExhausted)
 	cur := get(t, ac)
 	msg := condition(cur, c5c3v1alpha1.ConditionCredentialReady).Message
-	for _, want := range []string{"generation 2 exists in Keystone and stays delivered", "generation 3", "1 per hour"} {
+	for _, want := range []string{"generation 2 exists in Keystone and stays delivered", "generation 3", "2 per hour"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("CredentialReady message %q does not say %q", msg, want)
 		}

@@ -207,8 +207,8 @@ func (p *pass) Requeue() time.Duration {
 	return orders.CapTarget(wait, onTarget)
 }
 
-// admitBudget spends one rotation of the namespace's budget for d, an
-// ActionCreate of a budgeted trigger, or holds it while the budget is spent
+// admitBudget spends one token of the namespace's budget for d, an
+// ActionCreate of a budgeted trigger (the first credential too), or holds it while the budget is spent
 // (docs/reference/controlplane.md, "Rotation budget").
 func (p *pass) admitBudget(d applicationcredential.Decision) applicationcredential.Decision {
 	if d.Action != applicationcredential.ActionCreate || !applicationcredential.Budgeted(d.Trigger) {
@@ -220,7 +220,11 @@ func (p *pass) admitBudget(d applicationcredential.Decision) applicationcredenti
 	}
 	until := p.now.Add(hold.Wait)
 	p.budgetUntil = &until
-	p.obs.BudgetHeld = hold.Message(fmt.Sprintf("the rotation to generation %d (trigger %s)", d.Generation, d.Trigger), p.now)
+	what := fmt.Sprintf("the rotation to generation %d (trigger %s)", d.Generation, d.Trigger)
+	if d.Trigger == applicationcredential.TriggerInitial {
+		what = fmt.Sprintf("the first credential (generation %d)", d.Generation)
+	}
+	p.obs.BudgetHeld = hold.Message(what, p.now)
 	return applicationcredential.Decision{Action: applicationcredential.ActionHold, Redeliver: d.Redeliver}
 }
 

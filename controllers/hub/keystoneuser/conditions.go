@@ -162,9 +162,12 @@ func userProbe(o Observation) (conditions.Verdict, bool) {
 
 // firstGenerationHeld: a store not Ready withheld the first generation.
 func firstGenerationHeld(o Observation) (conditions.Verdict, bool) {
-	if o.StoreHeld && o.Desired == 0 {
+	switch {
+	case o.StoreHeld && o.Desired == 0:
 		return conditions.False(c5c3v1alpha1.ReasonSecretStoreNotReady,
 			"no password generation is created or handed to K-ORC until the secret store is Ready: "+o.StoreMessage)
+	case o.BudgetHeld != "" && o.Desired == 0 && !o.UserExists:
+		return conditions.False(c5c3v1alpha1.ReasonRotationBudgetExhausted, "no Keystone user is created yet; "+o.BudgetHeld)
 	}
 	return conditions.Next()
 }

@@ -40,6 +40,9 @@ func TestConditions(t *testing.T) {
 		{"store withholds the first generation", Observation{StoreHeld: true, StoreNotReady: true, StoreMessage: "bao down",
 			Probe: korc.ProbeResult{Outcome: korc.ProbeAbsent}},
 			c5c3v1alpha1.ReasonSecretStoreNotReady, c5c3v1alpha1.ReasonWaitingForPassword, "bao down"},
+		{"budget withholds the first password", Observation{BudgetHeld: "the first password (generation 1) waits",
+			Probe: korc.ProbeResult{Outcome: korc.ProbeAbsent}},
+			c5c3v1alpha1.ReasonRotationBudgetExhausted, c5c3v1alpha1.ReasonWaitingForPassword, "no Keystone user is created yet; the first password"},
 		{"store keeps the applied generation", with(func(o *Observation) {
 			o.StoreHeld, o.StoreNotReady, o.StoreMessage, o.Pushed, o.Delivered = true, true, "bao down", false, false
 		}), c5c3v1alpha1.ReasonSecretStoreNotReady, c5c3v1alpha1.ReasonBackupNotSynced, "generation 1 stays"},

@@ -96,15 +96,16 @@ type RotationInputs struct {
 	// (orders.StoreReady).
 	StoreBlocked bool
 	// BudgetBlocked is true when the namespace's rotation budget withholds a
-	// raised or scheduled rotation (orders.RotationBudget).
+	// raised or scheduled rotation or the first password (orders.RotationBudget).
 	BudgetBlocked bool
 }
 
 // RotationPlan is the password plan of a pass.
 type RotationPlan struct {
-	// Create is the generation to create (0: none); Scheduled and Raised say why.
-	Create            int64
-	Scheduled, Raised bool
+	// Create is the generation to create (0: none); Scheduled, Raised and
+	// First (the order's first password) say why.
+	Create                   int64
+	Scheduled, Raised, First bool
 	// Desired is the generation the K-ORC User's passwordRef names.
 	Desired int64
 	// Deliverable is the generation K-ORC applied (0: none).
@@ -118,8 +119,8 @@ type RotationPlan struct {
 	// StoreHeld is true when StoreBlocked withheld a create or a switch; Desired
 	// is then the applied generation, or 0 when none exists.
 	StoreHeld bool
-	// BudgetHeld is true when BudgetBlocked withheld a raised or scheduled
-	// create; Desired is then the newest existing generation.
+	// BudgetHeld is true when BudgetBlocked withheld a raised, scheduled or
+	// first create; Desired is then the newest existing generation (0: none).
 	BudgetHeld bool
 }
 
@@ -139,7 +140,7 @@ func PlanRotation(in RotationInputs) RotationPlan {
 	case in.Applied > 0 && !appliedExists && newest <= in.Applied:
 		p.Create, p.Recovery = max(spec, in.Applied+1, newest+1, in.Status+1), true
 	case newest == 0:
-		p.Create = spec
+		p.Create, p.First = spec, true
 	case newest < spec:
 		p.Create, p.Raised = spec, true
 	case in.Due && newest == in.Status && newest == in.Applied:
@@ -149,14 +150,14 @@ func PlanRotation(in RotationInputs) RotationPlan {
 			p.Create, p.Scheduled = newest+1, true
 		}
 	}
-	if in.BudgetBlocked && (p.Raised || p.Scheduled) {
+	if in.BudgetBlocked && (p.Raised || p.Scheduled || p.First) {
 		p.BudgetHeld = true
-		p.Create, p.Raised, p.Scheduled = 0, false, false
+		p.Create, p.Raised, p.Scheduled, p.First = 0, false, false, false
 	}
 	p.Desired = max(newest, p.Create)
 	if in.StoreBlocked && (p.Create > 0 || p.Desired != in.Applied) {
 		p.StoreHeld = true
-		p.Create, p.Scheduled, p.Raised, p.Recovery = 0, false, false, false
+		p.Create, p.Scheduled, p.Raised, p.Recovery, p.First = 0, false, false, false, false
 		p.Desired = 0
 		if appliedExists && in.Applied > 0 {
 			p.Desired = in.Applied

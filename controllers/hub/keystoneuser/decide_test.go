@@ -113,9 +113,9 @@ func TestPlanRotation(t *testing.T) {
 		want RotationPlan
 	}{
 		{"first generation", RotationInputs{Existing: gens(), Spec: 1},
-			RotationPlan{Create: 1, Desired: 1}},
+			RotationPlan{Create: 1, First: true, Desired: 1}},
 		{"first generation at a raised spec", RotationInputs{Existing: gens(), Spec: 3},
-			RotationPlan{Create: 3, Desired: 3}},
+			RotationPlan{Create: 3, First: true, Desired: 3}},
 		{"created, not applied", RotationInputs{Existing: gens(1), Spec: 1},
 			RotationPlan{Desired: 1}},
 		{"applied", RotationInputs{Existing: gens(1), Applied: 1, Spec: 1, Status: 1},
@@ -141,8 +141,8 @@ func TestPlanRotation(t *testing.T) {
 			RotationPlan{Desired: 1, Deliverable: 1, BudgetHeld: true}},
 		{"schedule due withheld by the budget", RotationInputs{Existing: gens(2), Applied: 2, Spec: 1, Status: 2, Due: true, BudgetBlocked: true},
 			RotationPlan{Desired: 2, Deliverable: 2, BudgetHeld: true}},
-		{"the budget never withholds the first generation", RotationInputs{Existing: gens(), Spec: 1, BudgetBlocked: true},
-			RotationPlan{Create: 1, Desired: 1}},
+		{"the budget withholds the first generation", RotationInputs{Existing: gens(), Spec: 1, BudgetBlocked: true},
+			RotationPlan{BudgetHeld: true}},
 		{"the budget never withholds a recovery", RotationInputs{Existing: gens(), Applied: 1, Spec: 1, Status: 1, BudgetBlocked: true},
 			RotationPlan{Create: 2, Recovery: true, Desired: 2}},
 		{"schedule due before the first delivery creates nothing", RotationInputs{Existing: gens(1), Applied: 1, Spec: 1, Status: 0, Due: true},
@@ -180,6 +180,7 @@ func TestPlanRotation(t *testing.T) {
 			if got.Create != tc.want.Create || got.Scheduled != tc.want.Scheduled || got.Raised != tc.want.Raised ||
 				got.Desired != tc.want.Desired || got.Deliverable != tc.want.Deliverable || got.HeldSchedule != tc.want.HeldSchedule ||
 				got.Recovery != tc.want.Recovery || got.StoreHeld != tc.want.StoreHeld ||
+				got.First != tc.want.First || got.BudgetHeld != tc.want.BudgetHeld ||
 				!slices.Equal(got.Delete, tc.want.Delete) {
 				t.Errorf("PlanRotation = %+v, want %+v", got, tc.want)
 			}

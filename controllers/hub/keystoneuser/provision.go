@@ -98,8 +98,8 @@ func (p *pass) provision(ctx context.Context) error {
 		return err
 	}
 	secrets, plan, err := p.passwords(ctx, &user)
-	if err != nil || (plan.StoreHeld && plan.Desired == 0) {
-		return err // with no generation applied to keep, the K-ORC User is left as it is
+	if err != nil || ((plan.StoreHeld || plan.BudgetHeld) && plan.Desired == 0) {
+		return err // with no generation to apply, the K-ORC User is left as it is (not created)
 	}
 	u, err := p.user(ctx, userName, domainRef, projectChild, plan.Desired)
 	if err != nil {
@@ -333,14 +333,17 @@ func (p *pass) plan(ctx context.Context, secrets map[int64]*corev1.Secret, appli
 			plan = PlanRotation(in)
 		}
 	}
-	if plan.Raised || plan.Scheduled {
-		// Spent only by a rotation about to start (docs/reference/controlplane.md, "Rotation budget").
+	if plan.Raised || plan.Scheduled || plan.First {
+		// Spent only by a rotation or first password about to start (docs/reference/controlplane.md, "Rotation budget").
 		if hold := p.r.budget.Take(p.cp, p.o, p.now); hold.Held() {
-			want := plan.Create
+			what := fmt.Sprintf("the rotation to password generation %d", plan.Create)
+			if plan.First {
+				what = fmt.Sprintf("the first password (generation %d) and with it the Keystone user", plan.Create)
+			}
 			in.BudgetBlocked = true
 			plan = PlanRotation(in)
 			p.budgetWait = hold.Wait
-			p.obs.BudgetHeld = hold.Message(fmt.Sprintf("the rotation to password generation %d", want), p.now)
+			p.obs.BudgetHeld = hold.Message(what, p.now)
 		}
 	}
 	if plan.HeldSchedule {

@@ -3,30 +3,20 @@
 package keystoneuser
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"io"
-	"os"
-	"slices"
 	"strings"
 	"testing"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
-	authenticationv1 "k8s.io/api/authentication/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
-	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
-	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -41,63 +31,11 @@ import (
 // which fold the order kinds into the built-in edit ClusterRole.
 const orderRolesFile = "../../../config/rbac/aggregate/order_roles.yaml"
 
-// editTenant returns a client acting as ServiceAccount ns/tenant, bound to
-// the built-in edit ClusterRole in ns only, authenticated with its own
-// TokenRequest token (no impersonation): what a namespace's editor can do.
+// editTenant returns a client acting as ServiceAccount ns/tenant with edit
+// in ns only (testenv.Stack.EditTenant).
 func editTenant(t *testing.T, ns string) client.Client {
 	t.Helper()
-	ctx := context.Background()
-	b, err := os.ReadFile(orderRolesFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(b), 4096)
-	for {
-		var r rbacv1.ClusterRole
-		if err := d.Decode(&r); errors.Is(err, io.EOF) {
-			break
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if err := kube.Create(ctx, &r); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-	}
-	testenv.Eventually(t, waitTimeout, "edit aggregates keystoneusers create", func() error {
-		var r rbacv1.ClusterRole
-		if err := kube.Get(ctx, types.NamespacedName{Name: "edit"}, &r); err != nil {
-			return err
-		}
-		for _, rule := range r.Rules {
-			if slices.Contains(rule.Resources, "keystoneusers") && slices.Contains(rule.Verbs, "create") {
-				return nil
-			}
-		}
-		return errors.New("not yet")
-	})
-	sa := &corev1.ServiceAccount{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant"}}
-	for _, o := range []client.Object{sa, &rbacv1.RoleBinding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "tenant-edit"},
-		RoleRef:  rbacv1.RoleRef{APIGroup: rbacv1.GroupName, Kind: "ClusterRole", Name: "edit"},
-		Subjects: []rbacv1.Subject{{Kind: rbacv1.ServiceAccountKind, Namespace: ns, Name: sa.Name}}}} {
-		// Several tests act as the same tenant.
-		if err := kube.Create(ctx, o); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-	}
-	if err := kube.Get(ctx, client.ObjectKeyFromObject(sa), sa); err != nil {
-		t.Fatal(err)
-	}
-	tr := &authenticationv1.TokenRequest{}
-	if err := kube.SubResource("token").Create(ctx, sa, tr); err != nil {
-		t.Fatal(err)
-	}
-	cfg := &rest.Config{Host: stack.Kube.Config.Host, BearerToken: tr.Status.Token,
-		TLSClientConfig: rest.TLSClientConfig{CAData: stack.Kube.Config.CAData}}
-	c, err := client.New(cfg, client.Options{Scheme: kube.Scheme()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
+	return stack.EditTenant(t, kube, orderRolesFile, ns, waitTimeout)
 }
 
 // TestTenantCollisionNamesNothingOutside: a tenant with edit in secondNS
@@ -292,9 +230,9 @@ func TestTenantNamesInSharedDomains(t *testing.T) {
 	}
 }
 
-// TestTenantRotationBudget: a tenant with edit raising spec.passwordGeneration
-// in a loop gets one rotation per the namespace's rotationsPerHour; the next
-// raise waits at UserReady=False/RotationBudgetExhausted with nothing created,
+// TestTenantRotationBudget: a tenant with edit ordering a user and raising
+// spec.passwordGeneration in a loop gets rotationsPerHour (2) tokens: the
+// first password and one rotation; the next raise waits at UserReady=False/RotationBudgetExhausted with nothing created,
 // and the delivered password keeps working in Keystone
 // (docs/reference/controlplane.md, "Rotation budget").
 func TestTenantRotationBudget(t *testing.T) {
@@ -302,7 +240,7 @@ func TestTenantRotationBudget(t *testing.T) {
 	as := allAssigned()
 	for i := range as {
 		if as[i].Namespace == secondNS {
-			as[i].RotationsPerHour = ptr.To[int32](1)
+			as[i].RotationsPerHour = ptr.To[int32](2)
 		}
 	}
 	setAssignments(t, as)
@@ -317,7 +255,7 @@ func TestTenantRotationBudget(t *testing.T) {
 		_ = kube.Delete(context.Background(), ku)
 		waitGone(t, ku)
 	})
-	waitGeneration(t, ku, 1) // the first password is never budgeted
+	waitGeneration(t, ku, 1) // the first password takes the first token
 	raise := func(gen int64) {
 		t.Helper()
 		testenv.Eventually(t, 30*time.Second, fmt.Sprintf("raise spec.passwordGeneration to %d as the tenant", gen), func() error {
@@ -336,7 +274,7 @@ func TestTenantRotationBudget(t *testing.T) {
 	raise(3)
 	got := waitFor(t, ku, c5c3v1alpha1.ConditionUserReady, c5c3v1alpha1.ReasonRotationBudgetExhausted)
 	c := meta.FindStatusCondition(got.Status.Conditions, c5c3v1alpha1.ConditionUserReady)
-	for _, want := range []string{"password generation 2 stays delivered", "generation 3", "1 per hour"} {
+	for _, want := range []string{"password generation 2 stays delivered", "generation 3", "2 per hour"} {
 		if !strings.Contains(c.Message, want) {
 			t.Errorf("UserReady message %q does not say %q", c.Message, want)
 		}

@@ -12,7 +12,7 @@ import (
 
 // UserGate checks the KeystoneUser ref names in namespace (nil when absent)
 // for an order of plane planeNamespace/planeName. First match wins:
-// UserNotFound, ControlPlaneMismatch, WaitingForUser
+// UserNotFound, ControlPlaneMismatch, WaitingForUser (not UserProvisioned)
 // (docs/reference/keystoneapplicationcredential.md, "Consent").
 func UserGate(namespace string, ref c5c3v1alpha1.OrderRef, user *c5c3v1alpha1.KeystoneUser, planeNamespace, planeName string) conditions.Gate {
 	if user == nil {
@@ -25,11 +25,27 @@ func UserGate(namespace string, ref c5c3v1alpha1.OrderRef, user *c5c3v1alpha1.Ke
 			"KeystoneUser %s belongs to ControlPlane %s/%s, this order to %s/%s: reference a user of the same ControlPlane",
 			user.Name, ns, n, planeNamespace, planeName)}
 	}
-	if !meta.IsStatusConditionTrue(user.Status.Conditions, c5c3v1alpha1.ConditionUserReady) {
+	if !UserProvisioned(user) {
 		return conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
 			"KeystoneUser %s is not provisioned yet (UserReady: %s)", user.Name, conditionReason(user.Status.Conditions, c5c3v1alpha1.ConditionUserReady))}
 	}
 	return conditions.Gate{}
+}
+
+// UserProvisioned reports whether references may use user: UserReady is
+// True, or False only because the rotation budget holds a rotation
+// (RotationBudgetExhausted) while the user reports a Keystone id and a
+// delivered password generation, which stay valid
+// (docs/reference/controlplane.md, "Rotation budget").
+func UserProvisioned(user *c5c3v1alpha1.KeystoneUser) bool {
+	c := meta.FindStatusCondition(user.Status.Conditions, c5c3v1alpha1.ConditionUserReady)
+	switch {
+	case c == nil:
+		return false
+	case c.Status == metav1.ConditionTrue:
+		return true
+	}
+	return c.Reason == c5c3v1alpha1.ReasonRotationBudgetExhausted && user.Status.UserID != "" && user.Status.PasswordGeneration > 0
 }
 
 // ProjectGate checks the KeystoneProject like UserGate: ProjectNotFound,

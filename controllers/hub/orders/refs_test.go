@@ -13,8 +13,18 @@ func cond(t string, st metav1.ConditionStatus, reason string) []metav1.Condition
 	return []metav1.Condition{{Type: t, Status: st, Reason: reason}}
 }
 
+// provisioned gives u a Keystone id and delivered generation gen, then applies more.
+func provisioned(u *c5c3v1alpha1.KeystoneUser, gen int64, more ...func(*c5c3v1alpha1.KeystoneUser)) *c5c3v1alpha1.KeystoneUser {
+	u.Status.UserID, u.Status.PasswordGeneration = "uid-1", gen
+	for _, f := range more {
+		f(u)
+	}
+	return u
+}
+
 func TestUserGate(t *testing.T) {
 	t.Parallel()
+	budgetHeld := cond(c5c3v1alpha1.ConditionUserReady, metav1.ConditionFalse, c5c3v1alpha1.ReasonRotationBudgetExhausted)
 	user := func(planeNS string, conds []metav1.Condition) *c5c3v1alpha1.KeystoneUser {
 		u := &c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: "workflow", Namespace: "tenant-a"}}
 		u.Spec.ControlPlaneRef = c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: planeNS}
@@ -33,6 +43,12 @@ func TestUserGate(t *testing.T) {
 		{"not ready names its reason", user("openstack", cond(c5c3v1alpha1.ConditionUserReady, metav1.ConditionFalse, c5c3v1alpha1.ReasonUserCollision)), c5c3v1alpha1.ReasonWaitingForUser, "UserCollision"},
 		{"no condition yet", user("openstack", nil), c5c3v1alpha1.ReasonWaitingForUser, "not reported"},
 		{"ready", user("openstack", cond(c5c3v1alpha1.ConditionUserReady, metav1.ConditionTrue, "UserProvisioned")), "", ""},
+		{"budget-held rotation of a provisioned user passes", provisioned(user("openstack", budgetHeld), 2), "", ""},
+		{"budget-held user without a Keystone id waits", provisioned(user("openstack", budgetHeld), 2, func(u *c5c3v1alpha1.KeystoneUser) { u.Status.UserID = "" }),
+			c5c3v1alpha1.ReasonWaitingForUser, c5c3v1alpha1.ReasonRotationBudgetExhausted},
+		{"budget-held first password waits", provisioned(user("openstack", budgetHeld), 0), c5c3v1alpha1.ReasonWaitingForUser, c5c3v1alpha1.ReasonRotationBudgetExhausted},
+		{"provisioned user failing for another reason waits", provisioned(user("openstack", cond(c5c3v1alpha1.ConditionUserReady, metav1.ConditionFalse, c5c3v1alpha1.ReasonUserFailed)), 2),
+			c5c3v1alpha1.ReasonWaitingForUser, c5c3v1alpha1.ReasonUserFailed},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -53,8 +53,8 @@ func msgDuplicate(path string) string { return path + ": Duplicate value: " }
 // Patterns of the schema, as the API server quotes them.
 const (
 	reDNSLabel    = `^[a-z0-9]([-a-z0-9]*[a-z0-9])?$`
-	reNamePrefix  = `^[^,\s]+$`
-	reNoComma     = `^[^,]+$`
+	reNamePrefix  = `^[^,\s\p{Cc}\x{061C}\x{200E}\x{200F}\x{202A}-\x{202E}\x{2066}-\x{2069}]+$`
+	reNoComma     = `^[^,\p{Cc}\x{061C}\x{200E}\x{200F}\x{202A}-\x{202E}\x{2066}-\x{2069}]+$`
 	reEndpointURL = `^https?://[^\s/]+`
 	reDuration    = `^-?([0-9]+(\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$`
 )

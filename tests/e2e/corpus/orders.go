@@ -62,8 +62,14 @@ func invalidHubOrders() Suite {
 		// KeystoneUser.
 		create("ku-", "user-name-too-long", "KeystoneUser metadata.name <= 63 bytes", v1.MsgMetadataNameMax63, user,
 			func(m M) M { return withName(m, "ku-"+strings.Repeat("n", 61)) }),
-		create("ku-", "user-user-name-comma", "KeystoneUser userName ^[^,]+$ (K-ORC OpenStackName)", msgPattern("spec.userName", reNoComma), user,
+		create("ku-", "user-user-name-comma", "KeystoneUser userName NamePattern: no comma (K-ORC OpenStackName)", msgPattern("spec.userName", reNoComma), user,
 			func(m M) M { return set(m, "spec.userName", "a,b") }),
+		create("ku-", "user-user-name-nul", "KeystoneUser userName NamePattern: no control character (U+0000)", msgPattern("spec.userName", reNoComma), user,
+			func(m M) M { return set(m, "spec.userName", "app\x00") }),
+		create("ku-", "user-user-name-bidi", "KeystoneUser userName NamePattern: no bidi control (U+202E)", msgPattern("spec.userName", reNoComma), user,
+			func(m M) M { return set(m, "spec.userName", "app\u202Egpj.exe") }),
+		create("ku-", "user-domain-bidi-isolate", "KeystoneUser domainName NamePattern: no bidi control (U+2066)", msgPattern("spec.domainName", reNoComma), user,
+			func(m M) M { return set(m, "spec.domainName", "\u2066tenant-dom") }),
 		create("ku-", "user-domain-too-long", "KeystoneUser domainName <= 64 (K-ORC KeystoneName)", msgTooLong("spec.domainName", 64), user,
 			func(m M) M { return set(m, "spec.domainName", long(65)) }),
 		create("ku-", "user-password-generation-zero", "KeystoneUser passwordGeneration Minimum=1", msgMinimum("spec.passwordGeneration", 1), user,
@@ -88,6 +94,10 @@ func invalidHubOrders() Suite {
 		// KeystoneProject.
 		create("kp-", "project-name-too-long", "KeystoneProject projectName <= 64 (K-ORC KeystoneName)", msgTooLong("spec.projectName", 64), project,
 			func(m M) M { return set(m, "spec.projectName", long(65)) }),
+		create("kp-", "project-name-bidi", "KeystoneProject projectName NamePattern: no bidi control (U+202A)", msgPattern("spec.projectName", reNoComma), project,
+			func(m M) M { return set(m, "spec.projectName", "proj\u202Aect") }),
+		create("kp-", "project-domain-control", "KeystoneProject domainName NamePattern: no control character (U+0085)", msgPattern("spec.domainName", reNoComma), project,
+			func(m M) M { return set(m, "spec.domainName", "dom\u0085") }),
 		create("kp-", "project-description-too-long", "KeystoneProject description <= 255", msgTooLong("spec.description", 255), project,
 			func(m M) M { return set(m, "spec.description", long(256)) }),
 		create("kp-", "project-metadata-name-too-long", "KeystoneProject metadata.name <= 63 bytes", v1.MsgMetadataNameMax63, project,
@@ -101,6 +111,8 @@ func invalidHubOrders() Suite {
 			func(m M) M { return del(m, "spec.role") }),
 		create("kra-", "assignment-role-too-long", "KeystoneRoleAssignment role <= 64 (K-ORC KeystoneName)", msgTooLong("spec.role", 64), assignment,
 			func(m M) M { return set(m, "spec.role", long(65)) }),
+		create("kra-", "assignment-role-newline", "KeystoneRoleAssignment role NamePattern: no control character (newline)", msgPattern("spec.role", reNoComma), assignment,
+			func(m M) M { return set(m, "spec.role", "member\n") }),
 		update("kra-", "assignment-role-immutable", "KeystoneRoleAssignment role immutable", v1.MsgRoleImmutable,
 			assignment(""), M{"role": "admin"}),
 		update("kra-", "assignment-user-immutable", "KeystoneRoleAssignment userRef immutable", v1.MsgUserRefImmutable,
@@ -130,6 +142,14 @@ func invalidHubOrders() Suite {
 		create("cp-", "cp-assignment-prefix-pattern", "ControlPlane namespaceAssignments[].namePrefix without comma or whitespace", msgPattern("spec.namespaceAssignments[0].namePrefix", reNamePrefix), controlPlane,
 			func(m M) M {
 				return set(m, "spec.namespaceAssignments", []any{M{"namespace": "tenant-a", "namePrefix": "acme "}})
+			}),
+		create("cp-", "cp-assignment-prefix-bidi", "ControlPlane namespaceAssignments[].namePrefix without bidi control (U+200F)", msgPattern("spec.namespaceAssignments[0].namePrefix", reNamePrefix), controlPlane,
+			func(m M) M {
+				return set(m, "spec.namespaceAssignments", []any{M{"namespace": "tenant-a", "namePrefix": "acme\u200F"}})
+			}),
+		create("cp-", "cp-assignment-domain-bidi", "ControlPlane namespaceAssignments[].domains[] NamePattern: no bidi control (U+2069)", msgPattern("spec.namespaceAssignments[0].domains[0]", reNoComma), controlPlane,
+			func(m M) M {
+				return set(m, "spec.namespaceAssignments", []any{M{"namespace": "tenant-a", "domains": []any{"tenant-dom\u2069"}}})
 			}),
 		create("cp-", "cp-allowed-namespace-pattern", "ControlPlane serviceRegistrations.allowedNamespaces[] RFC-1123 label", msgPattern("spec.korc.serviceRegistrations.allowedNamespaces[0]", reDNSLabel), controlPlane,
 			func(m M) M { return set(m, "spec.korc.serviceRegistrations.allowedNamespaces", []any{"Tenant_A"}) }),
