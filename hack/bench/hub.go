@@ -18,6 +18,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/delivery/eso"
 	"github.com/c5c3/orderhub/internal/testenv"
+	"k8s.io/utils/ptr"
 )
 
 // The hub set: N KeystoneApplicationCredential orders, each with the
@@ -63,8 +64,11 @@ func (b *bench) seedHub(ctx context.Context, ns []int, repeat int) error {
 			if err := b.kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: name}}); err != nil {
 				return err
 			}
+			// The largest rotation budget: a new order's first password and
+			// credential take a token each (docs/reference/controlplane.md,
+			// "Rotation budget"), 2N for the set; past 3600 one starts a second.
 			assign = append(assign, c5c3v1alpha1.NamespaceAssignment{Namespace: name, AllowedRoles: []c5c3v1alpha1.KeystoneName{hubRole},
-				Domains: []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain}})
+				Domains: []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain}, RotationsPerHour: ptr.To(int32(3600))})
 		}
 	}
 	// The hub reads its target cluster registrations there (none here).
