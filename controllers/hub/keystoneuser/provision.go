@@ -94,12 +94,16 @@ func (p *pass) provision(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if create, err := p.probe(ctx, userName, domain, domainRef); err != nil || !create {
+	if create, err := p.probe(ctx, userName, domainRef); err != nil || !create {
 		return err
 	}
 	secrets, plan, err := p.passwords(ctx, &user)
 	if err != nil || ((plan.StoreHeld || plan.BudgetHeld) && plan.Desired == 0) {
 		return err // with no generation to apply, the K-ORC User is left as it is (not created)
+	}
+	if !p.obs.UserExists {
+		p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventCreateUser, "the collision probe found no user %s in domain %s: "+
+			"creating the managed K-ORC User %s/%s", userName, domain, p.cp.Namespace, p.name(korc.DiscUser))
 	}
 	u, err := p.user(ctx, userName, domainRef, projectChild, plan.Desired)
 	if err != nil {
@@ -192,7 +196,7 @@ func (p *pass) domain(ctx context.Context, domain string) (string, error) {
 
 // probe applies the collision probe before the managed create; create is
 // true when the User exists or the probe found no user.
-func (p *pass) probe(ctx context.Context, userName, domain, domainRef string) (create bool, err error) {
+func (p *pass) probe(ctx context.Context, userName, domainRef string) (create bool, err error) {
 	if p.obs.UserExists {
 		return true, nil
 	}
@@ -201,12 +205,7 @@ func (p *pass) probe(ctx context.Context, userName, domain, domainRef string) (c
 		return false, err
 	}
 	p.obs.Probe = korc.Probe(probe)
-	if korc.DecideProbe(p.obs.Probe, false) != korc.ProbeCreate {
-		return false, nil
-	}
-	p.r.event(p.o, p.ku, corev1.EventTypeNormal, EventCreateUser,
-		"the collision probe found no user %s in domain %s: creating the managed K-ORC User %s/%s", userName, domain, p.cp.Namespace, p.name(korc.DiscUser))
-	return true, nil
+	return korc.DecideProbe(p.obs.Probe, false) == korc.ProbeCreate, nil
 }
 
 // passwords plans the generations (p.plan) and creates the one asked for.
