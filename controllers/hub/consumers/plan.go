@@ -40,7 +40,7 @@ func Decide(ws []Workload, want string) Plan {
 		p.Stamp = slices.IndexFunc(ws, func(w Workload) bool { return w.OptedIn && w.Stamp != want })
 	}
 	for i, w := range ws {
-		st := c5c3v1alpha1.ConsumerStatus{Kind: w.Kind, Name: w.Name, Stamp: w.Stamp}
+		st := c5c3v1alpha1.ConsumerStatus{Kind: w.Kind, Name: w.Name, Stamp: Shown(w.Stamp)}
 		switch {
 		case !w.OptedIn:
 			st.State = c5c3v1alpha1.ConsumerNotOptedIn

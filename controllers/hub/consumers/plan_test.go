@@ -132,3 +132,19 @@ func TestOptedIn(t *testing.T) {
 		}
 	}
 }
+
+// TestShown: status.consumers echoes only stamps of StampValue's shape.
+func TestShown(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"":                                 "",
+		StampValue("KeystoneUser", "u", 3): "KeystoneUser/u=3",
+		"KeystoneUser/u=3" + string(make([]byte, 300)): ForeignStamp,
+		"junk":             ForeignStamp,
+		"KeystoneUser/U=3": ForeignStamp,
+	} {
+		if got := Shown(in); got != want {
+			t.Errorf("Shown(%.20q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -1,40 +1,66 @@
 package consumers
 
 import (
+	"strings"
+
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-)
 
-// lastApplied is kubectl's copy of the whole applied object; nothing here reads it.
-const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+)
 
 // Trim is a cache transform for the hub's watches of Deployments,
 // StatefulSets and DaemonSets: it keeps what SecretsOf, the rollout checks
-// and OptedIn read (annotations, replicas, status, the pod template's
-// annotations and its Secret references) and drops the rest of the pod
-// template, so a cluster's workloads cost the hub little memory. Any other
-// object is returned unchanged. A trimmed object MUST NOT be sent back to
-// the API server: the hub stamps workloads with merge patches only (Sync).
+// and OptedIn read (the opt-in annotation, replicas, status, the pod
+// template's stamp annotations and the names of the Secrets it references)
+// and drops the rest, so a cluster's workloads cost the hub little memory
+// whatever their annotations hold. Any other object is returned unchanged. A
+// trimmed object MUST NOT be sent back to the API server: the hub stamps
+// workloads with merge patches only (Sync).
 func Trim(obj any) (any, error) {
 	var t *corev1.PodTemplateSpec
 	switch o := obj.(type) {
 	case *appsv1.Deployment:
 		t = &o.Spec.Template
-		delete(o.Annotations, lastApplied)
+		o.Annotations = optIn(o.Annotations)
 	case *appsv1.StatefulSet:
 		t = &o.Spec.Template
 		o.Spec.VolumeClaimTemplates = nil
-		delete(o.Annotations, lastApplied)
+		o.Annotations = optIn(o.Annotations)
 	case *appsv1.DaemonSet:
 		t = &o.Spec.Template
-		delete(o.Annotations, lastApplied)
+		o.Annotations = optIn(o.Annotations)
 	default:
 		return obj, nil
 	}
+	t.Annotations = stamps(t.Annotations)
 	t.Spec = corev1.PodSpec{Volumes: secretVolumes(t.Spec.Volumes),
 		InitContainers: secretEnv(t.Spec.InitContainers), Containers: secretEnv(t.Spec.Containers),
 		EphemeralContainers: secretEnvEphemeral(t.Spec.EphemeralContainers)}
 	return obj, nil
+}
+
+// optIn keeps only the opt-in annotation of a workload's annotations.
+func optIn(a map[string]string) map[string]string {
+	v, ok := a[c5c3v1alpha1.AnnotationRolloutOnCredentialChange]
+	if !ok {
+		return nil
+	}
+	return map[string]string{c5c3v1alpha1.AnnotationRolloutOnCredentialChange: v}
+}
+
+// stamps keeps only the stamp annotations (StampKey) of a pod template's.
+func stamps(a map[string]string) map[string]string {
+	var out map[string]string
+	for k, v := range a {
+		if strings.HasPrefix(k, c5c3v1alpha1.AnnotationCredentialPrefix) {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // secretVolumes keeps the secret and projected volumes, their Secret names only.

@@ -2,13 +2,18 @@ package consumers
 
 import (
 	"context"
+	"reflect"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/cluster"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
 
 // OrderOf maps a Secret a workload reads, on cluster name, to the request of
@@ -36,4 +41,32 @@ func Enqueue(orderOf OrderOf) mchandler.TypedEventHandlerFunc[client.Object, mcr
 				return reqs
 			})
 	}
+}
+
+// Changed passes a workload's creation and deletion, and an update that
+// changes what Sync reads: its generation, deletion, opt-in, stamps, the
+// Secrets it reads, or whether its rollout is complete. The status updates of
+// a rollout in progress are dropped, so scaling or pod readiness elsewhere
+// does not wake the orders whose Secrets a workload reads.
+var Changed = predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+	return !reflect.DeepEqual(viewOf(e.ObjectOld), viewOf(e.ObjectNew))
+}}
+
+// view is what Sync reads of a workload.
+type view struct {
+	generation          int64
+	deleting, rolledOut bool
+	optIn               string
+	stamps              map[string]string
+	secrets             []string
+}
+
+func viewOf(o client.Object) view {
+	w, ok := workloadOf(o)
+	if !ok {
+		return view{}
+	}
+	return view{generation: o.GetGeneration(), deleting: !o.GetDeletionTimestamp().IsZero(), rolledOut: w.rolledOut,
+		optIn: o.GetAnnotations()[c5c3v1alpha1.AnnotationRolloutOnCredentialChange], stamps: stamps(w.template.Annotations),
+		secrets: SecretsOf(w.template)}
 }

@@ -103,6 +103,8 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	kind := orders.KindKeystoneApplicationCredential
 	localOnly := orders.LocalOnly()
 	everywhere := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(true)}
+	workloads := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(true),
+		mcbuilder.WithPredicates(consumers.Changed)}
 	return mcbuilder.ControllerManagedBy(hub.Manager).
 		Named("keystoneapplicationcredential").
 		For(&c5c3v1alpha1.KeystoneApplicationCredential{}, mcbuilder.WithEngageWithLocalCluster(true)).
@@ -118,9 +120,9 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		Watches(&c5c3v1alpha1.KeystoneProject{}, referencing(), everywhere...).
 		Watches(&c5c3v1alpha1.KeystoneRoleAssignment{}, referencing(), everywhere...).
 		Watches(&corev1.Secret{}, deliveredSecretOwner(), everywhere...).
-		Watches(&appsv1.Deployment{}, consumers.Enqueue(consumerOrder), everywhere...).
-		Watches(&appsv1.StatefulSet{}, consumers.Enqueue(consumerOrder), everywhere...).
-		Watches(&appsv1.DaemonSet{}, consumers.Enqueue(consumerOrder), everywhere...).
+		Watches(&appsv1.Deployment{}, consumers.Enqueue(consumerOrder), workloads...).
+		Watches(&appsv1.StatefulSet{}, consumers.Enqueue(consumerOrder), workloads...).
+		Watches(&appsv1.DaemonSet{}, consumers.Enqueue(consumerOrder), workloads...).
 		Complete(r)
 }
 

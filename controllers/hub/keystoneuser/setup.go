@@ -107,9 +107,12 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 			mchandler.TypedEnqueueRequestsFromMapFunc[client.Object, mcreconcile.Request](userOfCredential),
 			mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithPredicates(orders.HoldChanged)).
 		Watches(&c5c3v1alpha1.KeystoneProject{}, usersOfProject, mcbuilder.WithEngageWithLocalCluster(true)).
-		Watches(&appsv1.Deployment{}, consumers.Enqueue(consumerOrder), mcbuilder.WithEngageWithLocalCluster(true)).
-		Watches(&appsv1.StatefulSet{}, consumers.Enqueue(consumerOrder), mcbuilder.WithEngageWithLocalCluster(true)).
-		Watches(&appsv1.DaemonSet{}, consumers.Enqueue(consumerOrder), mcbuilder.WithEngageWithLocalCluster(true)).
+		Watches(&appsv1.Deployment{}, consumers.Enqueue(consumerOrder), mcbuilder.WithEngageWithLocalCluster(true),
+			mcbuilder.WithPredicates(consumers.Changed)).
+		Watches(&appsv1.StatefulSet{}, consumers.Enqueue(consumerOrder), mcbuilder.WithEngageWithLocalCluster(true),
+			mcbuilder.WithPredicates(consumers.Changed)).
+		Watches(&appsv1.DaemonSet{}, consumers.Enqueue(consumerOrder), mcbuilder.WithEngageWithLocalCluster(true),
+			mcbuilder.WithPredicates(consumers.Changed)).
 		Complete(r)
 }
 
