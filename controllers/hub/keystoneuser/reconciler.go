@@ -41,6 +41,8 @@ type Reconciler struct {
 	// the last accepted check per verifiedKey.
 	verifyInterval time.Duration
 	verified       sync.Map
+	// refused holds the last Refusal per verifiedKey.
+	refused sync.Map
 	// rest is the at-rest record per verifiedKey (verifyAtRest), checker the
 	// cheap check, loginPeriod the spacing of hashing logins at rest.
 	rest        atrest.Memory

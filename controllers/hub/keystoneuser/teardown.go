@@ -39,6 +39,7 @@ func (r *Reconciler) teardown() orders.Teardown[orderObj] {
 		WaitRequeue: NotReadyRequeue,
 		Forget: func(p *orders.Pass[orderObj]) {
 			r.forgetVerified(p.Order)
+			r.refused.Delete(verifiedKey(p.Order))
 			r.rest.Forget(verifiedKey(p.Order))
 		},
 		Release: func(ctx context.Context, p *orders.Pass[orderObj]) error {

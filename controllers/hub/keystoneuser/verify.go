@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"time"
 
@@ -35,9 +36,13 @@ func VerifyDue(unchanged bool, last, now time.Time, interval time.Duration) bool
 // finding that the user is gone or disabled; nil when verified or not due.
 func (p *pass) verifyAtRest(ctx context.Context, pw []byte, unchanged bool, gen int64, userName, domain string) error {
 	userID := p.st.UserID
+	tried := Refusal{Subject: fmt.Sprintf("%s/%d", userID, gen), Password: sha256.Sum256(pw), At: p.now}
+	if last, ok := p.r.refused.Load(verifiedKey(p.o)); ok && last.(Refusal).Holds(tried, p.r.verifyInterval) {
+		return last.(Refusal).Err
+	}
 	out := p.r.rest.Verify(ctx, atrest.Step{Key: verifiedKey(p.o),
 		Due:     VerifyDue(unchanged, p.r.lastVerified(p.o), p.now, p.r.verifyInterval),
-		Changed: !unchanged || userID == "", Subject: fmt.Sprintf("%s/%d", userID, gen), UID: p.ku.UID,
+		Changed: !unchanged || userID == "", Subject: tried.Subject, UID: p.ku.UID,
 		Now: p.now, LoginPeriod: p.r.loginPeriod,
 		Check: func(ctx context.Context) (atrest.Finding, error) {
 			return p.r.checker.User(ctx, p.r.Local, p.cp, userID)
@@ -52,12 +57,33 @@ func (p *pass) verifyAtRest(ctx context.Context, pw []byte, unchanged bool, gen 
 	}
 	if err := cmp.Or(out.Gone, out.LoginErr); err != nil {
 		p.r.forgetVerified(p.o)
+		tried.Err = err
+		p.r.refused.Store(verifiedKey(p.o), tried)
 		return err
 	}
+	p.r.refused.Delete(verifiedKey(p.o))
 	if out.Did != atrest.Nothing {
 		p.r.markVerified(p.o, p.now)
 	}
 	return nil
+}
+
+// Refusal is the last refused verification of an order: the user id and
+// generation, a digest of the generation's password, when, and the error.
+type Refusal struct {
+	Subject  string
+	Password [sha256.Size]byte
+	At       time.Time
+	Err      error
+}
+
+// Holds reports whether the pass that would try next repeats r instead of
+// asking Keystone again: same subject and password, and less than interval
+// since r (docs/reference/keystoneuser.md, "What is detected how fast"). It
+// bounds the logins a refused password costs Keystone to one per interval,
+// however often the order is woken.
+func (r Refusal) Holds(next Refusal, interval time.Duration) bool {
+	return r.Subject == next.Subject && r.Password == next.Password && next.At.Sub(r.At) < interval
 }
 
 // verifiedKey is the order's key in the reconciler's record of checks.
