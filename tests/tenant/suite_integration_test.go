@@ -52,6 +52,7 @@ const (
 	refsNS  = "trial-refs"
 	churnNS = "trial-churn"
 	caseNS  = "trial-case"
+	firstNS = "trial-first"
 )
 
 var (
@@ -61,7 +62,7 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Namespaces: []string{refsNS, churnNS, caseNS},
+	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Namespaces: []string{refsNS, churnNS, caseNS, firstNS},
 		Plane: &testenv.PlaneSeed{Namespace: planeNS, PasswordSecret: controlplane.DefaultPasswordSecret,
 			PasswordKey: controlplane.DefaultPasswordKey},
 	}, setup))
