@@ -11,6 +11,7 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
+	"github.com/gophercloud/gophercloud/v2"
 )
 
 // Checker is the cheap check: reads with the plane cp's admin credential
@@ -35,11 +36,7 @@ var _ Checker = (*Keystone)(nil)
 func (k *Keystone) User(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, userID string) (Finding, error) {
 	ctx, cancel := context.WithTimeout(ctx, keystoneTimeout)
 	defer cancel()
-	admin, err := grants.AdminCredentials(ctx, c, cp)
-	if err != nil {
-		return Finding{}, err
-	}
-	sc, err := k.s.client(ctx, admin)
+	sc, err := k.admin(ctx, c, cp)
 	if err != nil {
 		return Finding{}, err
 	}
@@ -51,14 +48,20 @@ func (k *Keystone) User(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.C
 func (k *Keystone) Credential(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, userID, id string, now time.Time) (Finding, error) {
 	ctx, cancel := context.WithTimeout(ctx, keystoneTimeout)
 	defer cancel()
-	admin, err := grants.AdminCredentials(ctx, c, cp)
-	if err != nil {
-		return Finding{}, err
-	}
-	sc, err := k.s.client(ctx, admin)
+	sc, err := k.admin(ctx, c, cp)
 	if err != nil {
 		return Finding{}, err
 	}
 	ac, err := applicationcredentials.Get(ctx, sc, userID, id).Extract()
 	return CredentialFinding(id, ac, controlplane.WithoutBody(err), now)
+}
+
+// admin is the plane's admin session (one per admin credential, sessions).
+// Errors: the admin credentials' read, or the session's login.
+func (k *Keystone) admin(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane) (*gophercloud.ServiceClient, error) {
+	admin, err := grants.AdminCredentials(ctx, c, cp)
+	if err != nil {
+		return nil, err
+	}
+	return k.s.client(ctx, admin)
 }
