@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -11,7 +12,6 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
-	"github.com/gophercloud/gophercloud/v2"
 )
 
 // Checker is the cheap check: reads with the plane cp's admin credential
