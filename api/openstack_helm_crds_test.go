@@ -39,7 +39,9 @@ var oshRefusals = []string{
 	"Vhost.spec: update rules here only (immutable fields)",
 	// refused at creation
 	"Permission.spec.user: minLength 1 here, there none",
+	"Binding.spec: CEL rule here only: has(self.destinationType)",
 	"Permission.spec: CEL rule here only: has(self.user) != has(self.userReference)",
+	"Queue.spec: CEL rule here only: has(self.durable)",
 	"Queue.spec: CEL rule here only: !has(self.type) || self.type != 'quorum' || !has(self.durable) || self.durable",
 	// defaults
 	"Binding.spec.destinationType: default \"queue\", here none",
@@ -51,7 +53,7 @@ var oshRefusals = []string{
 	"Permission.spec.userReference.name: default none, here \"\"",
 	"Policy.spec.rabbitmqClusterReference.connectionSecret.name: default none, here \"\"",
 	"Queue.spec.autoDelete: default false, here none",
-	"Queue.spec.durable: default false, here true",
+	"Queue.spec.durable: default false, here none",
 	"Queue.spec.rabbitmqClusterReference.connectionSecret.name: default none, here \"\"",
 	"User.spec.importCredentialsSecret.name: default none, here \"\"",
 	"User.spec.rabbitmqClusterReference.connectionSecret.name: default none, here \"\"",

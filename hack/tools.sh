@@ -34,7 +34,18 @@ apt_ensure() {
 	[ ${#missing[@]} -eq 0 ] && return 0
 	log "installing Debian packages: ${missing[*]}"
 	apt-get update -qq
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=900 --no-install-recommends "${missing[@]}"
+}
+
+# locked TOOL: builds TOOL holding the cache's lock for it, so two runs at
+# once (two clones, a test's hint to run make tools while make tools runs)
+# build it once: the second waits, then finds the binaries and skips them.
+locked() {
+	mkdir -p "$ORDERHUB_CACHE"
+	(
+		flock 9 || { log "cannot lock $ORDERHUB_CACHE/.lock-$1"; exit 1; }
+		"$1"
+	) 9>"$ORDERHUB_CACHE/.lock-$1"
 }
 
 # The servers and the CLI the stack runs (Keystone, RabbitMQ, the openstack client).
@@ -328,24 +339,24 @@ if [ "$1" = cached ]; then
 fi
 for t in "$@"; do
 	case "$t" in
-	all) debs; controller_gen; k8s; korc; eso; vault; chainsaw; crane; ca_certificates; helm; mto; node_tools ;;
-	debs) debs ;;
-	k8s) k8s ;;
-	chainsaw) chainsaw ;;
-	controller-gen) controller_gen ;;
-	korc) korc ;;
-	eso) eso ;;
-	vault) vault ;;
-	crane) crane ;;
-	ca-certificates) ca_certificates ;;
-	helm) helm ;;
-	helm-docs) helm_docs ;;
-	mto) mto ;;
-	node) node_tools ;;
-	node-debs) node_debs ;;
-	kubelet) kube_node ;;
-	containerd) containerd_bin ;;
-	pause) pause_image ;;
+	all) for f in debs controller_gen k8s korc eso vault chainsaw crane ca_certificates helm mto node_debs kube_node containerd_bin pause_image; do locked "$f"; done ;;
+	debs) locked debs ;;
+	k8s) locked k8s ;;
+	chainsaw) locked chainsaw ;;
+	controller-gen) locked controller_gen ;;
+	korc) locked korc ;;
+	eso) locked eso ;;
+	vault) locked vault ;;
+	crane) locked crane ;;
+	ca-certificates) locked ca_certificates ;;
+	helm) locked helm ;;
+	helm-docs) locked helm_docs ;;
+	mto) locked mto ;;
+	node) for f in node_debs kube_node containerd_bin pause_image; do locked "$f"; done ;;
+	node-debs) locked node_debs ;;
+	kubelet) locked kube_node ;;
+	containerd) locked containerd_bin ;;
+	pause) locked pause_image ;;
 	env) print_env ;;
 	*) log "unknown tool $t"; exit 2 ;;
 	esac

@@ -263,7 +263,7 @@ func TestIntegration_Chart_Defaults(t *testing.T) {
 
 	// Leader election can renew its Lease.
 	le := find(objs, "Role", "rel-orderhub-hub-leader-election").Typed.(*rbacv1.Role)
-	if !grants(le.Rules, "coordination.k8s.io", "leases", "get", "create", "update") {
+	if !rulesGrant(le.Rules, "coordination.k8s.io", "leases", "get", "create", "update") {
 		t.Errorf("hub leader election cannot get, create and update leases: %+v", le.Rules)
 	}
 	// identity and topology are namespaced: a Role, no ClusterRole.
@@ -316,7 +316,7 @@ func TestIntegration_Chart_Defaults(t *testing.T) {
 	}
 }
 
-func grants(rules []rbacv1.PolicyRule, group, resource string, verbs ...string) bool {
+func rulesGrant(rules []rbacv1.PolicyRule, group, resource string, verbs ...string) bool {
 	for _, v := range verbs {
 		ok := false
 		for _, r := range rules {
@@ -481,7 +481,7 @@ func TestIntegration_Chart_Switches(t *testing.T) {
 			if cr == nil || find(objs, "Secret", "rel-orderhub-hub-target-token") == nil || find(objs, "ClusterRoleBinding", "rel-orderhub-hub-target") == nil {
 				t.Fatal("target-cluster RBAC not rendered")
 			}
-			if !grants(cr.Typed.(*rbacv1.ClusterRole).Rules, "", "secrets", "get", "create", "update", "delete") {
+			if !rulesGrant(cr.Typed.(*rbacv1.ClusterRole).Rules, "", "secrets", "get", "create", "update", "delete") {
 				t.Error("the target-cluster role cannot delete the delivered Secrets")
 			}
 		}},

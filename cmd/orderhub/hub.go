@@ -16,6 +16,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/atrest"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/credentialrotation"
+	"github.com/c5c3/orderhub/controllers/hub/grants"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneapplicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneproject"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneroleassignment"
@@ -271,13 +272,16 @@ func (h *hubFlags) setupWebhooks(mgr ctrl.Manager, ws webhookServing) error {
 // and KeystoneService/CredentialRotation on the management cluster, the orders
 // on every engaged cluster.
 func (h *hubFlags) setupControllers(mgr ctrl.Manager, hub *clusters.Hub) error {
+	// One admin session per plane for every hub kind that reads or grants
+	// with the plane's admin credential (grants.Sessions).
+	sessions := &grants.Sessions{}
 	if h.controlPlane {
 		if err := controlplane.SetupWithManager(mgr, h.controlPlaneOptions()); err != nil {
 			return err
 		}
 	}
 	if h.keystoneService {
-		if err := keystoneservice.SetupWithManager(mgr); err != nil {
+		if err := keystoneservice.SetupWithManager(mgr, keystoneservice.Options{Granter: grants.Keystone{Sessions: sessions}}); err != nil {
 			return err
 		}
 		if err := credentialrotation.SetupWithManager(mgr); err != nil {
@@ -285,7 +289,7 @@ func (h *hubFlags) setupControllers(mgr ctrl.Manager, hub *clusters.Hub) error {
 		}
 	}
 	if h.orders {
-		return setupOrders(hub)
+		return setupOrders(hub, sessions)
 	}
 	return nil
 }
@@ -295,10 +299,9 @@ func (h *hubFlags) setupControllers(mgr ctrl.Manager, hub *clusters.Hub) error {
 // engaged target cluster (delivery/clusters). KeystoneUser and
 // KeystoneApplicationCredential share one rotation budget per namespace
 // (docs/reference/controlplane.md, "Rotation budget").
-func setupOrders(hub *clusters.Hub) error {
+func setupOrders(hub *clusters.Hub, sessions *grants.Sessions) error {
 	budget := orders.NewRotationBudget()
-	// One admin session per plane for both kinds' cheap checks at rest.
-	rest := &atrest.Keystone{}
+	rest := &atrest.Keystone{Sessions: sessions}
 	for _, o := range []struct {
 		kind  string
 		setup func(*clusters.Hub) error
@@ -308,7 +311,7 @@ func setupOrders(hub *clusters.Hub) error {
 		}},
 		{"KeystoneProject", func(h *clusters.Hub) error { return keystoneproject.SetupWithManager(h, keystoneproject.Options{}) }},
 		{"KeystoneRoleAssignment", func(h *clusters.Hub) error {
-			return keystoneroleassignment.SetupWithManager(h, keystoneroleassignment.Options{})
+			return keystoneroleassignment.SetupWithManager(h, keystoneroleassignment.Options{Granter: grants.Keystone{Sessions: sessions}})
 		}},
 		{"KeystoneApplicationCredential", func(h *clusters.Hub) error {
 			return keystoneapplicationcredential.SetupWithManager(h, keystoneapplicationcredential.Options{Budget: budget, Checker: rest})

@@ -76,7 +76,7 @@ func BenchmarkTopology_QueuesWithBindings(b *testing.B) {
 			qn := fmt.Sprintf("bench-%s-q%d", run, i)
 			objs = append(objs,
 				&rmqv1.Queue{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("q-%s-%d", run, i), Labels: label},
-					Spec: rmqv1.QueueSpec{Name: qn, RabbitmqClusterReference: ref()}},
+					Spec: rmqv1.QueueSpec{Durable: new(true), Name: qn, RabbitmqClusterReference: ref()}},
 				&rmqv1.Binding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("b-%s-%d", run, i), Labels: label},
 					Spec: rmqv1.BindingSpec{Source: ex.Spec.Name, Destination: qn, DestinationType: "queue", RoutingKey: qn, RabbitmqClusterReference: ref()}})
 		}

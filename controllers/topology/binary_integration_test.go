@@ -56,7 +56,7 @@ func TestIntegration_Topology_BinaryServesItsNamespace(t *testing.T) {
 	})
 
 	q := &rmqv1.Queue{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "q"},
-		Spec: rmqv1.QueueSpec{Name: uniq("bin-q"), RabbitmqClusterReference: ref()}}
+		Spec: rmqv1.QueueSpec{Durable: new(true), Name: uniq("bin-q"), RabbitmqClusterReference: ref()}}
 	create(t, q)
 	waitReady(t, q)
 	if _, err := admin.GetQueue("/", q.Spec.Name); err != nil {

@@ -62,7 +62,7 @@ func TestIntegration_Topology_BindingWaitsForItsQueue(t *testing.T) {
 	ex := &rmqv1.Exchange{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: uniq("ex")},
 		Spec: rmqv1.ExchangeSpec{Name: uniq("wait-ex"), Type: "direct", RabbitmqClusterReference: ref()}}
 	q := &rmqv1.Queue{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: uniq("q")},
-		Spec: rmqv1.QueueSpec{Name: uniq("wait-q"), RabbitmqClusterReference: ref()}}
+		Spec: rmqv1.QueueSpec{Durable: new(true), Name: uniq("wait-q"), RabbitmqClusterReference: ref()}}
 	b := &rmqv1.Binding{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: uniq("b")},
 		Spec: rmqv1.BindingSpec{Source: ex.Spec.Name, Destination: q.Spec.Name, DestinationType: "queue",
 			RoutingKey: "k", RabbitmqClusterReference: ref()}}

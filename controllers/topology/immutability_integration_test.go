@@ -41,7 +41,7 @@ func TestIntegration_Topology_ImmutableFieldsAreRefused(t *testing.T) {
 			admitted: []string{`{"spec":{"tracing":true,"tags":["a"]}}`},
 		},
 		"Queue": {
-			obj: &rmqv1.Queue{ObjectMeta: meta_(uniq("imm-q")), Spec: rmqv1.QueueSpec{Name: uniq("imm-q"), Type: "classic",
+			obj: &rmqv1.Queue{ObjectMeta: meta_(uniq("imm-q")), Spec: rmqv1.QueueSpec{Durable: new(true), Name: uniq("imm-q"), Type: "classic",
 				Arguments: raw(`{"x-max-length":10}`), RabbitmqClusterReference: ref()}},
 			refused: map[string]string{
 				"name is immutable":       `{"spec":{"name":"renamed"}}`,
@@ -54,7 +54,7 @@ func TestIntegration_Topology_ImmutableFieldsAreRefused(t *testing.T) {
 			admitted: []string{`{"spec":{"deleteIfEmpty":true}}`, `{"spec":{"arguments":{"x-max-length":10}}}`},
 		},
 		"Queue without arguments": {
-			obj: &rmqv1.Queue{ObjectMeta: meta_(uniq("imm-q")), Spec: rmqv1.QueueSpec{Name: uniq("imm-q"), RabbitmqClusterReference: ref()}},
+			obj: &rmqv1.Queue{ObjectMeta: meta_(uniq("imm-q")), Spec: rmqv1.QueueSpec{Durable: new(true), Name: uniq("imm-q"), RabbitmqClusterReference: ref()}},
 			refused: map[string]string{
 				"type is immutable":      `{"spec":{"type":"quorum"}}`,
 				"arguments is immutable": `{"spec":{"arguments":{}}}`,

@@ -18,21 +18,25 @@ import (
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
 )
 
-// docs/topology.md, "Compatibility with the upstream operator": a Binding
-// without destinationType binds to an exchange, as upstream's does, and its
+// docs/topology.md, "CRDs of OpenStack-Helm's rabbitmq chart": a Binding
+// without destinationType is refused at admission, naming both meanings
+// (upstream binds an exchange, OpenStack-Helm's CRDs default to queue);
+// destinationType: exchange binds an exchange in the broker, and its
 // deletion removes exactly that exchange-to-exchange binding.
-func TestIntegration_Topology_BindingWithoutDestinationTypeBindsAnExchange(t *testing.T) {
+func TestIntegration_Topology_BindingDestinationTypeMustBeSaid(t *testing.T) {
 	src := &rmqv1.Exchange{ObjectMeta: meta_(uniq("ex")), Spec: rmqv1.ExchangeSpec{Name: uniq("src-ex"), Type: "topic", RabbitmqClusterReference: ref()}}
 	dst := &rmqv1.Exchange{ObjectMeta: meta_(uniq("ex")), Spec: rmqv1.ExchangeSpec{Name: uniq("dst-ex"), Type: "fanout", RabbitmqClusterReference: ref()}}
 	create(t, src)
 	create(t, dst)
 	b := &rmqv1.Binding{ObjectMeta: meta_(uniq("b")), Spec: rmqv1.BindingSpec{Source: src.Spec.Name, Destination: dst.Spec.Name,
 		RoutingKey: "events.#", RabbitmqClusterReference: ref()}}
+	err := kube.Create(bg, b.DeepCopy())
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "destinationType must be set, queue or exchange: the upstream operator binds an omitted destinationType to an exchange, OpenStack-Helm's CRDs default it to queue") {
+		t.Fatalf("create of a Binding without destinationType: %v, want Invalid naming both meanings", err)
+	}
+	b.Spec.DestinationType = "exchange"
 	create(t, b)
 	waitReady(t, b)
-	if b.Spec.DestinationType != "" {
-		t.Fatalf("destinationType stored as %q; upstream stores no default", b.Spec.DestinationType)
-	}
 	bs, err := admin.ListExchangeBindingsBetween("/", src.Spec.Name, dst.Spec.Name)
 	if err != nil || len(bs) != 1 || bs[0].DestinationType != "exchange" || bs[0].RoutingKey != "events.#" {
 		t.Fatalf("exchange bindings between %s and %s: %+v, %v", src.Spec.Name, dst.Spec.Name, bs, err)
@@ -45,6 +49,29 @@ func TestIntegration_Topology_BindingWithoutDestinationTypeBindsAnExchange(t *te
 		}
 		return err
 	})
+}
+
+// docs/topology.md, "CRDs of OpenStack-Helm's rabbitmq chart": a Queue
+// without durable is refused at admission, naming both meanings (upstream's
+// webhook defaults true, OpenStack-Helm's CRDs false); durable false and
+// true each reach the broker as said.
+func TestIntegration_Topology_QueueDurableMustBeSaid(t *testing.T) {
+	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Name: uniq("said-q"), RabbitmqClusterReference: ref()}}
+	err := kube.Create(bg, q.DeepCopy())
+	if !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "durable must be set, true or false: the upstream operator defaults an omitted durable to true, OpenStack-Helm's CRDs to false") {
+		t.Fatalf("create of a Queue without durable: %v, want Invalid naming both meanings", err)
+	}
+	for _, durable := range []bool{false, true} {
+		q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Name: uniq(fmt.Sprintf("durable-%v-q", durable)),
+			Durable: new(durable), RabbitmqClusterReference: ref()}}
+		create(t, q)
+		waitReady(t, q)
+		got, err := admin.GetQueue("/", q.Spec.Name)
+		if err != nil || got.Durable != durable {
+			t.Fatalf("queue %s in the broker: %+v, %v; want durable %v", q.Spec.Name, got, err, durable)
+		}
+		deleteAndWait(t, q)
+	}
 }
 
 // Upstream makes the User the controller owner of a Permission naming it by
@@ -177,7 +204,7 @@ func TestIntegration_Topology_QuorumQueueMustBeDurable(t *testing.T) {
 	if err := kube.Create(bg, q); !apierrors.IsInvalid(err) || !strings.Contains(err.Error(), "quorum queues must be durable") {
 		t.Fatalf("create of a non-durable quorum queue: %v, want Invalid", err)
 	}
-	q.Spec.Durable = nil // the schema default, true
+	q.Spec.Durable = new(true)
 	create(t, q)
 	waitReady(t, q)
 }

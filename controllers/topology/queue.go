@@ -32,7 +32,8 @@ func (queueActuator) Resolve(_ context.Context, o *rmqv1.Queue) (any, error) {
 // spec.type travels as arguments.x-queue-type (rabbit-hole copies Type
 // there, over the argument): spec.type, when set, wins over an x-queue-type
 // in arguments, as upstream's (docs/topology.md, "Compatibility with the
-// upstream operator"). durable defaults to true.
+// upstream operator"). durable is required at admission; an omitted one
+// (a Queue stored while the schema defaulted it to true) is true.
 func queueSettings(s rmqv1.QueueSpec, args map[string]any) rabbithole.QueueSettings {
 	qs := rabbithole.QueueSettings{Type: s.Type, Durable: s.Durable == nil || *s.Durable, AutoDelete: s.AutoDelete, Arguments: args}
 	if t, ok := args["x-queue-type"].(string); ok && qs.Type == "" {

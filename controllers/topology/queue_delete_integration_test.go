@@ -62,7 +62,7 @@ func TestIntegration_Topology_QuorumQueueDeletedWithIfEmptyAndIfUnused(t *testin
 // spec.type wins over an x-queue-type argument, as upstream's: the broker
 // declares the type spec.type names.
 func TestIntegration_Topology_QueueSpecTypeWinsOverArgument(t *testing.T) {
-	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("typed")), Spec: rmqv1.QueueSpec{RabbitmqClusterReference: ref(),
+	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("typed")), Spec: rmqv1.QueueSpec{Durable: new(true), RabbitmqClusterReference: ref(),
 		Type: "quorum", Arguments: raw(`{"x-queue-type":"classic"}`)}}
 	q.Spec.Name = q.Name
 	create(t, q)
@@ -77,7 +77,7 @@ func TestIntegration_Topology_QueueSpecTypeWinsOverArgument(t *testing.T) {
 }
 
 func quorumQueue(name string) *rmqv1.Queue {
-	return &rmqv1.Queue{ObjectMeta: meta_(name), Spec: rmqv1.QueueSpec{RabbitmqClusterReference: ref(), Name: name,
+	return &rmqv1.Queue{ObjectMeta: meta_(name), Spec: rmqv1.QueueSpec{Durable: new(true), RabbitmqClusterReference: ref(), Name: name,
 		Type: "quorum", DeleteIfEmpty: true, DeleteIfUnused: true, DeletionPolicy: rmqv1.DeletionPolicyDelete}}
 }
 

@@ -38,7 +38,7 @@ func waitRefusal(t *testing.T, obj object, want ...string) {
 // nothing declares reports the broker's 404 and its reason, and is declared
 // once the Exchange is.
 func TestIntegration_Topology_BindingToMissingExchangeReportsTheBroker(t *testing.T) {
-	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Name: uniq("bound-q"), RabbitmqClusterReference: ref()}}
+	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Durable: new(true), Name: uniq("bound-q"), RabbitmqClusterReference: ref()}}
 	create(t, q)
 	waitReady(t, q)
 	source := uniq("later-ex")
@@ -77,7 +77,7 @@ func TestIntegration_Topology_AccessRefusedReportsTheBroker(t *testing.T) {
 	}
 	t.Cleanup(func() { _, _ = admin.DeleteVhost(vhost) })
 
-	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Name: uniq("refused-q"), Vhost: vhost,
+	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Durable: new(true), Name: uniq("refused-q"), Vhost: vhost,
 		RabbitmqClusterReference: ref()}}
 	create(t, q)
 	waitRefusal(t, q, "broker answered HTTP 401: Access refused.")

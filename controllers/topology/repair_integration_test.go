@@ -46,7 +46,7 @@ func TestIntegration_Topology_DriftRepairIsVisible(t *testing.T) {
 	queueRepairs := testenv.CounterSum(t, "orderhub_topology_repairs_total", map[string]string{"kind": "Queue"})
 
 	ex := &rmqv1.Exchange{ObjectMeta: meta_(uniq("ex")), Spec: rmqv1.ExchangeSpec{Name: uniq("redeclared-ex"), Type: "direct", RabbitmqClusterReference: ref()}}
-	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Name: uniq("drift-q"), RabbitmqClusterReference: ref()}}
+	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Durable: new(true), Name: uniq("drift-q"), RabbitmqClusterReference: ref()}}
 	b := &rmqv1.Binding{ObjectMeta: meta_(uniq("b")), Spec: rmqv1.BindingSpec{Source: ex.Spec.Name, Destination: q.Spec.Name,
 		DestinationType: "queue", RoutingKey: "rk", RabbitmqClusterReference: ref()}}
 	for _, o := range []object{ex, q, b} {

@@ -34,7 +34,7 @@ func TestIntegration_Topology_FailureWaitsForItsBackoff(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := &rmqv1.Queue{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: uniq("q")},
-		Spec: rmqv1.QueueSpec{Name: name, Type: "quorum", RabbitmqClusterReference: ref()}}
+		Spec: rmqv1.QueueSpec{Durable: new(true), Name: name, Type: "quorum", RabbitmqClusterReference: ref()}}
 	create(t, q)
 	eventually(t, "the refusal is reported", func() error {
 		c, err := readyStatus(q)

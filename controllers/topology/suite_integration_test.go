@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-logr/logr"
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -102,7 +103,13 @@ func runSuite(m *testing.M) int {
 // newManager builds a manager watching namespace ns and a broker client
 // whose requests pass through transport (nil: the default one).
 func newManager(ns string, transport http.RoundTripper) (ctrl.Manager, *rabbithole.Client) {
+	return newManagerLogged(ns, transport, ctrl.Log)
+}
+
+// newManagerLogged is newManager with the controllers logging to logger.
+func newManagerLogged(ns string, transport http.RoundTripper, logger logr.Logger) (ctrl.Manager, *rabbithole.Client) {
 	mgr, err := ctrl.NewManager(stack.Kube.Config, ctrl.Options{
+		Logger:                 logger,
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -263,12 +270,19 @@ func rabbitholeUser(password string) rabbithole.UserSettings {
 // default one). It returns the namespace; the controllers stop with the test.
 func startOwnControllers(t *testing.T, prefix string, opts Options, transport http.RoundTripper) string {
 	t.Helper()
+	return startOwnControllersLogged(t, prefix, opts, transport, ctrl.Log)
+}
+
+// startOwnControllersLogged is startOwnControllers with the controllers
+// logging to logger.
+func startOwnControllersLogged(t *testing.T, prefix string, opts Options, transport http.RoundTripper, logger logr.Logger) string {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ns := uniq(prefix)
 	if err := kube.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 		t.Fatal(err)
 	}
-	mgr, broker := newManager(ns, transport)
+	mgr, broker := newManagerLogged(ns, transport, logger)
 	opts.Broker, opts.ClusterName, opts.Namespace = broker, clusterName, ns
 	if _, err := SetupWithManager(ctx, mgr, opts); err != nil {
 		t.Fatal(err)

@@ -136,7 +136,7 @@ func TestIntegration_Topology_GeneratedCredentials(t *testing.T) {
 // same exchange and queue removes exactly that one.
 func TestIntegration_Topology_BindingDeletionRemovesExactlyOne(t *testing.T) {
 	ex := &rmqv1.Exchange{ObjectMeta: meta_(uniq("ex")), Spec: rmqv1.ExchangeSpec{Name: uniq("ex"), Type: "headers", RabbitmqClusterReference: ref()}}
-	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Name: uniq("q"), RabbitmqClusterReference: ref()}}
+	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Durable: new(true), Name: uniq("q"), RabbitmqClusterReference: ref()}}
 	create(t, ex)
 	create(t, q)
 	binding := func(rk, args string) *rmqv1.Binding {
@@ -196,7 +196,7 @@ func TestIntegration_Topology_BindingDeletionRemovesExactlyOne(t *testing.T) {
 // Upstream issues 243 / 708: a queue or policy deleted in the broker is
 // declared again by the forced resync.
 func TestIntegration_Topology_ResyncRedeclaresDeletedQueueAndPolicy(t *testing.T) {
-	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Name: uniq("drift-q"), RabbitmqClusterReference: ref()}}
+	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Durable: new(true), Name: uniq("drift-q"), RabbitmqClusterReference: ref()}}
 	p := &rmqv1.Policy{ObjectMeta: meta_(uniq("p")), Spec: rmqv1.PolicySpec{Name: uniq("drift-p"), Pattern: "^drift-never$",
 		ApplyTo: "queues", Definition: raw(`{"message-ttl":70000}`), RabbitmqClusterReference: ref()}}
 	create(t, q)
@@ -275,7 +275,7 @@ func TestIntegration_Topology_RootVhostEverywhere(t *testing.T) {
 	s := credentialsSecret(uniq("creds"), username, "pw")
 	u := managementUser(uniq("user"), s.Name)
 	ex := &rmqv1.Exchange{ObjectMeta: meta_(uniq("ex")), Spec: rmqv1.ExchangeSpec{Name: exName, Vhost: "/", Type: "topic", Durable: true, RabbitmqClusterReference: ref()}}
-	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Name: qName, Vhost: "/", RabbitmqClusterReference: ref()}}
+	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Durable: new(true), Name: qName, Vhost: "/", RabbitmqClusterReference: ref()}}
 	b := &rmqv1.Binding{ObjectMeta: meta_(uniq("b")), Spec: rmqv1.BindingSpec{Vhost: "/", Source: exName, Destination: qName,
 		DestinationType: "queue", RoutingKey: "notifications.#", RabbitmqClusterReference: ref()}}
 	p := &rmqv1.Policy{ObjectMeta: meta_(uniq("p")), Spec: rmqv1.PolicySpec{Name: pName, Vhost: "/", Pattern: "^" + qName + "$",
@@ -349,7 +349,7 @@ func TestIntegration_Topology_QueueTypeConflictReportsBrokerMessage(t *testing.T
 		Arguments: map[string]any{"x-queue-type": "classic"}}); err != nil {
 		t.Fatal(err)
 	}
-	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Name: name, Type: "quorum", RabbitmqClusterReference: ref()}}
+	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("q")), Spec: rmqv1.QueueSpec{Durable: new(true), Name: name, Type: "quorum", RabbitmqClusterReference: ref()}}
 	create(t, q)
 	eventually(t, "Ready=False with the broker's message", func() error {
 		c, err := readyStatus(q)
@@ -378,7 +378,7 @@ func TestIntegration_Topology_ForeignResourcesAreLeftAlone(t *testing.T) {
 		"another namespace": {Name: clusterName, Namespace: "elsewhere"},
 	}
 	for why, r := range foreign {
-		q := &rmqv1.Queue{ObjectMeta: meta_(uniq("foreign")), Spec: rmqv1.QueueSpec{Name: uniq("foreign-q"), RabbitmqClusterReference: r}}
+		q := &rmqv1.Queue{ObjectMeta: meta_(uniq("foreign")), Spec: rmqv1.QueueSpec{Durable: new(true), Name: uniq("foreign-q"), RabbitmqClusterReference: r}}
 		create(t, q)
 		eventually(t, why+": the controller decided the queue is not its own", func() error {
 			if !ctrls.skippedLogged(q.UID) {
@@ -400,7 +400,7 @@ func TestIntegration_Topology_ForeignResourcesAreLeftAlone(t *testing.T) {
 	// A served resource cannot be repointed (rabbitmqClusterReference is
 	// immutable, as upstream's webhook has it): the queue would stay in this
 	// broker with nothing deleting it.
-	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("moved")), Spec: rmqv1.QueueSpec{Name: uniq("moved-q"), RabbitmqClusterReference: ref()}}
+	q := &rmqv1.Queue{ObjectMeta: meta_(uniq("moved")), Spec: rmqv1.QueueSpec{Durable: new(true), Name: uniq("moved-q"), RabbitmqClusterReference: ref()}}
 	create(t, q)
 	waitReady(t, q)
 	if !controllerutil.ContainsFinalizer(q, rmqv1.Finalizer) {

@@ -60,7 +60,7 @@ func TestIntegration_Topology_UnreachableBrokerRecovers(t *testing.T) {
 	var queues []*rmqv1.Queue
 	for i := 0; i < n; i++ {
 		q := &rmqv1.Queue{ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: fmt.Sprintf("q%d", i)},
-			Spec: rmqv1.QueueSpec{Name: uniq("down-q"), RabbitmqClusterReference: ref()}}
+			Spec: rmqv1.QueueSpec{Durable: new(true), Name: uniq("down-q"), RabbitmqClusterReference: ref()}}
 		if err := kube.Create(ctx, q); err != nil {
 			t.Fatal(err)
 		}

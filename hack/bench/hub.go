@@ -108,6 +108,26 @@ func (b *bench) hubOrders() []*unstructured.Unstructured {
 // their CPU seconds while applying and their peak RSS since the stack
 // started).
 func (b *bench) runHubSet(ctx context.Context, rep int) ([]result, error) {
+	tag := fmt.Sprintf("r%dn%d%s", rep, b.n, b.runID)
+	var out []result
+	floor, err := b.hubFloor(ctx, tag+"f")
+	if err != nil {
+		return out, fmt.Errorf("%s / %s: %w", setHub, runnerFloor, err)
+	}
+	b.logf("%s / %s: %s", setHub, runnerFloor, floor.summary())
+	out = append(out, floor)
+	alone, err := b.korcAlone(ctx, tag+"k")
+	if err != nil {
+		return out, fmt.Errorf("%s / %s: %w", setHub, runnerKORCAlone, err)
+	}
+	b.logf("%s / %s: %s", setHub, runnerKORCAlone, alone.summary())
+	out = append(out, alone)
+	rows, err := b.runHub(ctx, rep)
+	return append(out, rows...), err
+}
+
+// runHub times the hub's own run of the hub set (runHubSet).
+func (b *bench) runHub(ctx context.Context, rep int) ([]result, error) {
 	ns := hubTenant(b.n, rep)
 	objs := b.hubOrders()
 	for _, o := range objs {
@@ -155,7 +175,9 @@ func (b *bench) runHubSet(ctx context.Context, rep int) ([]result, error) {
 	}
 	hub.Metrics[mApplyReady] = time.Since(start).Seconds()
 	n := float64(len(objs))
-	hub.Metrics[mBackendApply] = float64(b.keystoneProxy.Counts().Sub(be0).Total()) / n
+	reqs := b.keystoneProxy.Counts().Sub(be0).Total()
+	hub.Metrics[mBackendApply] = float64(reqs) / n
+	hub.Metrics[mReqPerCredential] = float64(reqs) / float64(b.n)
 	hub.Metrics[mKubeWrites] = float64(kp.Counts().Sub(k0).Writes()) / n
 	hub.Writes = writesOnly(kp.CountsByResource().Sub(kr0))
 	b.logf("%s / %s: apiserver writes while applying: %s", setHub, runnerOrderhub, topWrites(hub.Writes, 8))
@@ -179,8 +201,11 @@ func (b *bench) runHubSet(ctx context.Context, rep int) ([]result, error) {
 	esoRow := result{Set: setHub, Runner: runnerESO, Objects: total(esoCounts), Note: describeCounts(esoCounts),
 		Metrics: map[string]float64{mCPU: cpu[procESO]}}
 
-	if err := b.measureSteady(ctx, b.keystoneProxy, n, hub.Metrics); err != nil {
+	if hub.Note, err = b.measureHubSteady(ctx, len(objs), hub.Metrics); err != nil {
 		return nil, err
+	}
+	if b.hashRounds > 0 {
+		hub.Note = fmt.Sprintf("password_hash_rounds %d; %s", b.hashRounds, hub.Note)
 	}
 
 	// The application credentials first, as
@@ -194,14 +219,16 @@ func (b *bench) runHubSet(ctx context.Context, rep int) ([]result, error) {
 		}
 	}
 	start = time.Now()
+	var deleteErr error
 	if err := b.deleteAll(ctx, ns, acs, b.deleteTimeout, b.deleteStall); err != nil {
-		hub.Note = "deletion incomplete: " + err.Error()
+		deleteErr = err
 	} else if err := b.deleteAll(ctx, ns, rest, b.deleteTimeout, b.deleteStall); err != nil {
-		hub.Note = "deletion incomplete: " + err.Error()
+		deleteErr = err
 	} else {
 		hub.Metrics[mDelete] = time.Since(start).Seconds()
 	}
-	if hub.Note != "" {
+	if deleteErr != nil {
+		hub.Note = strings.TrimPrefix(hub.Note+"; deletion incomplete: "+deleteErr.Error(), "; ")
 		b.logf("%s / %s: %s; removing finalizers", setHub, runnerOrderhub, hub.Note)
 		if err := b.dropFinalizers(ctx, ns, objs, time.Minute); err != nil {
 			return nil, err

@@ -3,7 +3,7 @@
 // (docs/performance.md):
 //
 //	go run ./hack/bench [-n 200[,1000,5000]] [-repeat 3] [-sets projects,cinder,topology] [-steady 30s] [-json]
-//	go run ./hack/bench -sets hub -n 500 [-repeat 1]
+//	go run ./hack/bench -sets hub -n 500 [-repeat 1] [-steady 10m] [-hash-rounds 12]
 //
 // Identity sets (N Projects; the Cinder set of config/samples/identity) are
 // timed for `orderhub identity`, the K-ORC v2.6.0 manager, the openstack CLI
@@ -15,7 +15,8 @@
 // each with its KeystoneUser, KeystoneProject and KeystoneRoleAssignment)
 // runs alone, on a stack with K-ORC, ESO and OpenBao: `orderhub hub` has
 // no peer operator, so it reports the hub's own cost beside K-ORC's and
-// ESO's (hub.go).
+// ESO's (hub.go), and against a Keystone floor (hubfloor.go) and the same
+// K-ORC objects created without the hub (korcalone.go).
 //
 // Every controller runs as its own process in a fresh namespace, with its
 // kubeconfig and its backend (Keystone, the management API) behind counting
@@ -33,6 +34,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -66,6 +68,9 @@ type bench struct {
 	// foreign, when set, is how many Secrets of 500 KiB the hub set creates in
 	// an unrelated namespace before its orders (measureForeign).
 	foreign int
+	// hashRounds is the stack Keystone's [identity] password_hash_rounds
+	// (-hash-rounds; 0: testenv's default, 4).
+	hashRounds int
 	// runners, when set, are the only runners of the identity and topology
 	// sets that run (nil: all of them).
 	runners []string
@@ -79,6 +84,9 @@ type bench struct {
 	repo        string
 	orderhub    string
 	mtoDir      string
+	// oshCheckout is the OpenStack-Helm checkout of the osh-python runner
+	// (-osh-checkout; empty: the runner is skipped).
+	oshCheckout string
 	logDir      string
 	runID       string
 	seq         int
@@ -121,7 +129,7 @@ func run() error {
 		"a comma-separated list (200,1000,5000) runs every set at each N and adds a table of the cost per object by N.")
 	flag.IntVar(&repeat, "repeat", 3, "Run every set this many times; each figure is the median.")
 	flag.StringVar(&setsFlag, "sets", strings.Join([]string{setProjects, setCinder, setTopology}, ","),
-		"Comma-separated sets to run: projects, cinder, topology; or hub alone (N application credentials with their orders).")
+		"Comma-separated sets to run: projects, cinder, topology; or hub alone (N application credentials with their orders); or logins alone (N password and N application-credential logins: Keystone's CPU per hashing login at -hash-rounds).")
 	flag.IntVar(&b.concurrency, "concurrency", 0, "--concurrency of orderhub identity and topology: resources of one kind reconciled in parallel (0: their default).")
 	flag.DurationVar(&b.steady, "steady", 30*time.Second, "Steady-state window after all Ready, over which backend requests are counted (0: skip).")
 	flag.DurationVar(&b.resync, "resync", 0, "Forced resync period of orderhub identity; when set, its runs also count the Keystone requests of one period from 1.5 periods after Ready on, when every object resyncs once per period. 0: off (the default period, 30m).")
@@ -133,23 +141,32 @@ func run() error {
 	flag.BoolVar(&asJSON, "json", false, "Print JSON lines (every run and every median) instead of the table.")
 	flag.StringVar(&b.hubPprof, "hub-pprof", "", "In the hub set, serve the hub's Go profiles here (--pprof-bind-address, e.g. 127.0.0.1:6060) to profile it while it runs.")
 	flag.IntVar(&b.foreign, "foreign-secrets", 0, "In the hub set, create this many Secrets of 500 KiB in a namespace the hub does not serve, once the hub runs, and report its resident-set growth beside ESO's (0: skip).")
+	flag.IntVar(&b.hashRounds, "hash-rounds", 0, "The stack Keystone's [identity] password_hash_rounds (bcrypt cost, 4 to 31) for the passwords written after start; "+
+		"0: the stack's 4. Keystone's own default is 12 (keystone/conf/identity.py); the bootstrapped admin keeps a cost of 4.")
 	flag.StringVar(&jsonOut, "json-out", "", "Also write the JSON lines to this file.")
-	flag.StringVar(&runnersFlag, "runners", "", "Comma-separated runners of the identity and topology sets to run (floor, lookup-floor, kube-floor, both-floors, finalizer-floors, orderhub, k-orc, mto, cli; default all): "+
+	flag.StringVar(&runnersFlag, "runners", "", "Comma-separated runners of the identity and topology sets to run (floor, lookup-floor, kube-floor, both-floors, finalizer-floors, orderhub, k-orc, mto, osh-python, cli; default all): "+
 		"a large N with the peers left out; × floor is taken over the plain floors that ran (floor, kube-floor), and a ratio with none, or without the orderhub row, is left empty.")
+	flag.StringVar(&b.oshCheckout, "osh-checkout", "", "An OpenStack-Helm checkout: the topology set also runs its Python reference controller (runner osh-python, rabbitmq/templates/bin/_rabbitmq_topology_controller.py.tpl, "+
+		"with Debian's python3, python3-kubernetes and python3-requests). Empty: that runner is skipped with a note.")
 	flag.Parse()
 	if runnersFlag != "" {
 		for _, r := range strings.Split(runnersFlag, ",") {
-			if !slices.Contains([]string{runnerFloor, runnerKubeFloor, runnerBothFloors, runnerFinalizerFloors, runnerLookupFloor, runnerOrderhub, runnerKORC, runnerMTO, runnerCLI}, r) {
-				return fmt.Errorf("-runners: unknown runner %q (want floor, kube-floor, both-floors, finalizer-floors, lookup-floor, orderhub, k-orc, mto or cli)", r)
+			if !slices.Contains([]string{runnerFloor, runnerKubeFloor, runnerBothFloors, runnerFinalizerFloors, runnerLookupFloor, runnerOrderhub, runnerKORC, runnerMTO, runnerOSHPython, runnerCLI}, r) {
+				return fmt.Errorf("-runners: unknown runner %q (want floor, kube-floor, both-floors, finalizer-floors, lookup-floor, orderhub, k-orc, mto, osh-python or cli)", r)
 			}
 			b.runners = append(b.runners, r)
 		}
 	}
 	sets := strings.Split(setsFlag, ",")
 	for _, s := range sets {
-		if !slices.Contains([]string{setProjects, setCinder, setTopology, setHub}, s) {
-			return fmt.Errorf("-sets: unknown set %q (want projects, cinder, topology, or hub)", s)
+		if !slices.Contains([]string{setProjects, setCinder, setTopology, setHub, setLogins}, s) {
+			return fmt.Errorf("-sets: unknown set %q (want projects, cinder, topology, hub or logins)", s)
 		}
+	}
+	// The logins set runs Keystone alone.
+	loginsSet := slices.Contains(sets, setLogins)
+	if loginsSet && len(sets) > 1 {
+		return errors.New("-sets: the logins set runs alone (its stack is Keystone only)")
 	}
 	// The hub set's stack runs K-ORC and ESO for every namespace, which
 	// would also reconcile the K-ORC runner's objects of the identity sets.
@@ -167,6 +184,9 @@ func run() error {
 			return fmt.Errorf("-n: %q is not a positive number", f)
 		}
 		ns = append(ns, n)
+	}
+	if b.hashRounds != 0 && (b.hashRounds < 4 || b.hashRounds > 31) {
+		return errors.New("-hash-rounds must be between 4 and 31 (bcrypt)")
 	}
 	if repeat < 1 || b.cliSample < 1 {
 		return errors.New("-repeat and -cli-sample must be at least 1")
@@ -201,7 +221,7 @@ func run() error {
 		}
 		crds = append(crds, filepath.Join(env["ORDERHUB_KORC_DIR"], "crds"))
 	}
-	if topology {
+	if topology && (b.runners == nil || slices.Contains(b.runners, runnerMTO)) {
 		b.mtoDir = env["ORDERHUB_MTO_DIR"]
 		if _, err := os.Stat(filepath.Join(b.mtoDir, "manager")); err != nil {
 			return errors.New("the messaging-topology-operator is not built: run `make tools` (or hack/tools.sh mto)")
@@ -219,12 +239,13 @@ func run() error {
 	}
 
 	b.logf("starting the stack (identity %v, topology %v, hub %v)", identity, topology, hubSet)
-	so := testenv.Options{Kube: true, Keystone: identity, RabbitMQ: topology}
+	so := testenv.Options{Kube: !loginsSet, Keystone: identity || loginsSet, RabbitMQ: topology}
 	if hubSet {
 		// K-ORC's and ESO's CRDs come with them.
 		so = testenv.HubStackOptions()
 	}
 	so.CRDPaths = crds
+	so.KeystoneHashRounds = b.hashRounds
 	so.Logf = func(f string, a ...any) { b.logf("testenv: "+f, a...) }
 	b.stack, err = testenv.Start(ctx, so)
 	if err != nil {
@@ -237,11 +258,17 @@ func run() error {
 			return err
 		}
 	}
-	if b.kube, err = client.New(b.stack.Kube.Config, client.Options{Scheme: kubeScheme}); err != nil {
-		return err
+	if b.stack.Kube != nil {
+		if b.kube, err = client.New(b.stack.Kube.Config, client.Options{Scheme: kubeScheme}); err != nil {
+			return err
+		}
 	}
 	if identity || hubSet {
-		if b.keystoneProxy, err = testenv.NewCountingProxy(b.stack.Keystone.URL, testenv.CountingProxyOptions{RewriteHost: true}); err != nil {
+		admin := b.stack.Keystone.AdminUser
+		if b.keystoneProxy, err = testenv.NewCountingProxy(b.stack.Keystone.URL, testenv.CountingProxyOptions{RewriteHost: true,
+			Classify: func(r *http.Request, body []byte) string {
+				return keystoneLoginClass(r.Method, r.URL.Path, body, admin)
+			}}); err != nil {
 			return err
 		}
 		defer b.keystoneProxy.Close()
@@ -273,6 +300,8 @@ func run() error {
 					rs, err = b.runTopologySet(ctx, rep)
 				case setHub:
 					rs, err = b.runHubSet(ctx, rep)
+				case setLogins:
+					rs, err = b.runLoginCost(ctx, rep)
 				default:
 					rs, err = b.runIdentitySet(ctx, set, rep)
 				}

@@ -30,6 +30,18 @@ type process struct {
 // startProcess runs bin with args and env (added to the bench's own), logging
 // to <logDir>/<name>.log, and waits until GET probeURL answers 2xx.
 func startProcess(ctx context.Context, name, logDir, bin string, args, env []string, probeURL string) (*process, error) {
+	return startProcessUntil(ctx, name, logDir, bin, args, env, "at "+probeURL, func(*process) bool {
+		resp, err := http.Get(probeURL)
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode/100 == 2
+	})
+}
+
+// startProcessUntil is startProcess waiting until ready (what names it).
+func startProcessUntil(ctx context.Context, name, logDir, bin string, args, env []string, what string, ready func(*process) bool) (*process, error) {
 	logPath := filepath.Join(logDir, name+".log")
 	f, err := os.Create(logPath)
 	if err != nil {
@@ -55,15 +67,12 @@ func startProcess(ctx context.Context, name, logDir, bin string, args, env []str
 			return nil, ctx.Err()
 		default:
 		}
-		if resp, err := http.Get(probeURL); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode/100 == 2 {
-				return p, nil
-			}
+		if ready(p) {
+			return p, nil
 		}
 		if time.Now().After(deadline) {
 			p.stop()
-			return nil, fmt.Errorf("%s not ready at %s after 3m; see %s", name, probeURL, logPath)
+			return nil, fmt.Errorf("%s not ready %s after 3m; see %s", name, what, logPath)
 		}
 		time.Sleep(200 * time.Millisecond)
 	}

@@ -17,6 +17,8 @@ const (
 	setCinder   = "cinder"
 	setTopology = "topology"
 	setHub      = "hub"
+	// setLogins is the cost of one hashing login (logincost.go).
+	setLogins = "logins"
 
 	runnerFloor     = "floor"
 	runnerKubeFloor = "kube-floor"
@@ -33,8 +35,17 @@ const (
 	runnerOrderhub    = "orderhub"
 	runnerKORC        = "k-orc"
 	runnerMTO         = "mto"
-	runnerCLI         = "cli"
-	runnerESO         = "eso"
+	// runnerOSHPython is OpenStack-Helm's Python topology controller
+	// (oshpython.go).
+	runnerOSHPython = "osh-python"
+	runnerCLI       = "cli"
+	runnerESO       = "eso"
+	// runnerKORCAlone is the hub set's K-ORC objects created directly, no
+	// hub (korcalone.go).
+	runnerKORCAlone = "k-orc-alone"
+	// The logins set's runners.
+	runnerPasswordLogin = "password-login"
+	runnerAppCredLogin  = "application-credential-login"
 )
 
 // Metric keys (the JSON names; units in the name).
@@ -53,14 +64,28 @@ const (
 	mResync        = "resync_req_per_object"
 	mResyncWrites  = "resync_writes_per_object"
 	mResyncBusiest = "resync_busiest_tenth"
+	// Hub set (hubsteady.go): Keystone requests per credential while
+	// applying; over the steady window Keystone requests per order per
+	// hour, hashing logins per order per day (all, and the admin's), and the
+	// Keystone process's CPU seconds per hour.
+	mReqPerCredential  = "keystone_req_per_credential"
+	mSteadyOrderHour   = "steady_keystone_req_per_order_hour"
+	mHashOrderDay      = "steady_hashing_logins_per_order_day"
+	mHashAdminOrderDay = "steady_admin_logins_per_order_day"
+	mKeystoneCPUHour   = "steady_keystone_cpu_s_per_hour"
+	// mKeystoneCPULogin is Keystone's CPU seconds per login (logins set).
+	mKeystoneCPULogin = "keystone_cpu_s_per_login"
 )
 
 // runnerLabel is how the table names a runner in a set.
 func runnerLabel(set, runner string) string {
 	switch runner {
 	case runnerFloor:
-		if set == setTopology {
+		switch set {
+		case setTopology:
 			return "broker floor (sequential requests, 1 connection)"
+		case setHub:
+			return "Keystone floor (5 requests per credential, sequential, 1 connection)"
 		}
 		return "Keystone floor (sequential POSTs, 1 connection)"
 	case runnerLookupFloor:
@@ -84,10 +109,18 @@ func runnerLabel(set, runner string) string {
 			return "K-ORC v2.6.0, the hub's children (all namespaces)"
 		}
 		return "K-ORC v2.6.0"
+	case runnerPasswordLogin:
+		return "password login, project-scoped (sequential, 1 connection)"
+	case runnerAppCredLogin:
+		return "application-credential login (sequential, 1 connection)"
+	case runnerKORCAlone:
+		return "K-ORC v2.6.0 alone (its objects created directly, no hub)"
 	case runnerESO:
 		return "External Secrets v0.16.2, the hub's backups (all namespaces)"
 	case runnerMTO:
 		return "messaging-topology-operator v1.20.1"
+	case runnerOSHPython:
+		return "OpenStack-Helm Python controller (chart defaults: 10 s sweeps)"
 	case runnerCLI:
 		return "openstack CLI, one process per call"
 	}
@@ -255,6 +288,8 @@ func setTitle(set string, n int) string {
 		return "identity, the Cinder set (config/samples/identity/cinder.yaml: 11 objects; K-ORC: its 10 kinds' objects, no RoleAssignment kind)"
 	case setTopology:
 		return fmt.Sprintf("topology, 1 exchange + %d queues + %d bindings + vhost, user, permission, policy", n, n)
+	case setLogins:
+		return fmt.Sprintf("logins, %d of each kind, one user (objects: logins; Keystone CPU s per login in the note)", n)
 	case setHub:
 		return fmt.Sprintf("hub, %d KeystoneApplicationCredentials, each with its KeystoneUser, KeystoneProject and KeystoneRoleAssignment (%d orders)", n, 4*n)
 	}
@@ -292,6 +327,9 @@ func writeTable(w io.Writer, res []result) {
 				cell(r.Metrics, mRSS, "%.0f"), cell(r.Metrics, mCPU, "%.1f"), cell(r.Metrics, mDelete, "%.1f"), r.Note)
 		}
 		tw.Flush()
+		if set == setHub {
+			writeHubSummary(w, m[sr])
+		}
 	}
 }
 

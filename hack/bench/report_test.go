@@ -119,3 +119,24 @@ func TestCollapseIDs(t *testing.T) {
 		t.Fatalf("collapseIDs = %v, want %v", got, want)
 	}
 }
+
+// The hub row's apply→Ready is divided by the floor's and the K-ORC-alone
+// row's; a missing row leaves its ratio empty.
+func TestHubRatios(t *testing.T) {
+	row := func(runner string, apply float64) result {
+		return result{Set: setHub, Runner: runner, Objects: 40, Metrics: map[string]float64{mApplyReady: apply, mReqPerCredential: 5}}
+	}
+	set := []result{row(runnerFloor, 4), row(runnerKORCAlone, 10), row(runnerOrderhub, 12), row(runnerKORC, 0)}
+	xf, xk := hubRatios(set)
+	if xf != 3 || xk != 1.2 {
+		t.Fatalf("×floor %v ×K-ORC alone %v, want 3 and 1.2", xf, xk)
+	}
+	if _, xk := hubRatios(set[:1]); !math.IsNaN(xk) {
+		t.Fatalf("×K-ORC alone without its row = %v, want NaN", xk)
+	}
+	var out bytes.Buffer
+	writeTable(&out, set)
+	if !strings.Contains(out.String(), "÷ floor 3.00 (goal ≤ 2), ÷ K-ORC alone 1.20") {
+		t.Fatalf("table lacks the hub ratios:\n%s", out.String())
+	}
+}

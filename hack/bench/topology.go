@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
+	"github.com/c5c3/orderhub/internal/oshref"
 )
 
 const (
@@ -59,7 +60,8 @@ func topologySet(apiVersion string, ref map[string]any, n int, tag string) []*un
 }
 
 // runTopologySet times the topology set: the broker floor, the Kubernetes
-// floor, orderhub and the upstream messaging-topology-operator.
+// floor, orderhub, the upstream messaging-topology-operator and, with
+// -osh-checkout, OpenStack-Helm's Python controller (oshpython.go).
 func (b *bench) runTopologySet(ctx context.Context, rep int) ([]result, error) {
 	tag := fmt.Sprintf("r%dn%d%s", rep, b.n, b.runID)
 	r := b.stack.RabbitMQ
@@ -102,14 +104,20 @@ func (b *bench) runTopologySet(ctx context.Context, rep int) ([]result, error) {
 				fmt.Sprintf("http://127.0.0.1:%d/readyz", probe))
 		},
 	}
-	return b.runSteps([]step{
+	steps := []step{
 		{runnerFloor, func() (result, error) { return b.brokerFloor(tag + "f") }},
 		{runnerKubeFloor, func() (result, error) { return b.kubeFloor(ctx, tag+"k", false) }},
 		{runnerBothFloors, func() (result, error) { return b.bothFloors(ctx, tag+"b", false) }},
 		{runnerFinalizerFloors, func() (result, error) { return b.bothFloors(ctx, tag+"z", true) }},
 		{runnerOrderhub, func() (result, error) { return b.runController(ctx, oh) }},
 		{runnerMTO, func() (result, error) { return b.runController(ctx, mto) }},
-	})
+	}
+	if note := oshPythonSkip(b.oshCheckout, func() error { return oshref.CheckPython(oshref.DefaultPython) }); note != "" {
+		b.logf("%s", note)
+	} else {
+		steps = append(steps, step{runnerOSHPython, func() (result, error) { return b.runController(ctx, b.oshPythonRun(tag+"p")) }})
+	}
+	return b.runSteps(steps)
 }
 
 // brokerFloor declares the set's broker objects with the fewest requests

@@ -31,6 +31,8 @@ type CountingProxy struct {
 	n   map[string]int64
 	// byResource counts "<method> <resource>" (KubeResource of the path).
 	byResource map[string]int64
+	// byClass counts the non-empty classes of CountingProxyOptions.Classify.
+	byClass map[string]int64
 }
 
 // CountingProxyOptions tune NewCountingProxy.
@@ -51,6 +53,10 @@ type CountingProxyOptions struct {
 	// is answered with body instead of forwarding (a fault in front of the
 	// real backend, such as a Keystone policy that refuses one call).
 	Refuse func(r *http.Request) (status int, body string)
+	// Classify, when set, is asked for every request with its body (read
+	// and put back; at most 1 MiB is read): a non-empty class is counted
+	// (CountsByClass), such as the Keystone logins that hash a password.
+	Classify func(r *http.Request, body []byte) string
 }
 
 // NewCountingProxy starts a proxy in front of target (a base URL such as
@@ -80,7 +86,7 @@ func NewCountingProxy(target string, o CountingProxyOptions) (*CountingProxy, er
 	if err != nil {
 		return nil, err
 	}
-	p := &CountingProxy{URL: "http://" + ln.Addr().String(), n: map[string]int64{}, byResource: map[string]int64{}}
+	p := &CountingProxy{URL: "http://" + ln.Addr().String(), n: map[string]int64{}, byResource: map[string]int64{}, byClass: map[string]int64{}}
 	rp := httputil.NewSingleHostReverseProxy(u)
 	rp.Transport = tr
 	rp.FlushInterval = -1
@@ -117,9 +123,16 @@ func NewCountingProxy(target string, o CountingProxyOptions) (*CountingProxy, er
 	}
 	p.srv = &http.Server{ReadHeaderTimeout: 30 * time.Second, Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		res := KubeResource(r.URL.Path)
+		class := ""
+		if o.Classify != nil {
+			class = classify(r, o.Classify)
+		}
 		p.mu.Lock()
 		p.n[r.Method]++
 		p.byResource[r.Method+" "+res]++
+		if class != "" {
+			p.byClass[class]++
+		}
 		p.mu.Unlock()
 		if o.Refuse != nil {
 			if status, body := o.Refuse(r); status != 0 {
@@ -153,6 +166,24 @@ func (p *CountingProxy) snapshot(n map[string]int64) RequestCounts {
 // "<method> <resource>", the resource as KubeResource names it: which
 // kinds a controller writes, for the apiserver.
 func (p *CountingProxy) CountsByResource() RequestCounts { return p.snapshot(p.byResource) }
+
+// CountsByClass returns the number of requests forwarded so far by their
+// non-empty CountingProxyOptions.Classify class.
+func (p *CountingProxy) CountsByClass() RequestCounts { return p.snapshot(p.byClass) }
+
+// classify reads r's body (at most 1 MiB), puts it back and asks f.
+func classify(r *http.Request, f func(*http.Request, []byte) string) string {
+	var body []byte
+	if r.Body != nil && r.Body != http.NoBody {
+		body, _ = io.ReadAll(io.LimitReader(r.Body, 1<<20))
+		rest := r.Body
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), rest), rest}
+	}
+	return f(r, body)
+}
 
 // KubeResource is the resource (with its subresource, "secrets",
 // "pushsecrets.external-secrets.io/status") a Kubernetes API path names:

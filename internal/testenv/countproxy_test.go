@@ -83,3 +83,37 @@ func TestKubeResource(t *testing.T) {
 		}
 	}
 }
+
+// Classify sees each request's body and the backend still receives it
+// whole; only non-empty classes are counted.
+func TestCountingProxy_Classify(t *testing.T) {
+	var got []string
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got = append(got, string(b))
+	}))
+	defer backend.Close()
+	p, err := NewCountingProxy(backend.URL, CountingProxyOptions{Classify: func(r *http.Request, body []byte) string {
+		if strings.Contains(string(body), "password") {
+			return "login"
+		}
+		return ""
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	for _, body := range []string{`{"methods":["password"]}`, `{"methods":["token"]}`, ""} {
+		resp, err := http.Post(p.URL+"/v3/auth/tokens", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	if c := p.CountsByClass(); len(c) != 1 || c["login"] != 1 {
+		t.Fatalf("classes %v, want 1 login", c)
+	}
+	if len(got) != 3 || got[0] != `{"methods":["password"]}` || got[1] != `{"methods":["token"]}` || got[2] != "" {
+		t.Fatalf("backend received %q, want the three bodies whole", got)
+	}
+}

@@ -48,7 +48,8 @@ const (
 	DefaultHubNamespace = "orderhub-system"
 	// DefaultPlaneName is the ControlPlane's name when PlaneSeed.Name is empty.
 	DefaultPlaneName = "cp"
-	// HubStartTimeout bounds testenv.Start in RunHubSuite.
+	// HubStartTimeout bounds testenv.Start in RunHubSuite, plus the stack's
+	// NodeWait (the wait for another stack's node).
 	HubStartTimeout = 10 * time.Minute
 )
 
@@ -175,12 +176,12 @@ type HubSuite struct {
 func RunHubSuite(m *testing.M, o HubSuiteOptions, setup func(ctx context.Context, s *HubSuite) (manager.Runnable, error)) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	startCtx, startCancel := context.WithTimeout(ctx, HubStartTimeout)
-	defer startCancel()
 	so := HubStackOptions()
 	if o.Stack != nil {
 		so = *o.Stack
 	}
+	startCtx, startCancel := context.WithTimeout(ctx, HubStartTimeout+so.NodeWait)
+	defer startCancel()
 	stack, err := Start(startCtx, so)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "starting the stack: %v\n", err)

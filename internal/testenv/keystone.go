@@ -36,9 +36,11 @@ const (
 	// keystonePortPlaceholder is the port the cached template is bootstrapped
 	// with; each instance rewrites it in the catalog to its own port.
 	keystonePortPlaceholder = "127.0.0.1:1/"
+	// defaultKeystoneHashRounds is bcrypt's cheapest cost (Options.KeystoneHashRounds).
+	defaultKeystoneHashRounds = 4
 )
 
-func keystoneConf(dir string, lockout int, passwordRegex string) string {
+func keystoneConf(dir string, lockout, hashRounds int, passwordRegex string) string {
 	rule := ""
 	if passwordRegex != "" {
 		rule = "password_regex = " + passwordRegex + "\npassword_regex_description = the test stack's password rule (testenv.Options.KeystonePasswordRegex)\n"
@@ -56,10 +58,10 @@ key_repository = %[1]s/fernet-keys
 [credential]
 key_repository = %[1]s/credential-keys
 [identity]
-password_hash_rounds = 4
+password_hash_rounds = %[4]d
 [security_compliance]
 lockout_failure_attempts = %[2]d
-%[3]s`, dir, lockout, rule)
+%[3]s`, dir, lockout, rule, hashRounds)
 }
 
 // keystoneTemplate returns a folder with a bootstrapped database and key
@@ -84,7 +86,7 @@ func (s *Stack) keystoneTemplate(ctx context.Context) (string, error) {
 	}
 	defer os.RemoveAll(work)
 	conf := filepath.Join(work, "keystone.conf")
-	if err := os.WriteFile(conf, []byte(keystoneConf(work, 1000, "")), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte(keystoneConf(work, 1000, defaultKeystoneHashRounds, "")), 0o600); err != nil {
 		return "", err
 	}
 	url := "http://" + keystonePortPlaceholder + "v3"
@@ -141,7 +143,7 @@ func (s *Stack) startKeystone(ctx context.Context) error {
 	if out, err := exec.Command("sqlite3", db, sql).CombinedOutput(); err != nil {
 		return fmt.Errorf("set the catalog port: %v: %s", err, out)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "keystone.conf"), []byte(keystoneConf(dir, s.opts.KeystoneLockoutAttempts, s.opts.KeystonePasswordRegex)), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "keystone.conf"), []byte(keystoneConf(dir, s.opts.KeystoneLockoutAttempts, s.opts.KeystoneHashRounds, s.opts.KeystonePasswordRegex)), 0o600); err != nil {
 		return err
 	}
 	p, err := s.startProc("keystone", "/usr/bin/keystone-wsgi-public",

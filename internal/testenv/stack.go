@@ -85,6 +85,10 @@ type Options struct {
 	// created or its password written (default: no rule). oslo.config
 	// expands $: write $$ for a literal dollar sign.
 	KeystonePasswordRegex string
+	// KeystoneHashRounds sets [identity] password_hash_rounds (bcrypt) for
+	// the passwords written after start (default 4, the test speed; Keystone's
+	// own default is 12). The bootstrapped admin keeps its hash of 4 rounds.
+	KeystoneHashRounds int
 	// Logf receives progress lines; default: discarded.
 	Logf func(format string, args ...any)
 }
@@ -139,6 +143,9 @@ func Start(ctx context.Context, o Options) (st *Stack, err error) {
 	}
 	if o.KeystoneLockoutAttempts == 0 {
 		o.KeystoneLockoutAttempts = 1000
+	}
+	if o.KeystoneHashRounds == 0 {
+		o.KeystoneHashRounds = defaultKeystoneHashRounds
 	}
 	s := &Stack{opts: o, Dir: o.Dir, procsMu: &sync.Mutex{}}
 	if s.Dir == "" {

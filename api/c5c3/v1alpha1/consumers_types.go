@@ -11,6 +11,13 @@ const AnnotationRolloutOnCredentialChange = "c5c3.io/rollout-on-credential-chang
 // credential generation, "<kind>/<name>=<generation>" (docs/reference/consumers.md).
 const AnnotationCredentialPrefix = "credentials.c5c3.io/"
 
+// AnnotationAcknowledged, on a delivered credential Secret, is written by a
+// consumer that is not a workload: the stamp "<kind>/<name>=<generation>" of
+// the generation it now uses. While present, the superseded credential waits
+// for it to name the current generation (docs/reference/consumers.md,
+// "Revocation waits for the consumers").
+const AnnotationAcknowledged = "credentials.c5c3.io/acknowledged"
+
 // Where a consumer workload is (ConsumerStatus.State).
 const (
 	// ConsumerRolledOut: the pod template carries the current generation and

@@ -198,6 +198,14 @@ type KeystoneServiceAccountStatus struct {
 	// When the password was last rotated successfully.
 	// +optional
 	LastPasswordRotation *metav1.Time `json:"lastPasswordRotation,omitempty"`
+
+	// The workloads in this CR's namespace that consume the consumer Secret
+	// and where each is in its rollout to the delivered password generation
+	// (docs/reference/consumers.md); at most 32 are listed.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=32
+	Consumers []ConsumerStatus `json:"consumers,omitempty"`
 }
 
 // KeystoneService registers one service (catalog entry and/or account)

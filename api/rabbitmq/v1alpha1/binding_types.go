@@ -11,6 +11,11 @@ import (
 //
 // Every field that identifies the binding is immutable, as upstream's webhook
 // has it: an edited binding would leave the old one routing messages.
+//
+// destinationType must be stated: the upstream operator binds to an exchange
+// when it is omitted, OpenStack-Helm's CRDs default it to queue
+// (docs/topology.md, "CRDs of OpenStack-Helm's rabbitmq chart").
+// +kubebuilder:validation:XValidation:rule="has(self.destinationType)",message="destinationType must be set, queue or exchange: the upstream operator binds an omitted destinationType to an exchange, OpenStack-Helm's CRDs default it to queue",fieldPath=".destinationType"
 // +kubebuilder:validation:XValidation:rule="(has(self.vhost) ? (has(oldSelf.vhost) ? self.vhost == oldSelf.vhost : size(self.vhost) == 0) : (!has(oldSelf.vhost) || size(oldSelf.vhost) == 0))",message="vhost is immutable: delete the Binding and create it again with the new value",fieldPath=".vhost"
 // +kubebuilder:validation:XValidation:rule="(has(self.source) ? (has(oldSelf.source) ? self.source == oldSelf.source : size(self.source) == 0) : (!has(oldSelf.source) || size(oldSelf.source) == 0))",message="source is immutable: delete the Binding and create it again with the new value",fieldPath=".source"
 // +kubebuilder:validation:XValidation:rule="(has(self.destination) ? (has(oldSelf.destination) ? self.destination == oldSelf.destination : size(self.destination) == 0) : (!has(oldSelf.destination) || size(oldSelf.destination) == 0))",message="destination is immutable: delete the Binding and create it again with the new value",fieldPath=".destination"
@@ -29,8 +34,8 @@ type BindingSpec struct {
 	// +optional
 	Destination string `json:"destination,omitempty"`
 	// DestinationType says whether destination is a queue or an exchange.
-	// Omitted means exchange, as upstream (which has no default and binds
-	// to an exchange then).
+	// Required (a CEL rule): omitted, the upstream operator binds to an
+	// exchange and OpenStack-Helm's CRDs default it to queue.
 	// +kubebuilder:validation:Enum=exchange;queue
 	// +optional
 	DestinationType string `json:"destinationType,omitempty"`

@@ -12,6 +12,12 @@ import (
 // queue, and a renamed queue would be left behind, tracked by nothing.
 //
 // A quorum queue must be durable (upstream's webhook refuses it at creation).
+//
+// durable must be stated: upstream's mutating webhook defaults an omitted
+// durable to true, OpenStack-Helm's CRDs to false, so a manifest without it
+// would mean something else on one side (docs/topology.md, "CRDs of
+// OpenStack-Helm's rabbitmq chart").
+// +kubebuilder:validation:XValidation:rule="has(self.durable)",message="durable must be set, true or false: the upstream operator defaults an omitted durable to true, OpenStack-Helm's CRDs to false",fieldPath=".durable"
 // +kubebuilder:validation:XValidation:rule="!has(self.type) || self.type != 'quorum' || !has(self.durable) || self.durable",message="quorum queues must be durable: set durable to true",fieldPath=".durable"
 // +kubebuilder:validation:XValidation:rule="self.name == oldSelf.name",message="name is immutable: delete the Queue and create it again with the new value",fieldPath=".name"
 // +kubebuilder:validation:XValidation:rule="(has(self.vhost) ? (has(oldSelf.vhost) ? self.vhost == oldSelf.vhost : size(self.vhost) == 0) : (!has(oldSelf.vhost) || size(oldSelf.vhost) == 0))",message="vhost is immutable: delete the Queue and create it again with the new value",fieldPath=".vhost"
@@ -33,9 +39,9 @@ type QueueSpec struct {
 	// upstream's.
 	// +optional
 	Type string `json:"type,omitempty"`
-	// Durable queues survive a broker restart. Defaults to true, as upstream's
-	// mutating webhook sets it; quorum queues must be durable (a CEL rule).
-	// +kubebuilder:default:=true
+	// Durable queues survive a broker restart. Required (a CEL rule): the
+	// upstream operator and OpenStack-Helm's CRDs default it differently.
+	// Quorum queues must be durable (a CEL rule).
 	// +optional
 	Durable *bool `json:"durable,omitempty"`
 	// AutoDelete deletes the queue once its last consumer unsubscribes.

@@ -3,6 +3,7 @@ package applicationcredential
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -114,6 +115,10 @@ type Observation struct {
 	LostSecret string
 	// Previous is status.previousCredentialGeneration after the pass.
 	Previous int64
+	// PreviousWaiting names the consumers the superseded credential waits for
+	// (consumers.ReleaseSuperseded); PreviousDeleteAt is its upper bound.
+	PreviousWaiting  []string
+	PreviousDeleteAt *time.Time
 	// BudgetHeld is orders.BudgetHold.Message of a rotation the budget
 	// withheld, else "".
 	BudgetHeld string
@@ -244,7 +249,12 @@ func DeliveryCondition(o Observation, gen int64) metav1.Condition {
 		return set(c5c3v1alpha1.ReasonWaitingForCredential, "no credential exists yet")
 	case o.Delivered:
 		c.Status = metav1.ConditionTrue
-		return set(c5c3v1alpha1.ReasonDelivered, fmt.Sprintf("Secret %s carries generation %d", o.SecretName, o.Current))
+		msg := fmt.Sprintf("Secret %s carries generation %d", o.SecretName, o.Current)
+		if o.Previous > 0 && len(o.PreviousWaiting) > 0 && o.PreviousDeleteAt != nil {
+			msg += fmt.Sprintf("; generation %d stays in Keystone until these consumers are on generation %d, at the latest until %s: %s",
+				o.Previous, o.Current, o.PreviousDeleteAt.UTC().Format(time.RFC3339), strings.Join(o.PreviousWaiting, ", "))
+		}
+		return set(c5c3v1alpha1.ReasonDelivered, msg)
 	case o.LostSecret != "":
 		msg := fmt.Sprintf("Secret %s holding the secret of generation %d is gone from the cluster; Keystone cannot hand it back, "+
 			"so a new generation replaces it", o.LostSecret, o.Current)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -161,6 +162,11 @@ func TestDeliveryCondition(t *testing.T) {
 		wantInMsg  string
 	}{
 		{"delivered", ok, metav1.ConditionTrue, c5c3v1alpha1.ReasonDelivered, "workflow-appcred-credentials carries generation 2"},
+		{"delivered, the superseded generation waits for consumers", with(func(o *Observation) {
+			o.Previous, o.PreviousWaiting = 1, []string{"Deployment/a", "Deployment/b"}
+			o.PreviousDeleteAt = new(time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC))
+		}), metav1.ConditionTrue, c5c3v1alpha1.ReasonDelivered,
+			"generation 1 stays in Keystone until these consumers are on generation 2, at the latest until 2026-01-01T12:00:00Z: Deployment/a, Deployment/b"},
 		{"frozen", with(func(o *Observation) {
 			o.Gate = conditions.Gate{Reason: c5c3v1alpha1.ReasonNamespaceNotAssigned, Message: "frozen"}
 		}),

@@ -129,6 +129,10 @@ type Input struct {
 	// ScopeChanged: the delivered generation's K-ORC child has another scope
 	// than the spec asks for (ScopeDiffers).
 	ScopeChanged bool
+	// ConsumersReleased: every consumer waited for is on the current
+	// generation, so the superseded one goes before PreviousDeleteAt
+	// (consumers.ReleaseSuperseded, docs/reference/consumers.md).
+	ConsumersReleased bool
 }
 
 type Decision struct {
@@ -227,7 +231,7 @@ func Decide(in Input) Decision {
 		return d
 	}
 	if in.Previous > 0 && (in.Delivered || in.DeliveredID) && in.DeliveryRecorded &&
-		(in.PreviousDeleteAt != nil && !in.Now.Before(*in.PreviousDeleteAt) || in.liveExpiring()) {
+		(in.PreviousDeleteAt != nil && !in.Now.Before(*in.PreviousDeleteAt) || in.ConsumersReleased || in.liveExpiring()) {
 		d.Action, d.Generation = ActionDeletePrevious, in.Previous
 		return d
 	}

@@ -129,6 +129,16 @@ func TestDecide_ClocksAndSpecs(t *testing.T) {
 			Decision{Action: ActionNone}},
 		{"grace elapsed deletes previous", func() Input { return inGrace(t0.Add(744 * time.Hour)) },
 			Decision{Action: ActionDeletePrevious, Generation: 1}},
+		{"grace running, the consumers released it: deletes previous", func() Input {
+			in := inGrace(t0.Add(730 * time.Hour))
+			in.ConsumersReleased = true
+			return in
+		}, Decision{Action: ActionDeletePrevious, Generation: 1}},
+		{"consumers released, the Secret does not carry the successor: previous kept", func() Input {
+			in := inGrace(t0.Add(730 * time.Hour))
+			in.ConsumersReleased, in.Delivered, in.DeliveredID = true, false, false
+			return in
+		}, Decision{Action: ActionNone, Redeliver: true}},
 		// Found by hack/soak (docs/soak.md): an outage delayed the delivery of
 		// generation 2, so generation 1's grace period ran past the point
 		// where generation 2 is within its grace of expiry; the rotation to

@@ -26,15 +26,18 @@ type Checker interface {
 	Credential(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, userID, id string, now time.Time) (Finding, error)
 }
 
-// Keystone is the Checker talking to Keystone with gophercloud, one admin
-// session per plane credential; share one value across the hub's kinds.
-type Keystone struct{ s sessions }
+// Keystone is the Checker talking to Keystone with gophercloud through the
+// plane's cached admin session (Sessions; nil: a private cache).
+type Keystone struct {
+	Sessions *grants.Sessions
+	own      grants.Sessions
+}
 
 var _ Checker = (*Keystone)(nil)
 
 // User implements Checker.
 func (k *Keystone) User(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, userID string) (Finding, error) {
-	ctx, cancel := context.WithTimeout(ctx, keystoneTimeout)
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	sc, err := k.admin(ctx, c, cp)
 	if err != nil {
@@ -46,7 +49,7 @@ func (k *Keystone) User(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.C
 
 // Credential implements Checker.
 func (k *Keystone) Credential(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, userID, id string, now time.Time) (Finding, error) {
-	ctx, cancel := context.WithTimeout(ctx, keystoneTimeout)
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	sc, err := k.admin(ctx, c, cp)
 	if err != nil {
@@ -63,5 +66,8 @@ func (k *Keystone) admin(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.
 	if err != nil {
 		return nil, err
 	}
-	return k.s.client(ctx, admin)
+	if k.Sessions != nil {
+		return k.Sessions.Client(ctx, admin)
+	}
+	return k.own.Client(ctx, admin)
 }

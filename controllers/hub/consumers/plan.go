@@ -57,15 +57,3 @@ func Decide(ws []Workload, want string) Plan {
 	}
 	return p
 }
-
-// AllRolledOut reports whether every opted-in consumer in statuses carries
-// want and rolled out: the point after which the superseded credential is no
-// longer read by a rolled workload.
-func AllRolledOut(statuses []c5c3v1alpha1.ConsumerStatus, want string) bool {
-	for _, s := range statuses {
-		if s.State != c5c3v1alpha1.ConsumerNotOptedIn && (s.Stamp != want || s.State != c5c3v1alpha1.ConsumerRolledOut) {
-			return false
-		}
-	}
-	return true
-}

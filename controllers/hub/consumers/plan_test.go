@@ -71,30 +71,6 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-func TestAllRolledOut(t *testing.T) {
-	t.Parallel()
-	const want = "K/o=2"
-	s := func(stamp, state string) c5c3v1alpha1.ConsumerStatus {
-		return c5c3v1alpha1.ConsumerStatus{Kind: KindDeployment, Name: "x", Stamp: stamp, State: state}
-	}
-	tests := []struct {
-		name string
-		in   []c5c3v1alpha1.ConsumerStatus
-		want bool
-	}{
-		{"none", nil, true},
-		{"all rolled out", []c5c3v1alpha1.ConsumerStatus{s(want, rolled), s("", optedOut)}, true},
-		{"one rolling", []c5c3v1alpha1.ConsumerStatus{s(want, rolled), s(want, rolling)}, false},
-		{"one queued", []c5c3v1alpha1.ConsumerStatus{s("K/o=1", queued)}, false},
-		{"rolled out at an older generation", []c5c3v1alpha1.ConsumerStatus{s("K/o=1", rolled)}, false},
-	}
-	for _, tc := range tests {
-		if got := AllRolledOut(tc.in, want); got != tc.want {
-			t.Errorf("%s: AllRolledOut = %v, want %v", tc.name, got, tc.want)
-		}
-	}
-}
-
 func TestStampKey(t *testing.T) {
 	t.Parallel()
 	if got := StampKey("reports-credentials"); got != "credentials.c5c3.io/reports-credentials" {

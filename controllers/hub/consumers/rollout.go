@@ -13,10 +13,14 @@ func replicasOf(r *int32) int32 {
 // DeploymentRolledOut reports a complete rollout the way `kubectl rollout
 // status` does: the controller saw the current spec, and every desired
 // replica is updated and available with no old one left
-// (https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#complete-deployment).
+// (https://kubernetes.io/docs/concepts/workloads/controllers/deployment/#complete-deployment);
+// and, stricter than kubectl, no pod is still terminating
+// (status.terminatingReplicas, KEP-3973; absent where the feature is off):
+// a terminating old pod may still use the superseded credential.
 func DeploymentRolledOut(d *appsv1.Deployment) bool {
 	n, s := replicasOf(d.Spec.Replicas), d.Status
-	return s.ObservedGeneration >= d.Generation && s.UpdatedReplicas == n && s.Replicas == n && s.AvailableReplicas == n
+	return s.ObservedGeneration >= d.Generation && s.UpdatedReplicas == n && s.Replicas == n && s.AvailableReplicas == n &&
+		(s.TerminatingReplicas == nil || *s.TerminatingReplicas == 0)
 }
 
 // StatefulSetRolledOut: the controller saw the current spec, every replica is

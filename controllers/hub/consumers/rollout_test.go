@@ -24,6 +24,8 @@ func TestDeploymentRolledOut(t *testing.T) {
 		{"not all updated", d(2, ptr.To[int32](2), appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 1, AvailableReplicas: 2}), false},
 		{"old pod still there", d(2, ptr.To[int32](2), appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 3, UpdatedReplicas: 2, AvailableReplicas: 2}), false},
 		{"not available", d(2, ptr.To[int32](2), appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, AvailableReplicas: 1}), false},
+		{"old pod still terminating", d(2, ptr.To[int32](2), appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, AvailableReplicas: 2, TerminatingReplicas: ptr.To[int32](1)}), false},
+		{"none terminating", d(2, ptr.To[int32](2), appsv1.DeploymentStatus{ObservedGeneration: 2, Replicas: 2, UpdatedReplicas: 2, AvailableReplicas: 2, TerminatingReplicas: ptr.To[int32](0)}), true},
 		{"replicas default to 1", d(1, nil, appsv1.DeploymentStatus{ObservedGeneration: 1, Replicas: 1, UpdatedReplicas: 1, AvailableReplicas: 1}), true},
 		{"scaled to zero", d(4, ptr.To[int32](0), appsv1.DeploymentStatus{ObservedGeneration: 4}), true},
 	}

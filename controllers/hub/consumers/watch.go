@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	mchandler "sigs.k8s.io/multicluster-runtime/pkg/handler"
 	"sigs.k8s.io/multicluster-runtime/pkg/multicluster"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
@@ -28,12 +29,8 @@ func Enqueue(orderOf OrderOf) mchandler.TypedEventHandlerFunc[client.Object, mcr
 	return func(name multicluster.ClusterName, _ cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 		return mchandler.TypedEnqueueRequestsFromMapFuncWithClusterPreservation(
 			func(_ context.Context, o client.Object) []mcreconcile.Request {
-				w, ok := workloadOf(o)
-				if !ok {
-					return nil
-				}
 				var reqs []mcreconcile.Request
-				for _, s := range SecretsOf(w.template) {
+				for _, s := range secretsRead(o) {
 					if r, ok := orderOf(name, o.GetNamespace(), s); ok {
 						reqs = append(reqs, r)
 					}
@@ -41,6 +38,31 @@ func Enqueue(orderOf OrderOf) mchandler.TypedEventHandlerFunc[client.Object, mcr
 				return reqs
 			})
 	}
+}
+
+// EnqueueLocal is Enqueue for a controller of the management cluster alone
+// (controller-runtime's single-cluster builder): orderOf maps a Secret of
+// namespace to the order delivering it.
+func EnqueueLocal(orderOf func(namespace, secret string) (reconcile.Request, bool)) handler.EventHandler {
+	return handler.EnqueueRequestsFromMapFunc(func(_ context.Context, o client.Object) []reconcile.Request {
+		var reqs []reconcile.Request
+		for _, s := range secretsRead(o) {
+			if r, ok := orderOf(o.GetNamespace(), s); ok {
+				reqs = append(reqs, r)
+			}
+		}
+		return reqs
+	})
+}
+
+// secretsRead is SecretsOf the pod template of a Deployment, StatefulSet or
+// DaemonSet, nil for another object.
+func secretsRead(o client.Object) []string {
+	w, ok := workloadOf(o)
+	if !ok {
+		return nil
+	}
+	return SecretsOf(w.template)
 }
 
 // Changed passes a workload's creation and deletion, and an update that

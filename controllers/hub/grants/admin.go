@@ -30,5 +30,5 @@ func AdminCredentials(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.Con
 	if err != nil {
 		return Credentials{}, fmt.Errorf("the plane's admin password cloud %s/%s: %w", cp.Namespace, name, err)
 	}
-	return Credentials{Cloud: cloud, CABundle: s.Data[orcv1alpha1.CloudCredencialsCASecretKey]}, nil
+	return Credentials{Cloud: cloud, CABundle: s.Data[orcv1alpha1.CloudCredencialsCASecretKey], Plane: cp.Namespace + "/" + cp.Name}, nil
 }

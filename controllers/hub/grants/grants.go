@@ -6,20 +6,14 @@ package grants
 
 import (
 	"context"
-	"crypto/tls"
-	"crypto/x509"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
-	"github.com/c5c3/orderhub/internal/backendmetrics"
-	"github.com/c5c3/orderhub/internal/version"
 )
 
 // Credentials are what a Granter authenticates with: a parsed password cloud
@@ -28,6 +22,9 @@ import (
 type Credentials struct {
 	Cloud    cloudsyaml.Cloud
 	CABundle []byte
+	// Plane is the ControlPlane's namespace/name (AdminCredentials sets
+	// it); Sessions keys its cache by it.
+	Plane string
 }
 
 // Granter reads, assigns and revokes roles of one user on one project.
@@ -45,10 +42,11 @@ type Granter interface {
 }
 
 // Keystone is the Granter talking to Keystone's identity v3 API; Timeout
-// bounds each call (default 20 s). It authenticates on every call, so a
-// rotated admin password is picked up at once.
+// bounds each call (default 20 s). Sessions caches the admin login per plane
+// (a changed admin credential logs in again); nil logs in on every call.
 type Keystone struct {
-	Timeout time.Duration
+	Timeout  time.Duration
+	Sessions *Sessions
 }
 
 var _ Granter = Keystone{}
@@ -100,11 +98,14 @@ func (k Keystone) Revoke(ctx context.Context, c Credentials, userID, projectID, 
 func (k Keystone) with(ctx context.Context, c Credentials, f func(context.Context, *gophercloud.ServiceClient) error) error {
 	ctx, cancel := k.bound(ctx)
 	defer cancel()
-	sc, done, err := k.client(ctx, c)
+	ss := k.Sessions
+	if ss == nil {
+		ss = &Sessions{}
+	}
+	sc, err := ss.Client(ctx, c)
 	if err != nil {
 		return err
 	}
-	defer done()
 	return f(ctx, sc)
 }
 
@@ -114,37 +115,4 @@ func (k Keystone) bound(ctx context.Context) (context.Context, context.CancelFun
 		t = 20 * time.Second
 	}
 	return context.WithTimeout(ctx, t)
-}
-
-// client returns an identity v3 client authenticated with c that reaches
-// Keystone at the cloud's auth URL, not through the catalog.
-func (k Keystone) client(ctx context.Context, c Credentials) (*gophercloud.ServiceClient, func(), error) {
-	a := cloudsyaml.AuthOf(c.Cloud)
-	if a.AuthURL == "" || a.Password == "" {
-		return nil, nil, errors.New("grants: the admin cloud has no auth_url or password")
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	if len(c.CABundle) > 0 {
-		pool := x509.NewCertPool()
-		if !pool.AppendCertsFromPEM(c.CABundle) {
-			return nil, nil, errors.New("x509: the CA bundle holds no PEM certificate")
-		}
-		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
-	}
-	pc, err := openstack.NewClient(a.AuthURL)
-	if err != nil {
-		return nil, nil, err
-	}
-	pc.HTTPClient = http.Client{Transport: backendmetrics.Transport(backendmetrics.BackendKeystone, tr)}
-	pc.UserAgent.Prepend(version.UserAgent())
-	ao := gophercloud.AuthOptions{IdentityEndpoint: a.AuthURL, Username: a.Username, UserID: a.UserID,
-		Password: a.Password, DomainName: a.UserDomainName, DomainID: a.UserDomainID,
-		Scope: &gophercloud.AuthScope{ProjectName: a.ProjectName, ProjectID: a.ProjectID,
-			DomainName: a.ProjectDomainName, DomainID: a.ProjectDomainID}}
-	if err := openstack.Authenticate(ctx, pc, ao); err != nil {
-		tr.CloseIdleConnections()
-		return nil, nil, err
-	}
-	sc := &gophercloud.ServiceClient{ProviderClient: pc, Endpoint: gophercloud.NormalizeURL(a.AuthURL), Type: "identity"}
-	return sc, tr.CloseIdleConnections, nil
 }

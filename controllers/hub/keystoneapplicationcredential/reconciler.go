@@ -18,6 +18,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/atrest"
 	"github.com/c5c3/orderhub/controllers/hub/conditions"
+	"github.com/c5c3/orderhub/controllers/hub/consumers"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
@@ -97,6 +98,8 @@ type pass struct {
 	// budgetUntil is when the rotation budget frees the rotation it withheld
 	// this pass (nil: none withheld).
 	budgetUntil *time.Time
+	// release is the consumers' verdict on the superseded credential (release.go).
+	release consumers.Release
 }
 
 // event records an event on the order (orders.Event).
@@ -246,6 +249,7 @@ func (p *pass) run(ctx context.Context) error {
 		p.probe(ctx, &in, secret, refs.ca, refs.UserID)
 	}
 	in.ScopeChanged = p.st.CredentialGeneration > 0 && p.scopeChanged()
+	p.weighRelease(&in, delivered)
 	d, err := p.admitScope(ctx, applicationcredential.Decide(in))
 	if err != nil {
 		p.obs.CredentialError = err
@@ -261,6 +265,9 @@ func (p *pass) run(ctx context.Context) error {
 	}
 	p.classifyFirst()
 	p.obs.Previous = p.st.PreviousCredentialGeneration
+	if p.obs.Previous > 0 && !p.release.Revoke {
+		p.obs.PreviousWaiting, p.obs.PreviousDeleteAt = p.release.Waiting, timeOf(p.st.PreviousCredentialDeleteAt)
+	}
 	p.deliver(ctx, delivered)
 	return p.obs.DeliveryError
 }
@@ -393,6 +400,7 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 func (p *pass) deletePrevious(ctx context.Context, gen int64) error {
 	if o, listed := p.credObjs[gen]; listed {
 		if o.DeletionTimestamp.IsZero() {
+			p.warnRevokedBeforeRollout(gen)
 			return p.deleteLocal(ctx, &orcv1alpha1.ApplicationCredential{}, o.Name)
 		}
 		return nil

@@ -43,7 +43,7 @@ type Options struct {
 // and K-ORC's types.
 func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Granter == nil {
-		opts.Granter = grants.Keystone{}
+		opts.Granter = grants.Keystone{Sessions: &grants.Sessions{}}
 	}
 	base, err := orders.NewBase(hub, ControllerName, childSets...)
 	if err != nil {

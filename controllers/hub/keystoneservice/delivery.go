@@ -160,6 +160,7 @@ func (p *accountPass) consumer(ctx context.Context, path, hash string, push *uns
 	default:
 		p.o.Delivered = true
 		p.recordDelivered(p.o.Deliverable)
+		p.rollConsumers(ctx, p.o.Deliverable)
 	}
 	return nil
 }

@@ -4,14 +4,17 @@ import (
 	"context"
 
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/consumers"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
 	"github.com/c5c3/orderhub/delivery/eso"
@@ -45,7 +48,7 @@ func SetupWithManager(mgr ctrl.Manager, opts ...Options) error {
 		o = opts[0]
 	}
 	if o.Granter == nil {
-		o.Granter = grants.Keystone{}
+		o.Granter = grants.Keystone{Sessions: &grants.Sessions{}}
 	}
 	if o.Verifier == nil {
 		o.Verifier = controlplane.KeystoneVerifier{}
@@ -68,6 +71,9 @@ func SetupWithManager(mgr ctrl.Manager, opts ...Options) error {
 		Watches(eso.NewMetadata(eso.PushSecretGVK), byLabel).
 		Watches(eso.New(eso.ExternalSecretGVK), byLabel).
 		Watches(eso.New(eso.SecretStoreGVK), handler.EnqueueRequestsFromMapFunc(registrationsInNamespace(c))).
+		Watches(&appsv1.Deployment{}, consumers.EnqueueLocal(consumerOrder), builder.WithPredicates(consumers.Changed)).
+		Watches(&appsv1.StatefulSet{}, consumers.EnqueueLocal(consumerOrder), builder.WithPredicates(consumers.Changed)).
+		Watches(&appsv1.DaemonSet{}, consumers.EnqueueLocal(consumerOrder), builder.WithPredicates(consumers.Changed)).
 		Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 			return r.loop().Reconcile(ctx, mcreconcile.Request{Request: req})
 		}))

@@ -38,7 +38,9 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Namespaces: []string{allowedNS, serviceNS, "team-not-allowed"},
+	o := testenv.HubStackOptions()
+	o.WorkloadControllers = true // consumers_integration_test.go rolls Deployments
+	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Stack: &o, Namespaces: []string{allowedNS, serviceNS, "team-not-allowed"},
 		Plane: &testenv.PlaneSeed{Namespace: planeNS, PasswordSecret: controlplane.DefaultPasswordSecret,
 			PasswordKey: controlplane.DefaultPasswordKey,
 			Spec: c5c3v1alpha1.ControlPlaneSpec{

@@ -82,3 +82,16 @@ func EnqueueOrdersOfPlane(hub *clusters.Hub, kind string, newList func() client.
 			})
 	}
 }
+
+// DeliveringOrder maps a Secret a workload reads on cluster name to the order
+// of kind delivering it as <name>-credentials in its namespace (the OrderOf
+// of controllers/hub/consumers' Enqueue).
+func DeliveringOrder(kind string) func(name multicluster.ClusterName, namespace, secret string) (mcreconcile.Request, bool) {
+	return func(name multicluster.ClusterName, namespace, secret string) (mcreconcile.Request, bool) {
+		order, ok := OrderOfSecretName(secret)
+		if !ok {
+			return mcreconcile.Request{}, false
+		}
+		return Request(Order{Kind: kind, Cluster: string(name), Namespace: namespace, Name: order}), true
+	}
+}

@@ -226,7 +226,8 @@ func (l *Loop[T]) done(ctx context.Context, before, obj T, next Record, out Outc
 	now := l.Now()
 	wait := l.Policy.Schedule.After(now, obj.GetUID())
 	if !next.OK {
-		log.FromContext(ctx).Info("reconcile failed; retrying", "error", next.Message, "retryIn", next.Next.Sub(now).String())
+		log.FromContext(ctx).Info("reconcile failed; retrying", "error", next.Message, "retryIn", next.Next.Sub(now).String(),
+			"failures", next.Failures, "backoff", next.Wait.String())
 		wait = next.Next.Sub(now)
 		if wait <= 0 {
 			wait = l.Act.RetryAfter(obj, 1, false)

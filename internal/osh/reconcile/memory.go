@@ -19,9 +19,11 @@ type Record struct {
 	OK      bool
 	At      time.Time
 	Applied string
-	// Failures counts consecutive failures of Key; Next is the earliest retry.
+	// Failures counts consecutive failures of Key; Next is the earliest retry,
+	// Wait after the last failure.
 	Failures int
 	Next     time.Time
+	Wait     time.Duration
 	// Message and Reason are the Ready message and reason ("" for the
 	// policy's failure reason).
 	Message, Reason string
@@ -42,8 +44,9 @@ func Failed(last Record, key, message string, now time.Time, retry func(n int) t
 	if !last.OK && last.Key == key {
 		n = last.Failures + 1
 	}
+	wait := retry(n)
 	return Record{UID: last.UID, Key: key, At: last.At, Applied: last.Applied, Failures: n,
-		Next: now.Add(retry(n)), Message: message}
+		Next: now.Add(wait), Wait: wait, Message: message}
 }
 
 // Memory is the applied-hash memory of one kind, keyed by namespace/name and
