@@ -86,7 +86,8 @@ func TestIntegration_Chart_PrometheusRule(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"OrderhubCredentialExpiring", "OrderhubCredentialRotationFailing", "OrderhubCredentialRotationFailures", "OrderhubOrderNotReady"}
+	want := []string{"OrderhubConsumersNotRolledOut", "OrderhubCredentialExpiring", "OrderhubCredentialRotationFailing",
+		"OrderhubCredentialRotationFailures", "OrderhubOrderNotReady", "OrderhubSupersededRevokedBeforeRollout"}
 	slices.Sort(alerts)
 	if !slices.Equal(alerts, want) {
 		t.Errorf("alerts %q, want %q", alerts, want)

@@ -40,6 +40,8 @@ func exportedMetrics(t *testing.T) map[string][]string {
 	orders.RecordRotation(o)
 	orders.RecordRotationFailure(o)
 	orders.ObserveRotationDuration(o.Kind, time.Second)
+	orders.RecordConsumersPending(o, 1)
+	orders.RecordRevokedBeforeRollout(o)
 	t.Cleanup(func() { orders.ForgetMetrics(o) })
 	// One round trip through the hub's counting transport (failing here,
 	// without a server) makes orderhub_backend_requests_total gatherable.

@@ -8,6 +8,7 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/consumers"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
 )
 
 // weighRelease weighs the superseded credential against the consumers of the
@@ -29,12 +30,14 @@ func (p *pass) weighRelease(in *applicationcredential.Input, delivered *corev1.S
 	in.ConsumersReleased = p.release.Early
 }
 
-// warnRevokedBeforeRollout records consumers.EventRevokedBeforeRollout when
+// warnRevokedBeforeRollout records consumers.EventRevokedBeforeRollout and
+// counts it (orderhub_credential_revoked_before_rollout_total) when
 // generation gen goes at its bound while consumers are still waited for.
 func (p *pass) warnRevokedBeforeRollout(gen int64) {
 	if p.release.Early || len(p.release.Waiting) == 0 {
 		return
 	}
+	orders.RecordRevokedBeforeRollout(p.ord)
 	p.event(corev1.EventTypeWarning, consumers.EventRevokedBeforeRollout, "Rotate",
 		"generation %d is revoked at the end of its grace period while these consumers are not on generation %d: %s",
 		gen, p.st.CredentialGeneration, strings.Join(p.release.Waiting, ", "))

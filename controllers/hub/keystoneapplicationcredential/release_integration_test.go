@@ -112,6 +112,12 @@ func TestIntegration_ApplicationCredential_RevokeWaitsForHeldConsumer(t *testing
 	waitHeld(t, ac, old, "Deployment/held")
 	waitRevoked(t, w, ac, old)
 	waitEventNaming(t, ac, consumers.EventRevokedBeforeRollout, "Deployment/held")
+	expectSeries(t, "orderhub_credential_revoked_before_rollout_total", orderSeries(ac), 1)
+}
+
+// orderSeries is the per-order labels of ac's metric series.
+func orderSeries(ac *c5c3v1alpha1.KeystoneApplicationCredential) map[string]string {
+	return map[string]string{"kind": orders.KindKeystoneApplicationCredential, "cluster": "", "namespace": ac.Namespace, "name": ac.Name}
 }
 
 // TestIntegration_ApplicationCredential_RolledOutConsumersReleaseRevoke: once
@@ -133,6 +139,14 @@ func TestIntegration_ApplicationCredential_RolledOutConsumersReleaseRevoke(t *te
 	waitHeld(t, ac, old, "Deployment/early")
 	waitConsumers(t, ac, 2, []string{"early"}, "early "+c5c3v1alpha1.ConsumerRolledOut+" "+g2)
 	waitRevoked(t, w, ac, old)
+	// Released early: nothing counted as revoked before its rollout.
+	fams, err := scrape(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := series(fams, "orderhub_credential_revoked_before_rollout_total", orderSeries(ac)); ok {
+		t.Errorf("orderhub_credential_revoked_before_rollout_total = %v after an early release", v)
+	}
 }
 
 // TestIntegration_ApplicationCredential_AcknowledgementReleasesRevoke: with

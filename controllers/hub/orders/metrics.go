@@ -38,11 +38,13 @@ var (
 		Buckets: prometheus.ExponentialBuckets(1, 2, 16)}, []string{"kind"})
 	consumersPending = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orderhub_consumers_pending",
 		Help: "Opted-in workloads reading the order's delivered Secret that have not rolled out to its current generation."}, orderLabels)
+	revokedBeforeRollout = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "orderhub_credential_revoked_before_rollout_total",
+		Help: "Superseded credentials revoked at the end of their grace period while waited-for consumers were not on the current generation."}, orderLabels)
 )
 
 func init() {
 	metrics.Registry.MustRegister(orderReady, credentialExpiry, credentialNextRotation, credentialGracePeriod,
-		rotationFailing, rotations, rotationFailures, rotationDuration, consumersPending)
+		rotationFailing, rotations, rotationFailures, rotationDuration, consumersPending, revokedBeforeRollout)
 }
 
 func (o Order) metricLabels() prometheus.Labels {
@@ -108,12 +110,17 @@ func ObserveRotationDuration(kind string, d time.Duration) {
 // (docs/reference/consumers.md, "Status").
 func RecordConsumersPending(o Order, n int) { consumersPending.With(o.metricLabels()).Set(float64(n)) }
 
+// RecordRevokedBeforeRollout counts a superseded credential of o revoked at
+// its grace period's end with consumers still waited for (the Warning
+// SupersededRevokedBeforeRollout, docs/reference/consumers.md).
+func RecordRevokedBeforeRollout(o Order) { revokedBeforeRollout.With(o.metricLabels()).Inc() }
+
 // ForgetMetrics drops every per-order series of o.
 func ForgetMetrics(o Order) {
 	l := o.metricLabels()
 	for _, v := range []*prometheus.MetricVec{orderReady.MetricVec, credentialExpiry.MetricVec,
 		credentialNextRotation.MetricVec, credentialGracePeriod.MetricVec, rotationFailing.MetricVec,
-		rotations.MetricVec, rotationFailures.MetricVec, consumersPending.MetricVec} {
+		rotations.MetricVec, rotationFailures.MetricVec, consumersPending.MetricVec, revokedBeforeRollout.MetricVec} {
 		v.DeletePartialMatch(l)
 	}
 }
