@@ -67,8 +67,8 @@ func PerHour(a *c5c3v1alpha1.NamespaceAssignment) int32 {
 // Take spends one rotation of o's namespace at now when o is in an assignment
 // of cp; it returns a zero BudgetHold when the rotation may start (always for
 // an order outside every assignment, or a nil b) and the wait otherwise,
-// spending nothing. A changed rotationsPerHour starts the namespace's bucket
-// afresh.
+// spending nothing. A changed rotationsPerHour keeps what was spent
+// (resized).
 func (b *RotationBudget) Take(cp *c5c3v1alpha1.ControlPlane, o Order, now time.Time) BudgetHold {
 	a, ok := Assigned(cp, o.Cluster, o.Namespace)
 	if b == nil || !ok {
@@ -79,8 +79,12 @@ func (b *RotationBudget) Take(cp *c5c3v1alpha1.ControlPlane, o Order, now time.T
 	defer b.mu.Unlock()
 	k := budgetKey{o.Cluster, o.Namespace}
 	bk := b.buckets[k]
-	if bk == nil || bk.perHour != perHour {
-		bk = &bucket{perHour: perHour, limiter: rate.NewLimiter(rate.Limit(float64(perHour)/time.Hour.Seconds()), int(perHour))}
+	switch {
+	case bk == nil:
+		bk = &bucket{perHour: perHour, limiter: newLimiter(perHour)}
+		b.buckets[k] = bk
+	case bk.perHour != perHour:
+		bk = bk.resized(perHour, now)
 		b.buckets[k] = bk
 	}
 	r := bk.limiter.ReserveN(now, 1)
@@ -90,4 +94,22 @@ func (b *RotationBudget) Take(cp *c5c3v1alpha1.ControlPlane, o Order, now time.T
 		return BudgetHold{Wait: (d + time.Second - 1).Truncate(time.Second), PerHour: perHour}
 	}
 	return BudgetHold{}
+}
+
+// newLimiter is a full bucket of perHour tokens refilled evenly over an hour.
+func newLimiter(perHour int32) *rate.Limiter {
+	return rate.NewLimiter(rate.Limit(float64(perHour)/time.Hour.Seconds()), int(perHour))
+}
+
+// resized is bk under a new budget at now, keeping what was spent
+// (docs/reference/controlplane.md, "Rotation budget"): a raise adds the
+// difference to the tokens left, a cut caps them at the new budget; a
+// fraction of a token left is dropped (rate.Limiter takes whole tokens).
+func (bk *bucket) resized(perHour int32, now time.Time) *bucket {
+	left := bk.limiter.TokensAt(now) + float64(max(perHour-bk.perHour, 0))
+	l := newLimiter(perHour)
+	if spent := int(perHour) - min(int(left), int(perHour)); spent > 0 {
+		l.ReserveN(now, spent)
+	}
+	return &bucket{perHour: perHour, limiter: l}
 }

@@ -67,10 +67,35 @@ func TestRotationBudget(t *testing.T) {
 	if h := none.Take(cp, a, t0); h.Held() {
 		t.Errorf("nil budget held: %+v", h)
 	}
-	// The ControlPlane raising the budget starts the bucket afresh.
+	// Raising the budget from 2 to 10 adds 8 tokens to the few hundredths
+	// refilled since the last take; spent ones stay spent.
 	cp.Spec.NamespaceAssignments[0].RotationsPerHour = ptr.To[int32](10)
-	if h := b.Take(cp, a, t0.Add(31*time.Minute)); h.Held() {
-		t.Errorf("after raising the budget: held %+v", h)
+	t31 := t0.Add(31 * time.Minute)
+	for i := range 8 {
+		if h := b.Take(cp, a, t31); h.Held() {
+			t.Fatalf("take %d after raising the budget to 10: held %+v", i+1, h)
+		}
+	}
+	if h := b.Take(cp, a, t31); !h.Held() || h.PerHour != 10 {
+		t.Errorf("ninth take after raising the budget to 10: %+v, want held (a raise is not a refill)", h)
+	}
+	// Cutting it to 1 leaves the empty bucket empty: the next token comes
+	// in an hour at 1 per hour.
+	cp.Spec.NamespaceAssignments[0].RotationsPerHour = ptr.To[int32](1)
+	if h := b.Take(cp, a, t31); !h.Held() || h.Wait != time.Hour {
+		t.Errorf("after cutting the budget to 1: %+v, want held for 1h", h)
+	}
+	// Cutting a full bucket caps it: tenant-b, untouched since its 60, gets
+	// 2 at once after an hour's refill.
+	cp.Spec.NamespaceAssignments[1].RotationsPerHour = ptr.To[int32](2)
+	later := t0.Add(2 * time.Hour)
+	for i := range 2 {
+		if h := b.Take(cp, Order{Namespace: "tenant-b"}, later); h.Held() {
+			t.Fatalf("tenant-b's take %d after the cut to 2: held %+v", i+1, h)
+		}
+	}
+	if h := b.Take(cp, Order{Namespace: "tenant-b"}, later); !h.Held() || h.PerHour != 2 {
+		t.Errorf("tenant-b's third take after the cut to 2: %+v, want held", h)
 	}
 }
 
