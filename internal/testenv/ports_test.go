@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -47,12 +48,17 @@ func TestFreePorts_HeldAndBelowEphemeral(t *testing.T) {
 	}
 }
 
-// A port something listens on is skipped; a reserved one is refused until
-// this process exits. The lock is an abstract unix socket, one name per
-// network namespace, so a refusal here is the refusal another process gets
-// (lock_test.go); no child process is started, since this package's
-// integration TestMain would start a whole stack in it.
+// A port something listens on is skipped; a reserved one is refused to this
+// process and to another process until this one exits.
 func TestReservePorts_SkipsBoundAndHeld(t *testing.T) {
+	if p := os.Getenv("ORDERHUB_TEST_PORT_CHILD"); p != "" {
+		port, _ := strconv.Atoi(p)
+		if got, err := reservePorts(1, port, port+1); err == nil {
+			fmt.Printf("child reserved %v\n", got)
+			os.Exit(1)
+		}
+		return
+	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -69,8 +75,9 @@ func TestReservePorts_SkipsBoundAndHeld(t *testing.T) {
 	if again, err := reservePorts(1, port, port+1); err == nil {
 		t.Fatalf("reserved %v twice in one process", again)
 	}
-	if other, err := net.Listen("unix", fmt.Sprintf("@orderhub-port-%d", port)); err == nil {
-		_ = other.Close()
-		t.Fatalf("the lock of reserved port %d is free to another listener", port)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestReservePorts_SkipsBoundAndHeld$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("ORDERHUB_TEST_PORT_CHILD=%d", port))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("another process could reserve port %d: %v\n%s", port, err, out)
 	}
 }
