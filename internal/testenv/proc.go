@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -196,6 +197,37 @@ func isProcOf(pid int, match string) bool {
 		}
 	}
 	return strings.Contains(strings.ReplaceAll(string(b), "\x00", " "), match)
+}
+
+// freePort asks the kernel for a free loopback TCP port. The port is released
+// before the server binds it; a collision shows up as a start failure.
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+func freePorts(n int) ([]int, error) {
+	// Hold all listeners until every port is chosen so the n ports differ.
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	ports := make([]int, 0, n)
+	for i := 0; i < n; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
+	}
+	return ports, nil
 }
 
 // waitFor polls check every interval until it returns nil, the process dies,
