@@ -66,15 +66,29 @@ next:
 	return 0, false
 }
 
+// orderSeries is the per-order labels of an application credential's series.
+func orderSeries(ns, name string) map[string]string {
+	return map[string]string{"kind": orders.KindKeystoneApplicationCredential, "cluster": "", "namespace": ns, "name": name}
+}
+
+// scrapeSeries scrapes the endpoint once and reads series(name, labels).
+func scrapeSeries(name string, labels map[string]string) (float64, bool, error) {
+	fams, err := scrape(context.Background())
+	if err != nil {
+		return 0, false, err
+	}
+	v, ok := series(fams, name, labels)
+	return v, ok, nil
+}
+
 // expectSeries waits until the scraped series of name with labels reads v.
 func expectSeries(t *testing.T, name string, labels map[string]string, v float64) {
 	t.Helper()
 	eventually(t, waitTimeout, fmt.Sprintf("%s%v = %v", name, labels, v), func() error {
-		fams, err := scrape(context.Background())
+		got, ok, err := scrapeSeries(name, labels)
 		if err != nil {
 			return err
 		}
-		got, ok := series(fams, name, labels)
 		if !ok || got != v {
 			return fmt.Errorf("%s%v: %v (present %v)", name, labels, got, ok)
 		}
@@ -97,7 +111,7 @@ func TestIntegration_ApplicationCredential_Metrics(t *testing.T) {
 	w.grantRole(t)
 	ac := w.order("metrics-appcred", 10*time.Minute, 2*time.Second)
 	create(t, ac)
-	lbl := map[string]string{"kind": orders.KindKeystoneApplicationCredential, "cluster": "", "namespace": ns, "name": ac.Name}
+	lbl := orderSeries(ns, ac.Name)
 	with := func(k, v string) map[string]string {
 		out := map[string]string{k: v}
 		for a, b := range lbl {

@@ -71,6 +71,20 @@ func waitRevoked(t *testing.T, w *world, ac *c5c3v1alpha1.KeystoneApplicationCre
 	}
 }
 
+// releaseOrder prepares a release test once the plane is Ready: a world
+// named name in releaseNS with the role granted, its order (rotation
+// interval and grace period), and the consumer stamps of generations 1 and 2.
+func releaseOrder(t *testing.T, name string, interval, grace time.Duration) (*world, *c5c3v1alpha1.KeystoneApplicationCredential, string, string) {
+	t.Helper()
+	planeReady(t)
+	ensureNamespace(t, releaseNS)
+	w := newWorld(t, releaseNS, name)
+	w.grantRole(t)
+	ac := w.order(name+"-appcred", interval, grace)
+	return w, ac, consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, 1),
+		consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, 2)
+}
+
 // waitHeld waits until DeliveryReady says generation 1 waits for what, then
 // checks from Keystone that generation 1 still authenticates.
 func waitHeld(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential, old cloudsyaml.Cloud, what string) {
@@ -96,13 +110,7 @@ func waitHeld(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential, old 
 // "Revocation waits for the consumers").
 func TestIntegration_ApplicationCredential_RevokeWaitsForHeldConsumer(t *testing.T) {
 	t.Parallel()
-	planeReady(t)
-	ensureNamespace(t, releaseNS)
-	w := newWorld(t, releaseNS, "held")
-	w.grantRole(t)
-	ac := w.order("held-appcred", 10*time.Minute, 2*time.Minute)
-	g1 := consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, 1)
-	g2 := consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, 2)
+	w, ac, g1, g2 := releaseOrder(t, "held", 10*time.Minute, 2*time.Minute)
 	old := rotatedOnce(t, w, ac, func() {
 		create(t, consumerDeployment(releaseNS, "held", orders.SecretName(ac.Name), true, false))
 		waitConsumers(t, ac, 1, []string{"held"}, "held "+c5c3v1alpha1.ConsumerRolledOut+" "+g1)
@@ -115,35 +123,22 @@ func TestIntegration_ApplicationCredential_RevokeWaitsForHeldConsumer(t *testing
 	// At least once: a pass that deleted generation 1 and then lost its
 	// status write to a conflict may be followed by one that, reading a stale
 	// cache, deletes and counts it again; the alert asks only for an increase.
-	eventually(t, waitTimeout, "orderhub_credential_revoked_before_rollout_total counted", func() error {
-		fams, err := scrape(context.Background())
-		if err != nil {
-			return err
-		}
-		if v, _ := series(fams, "orderhub_credential_revoked_before_rollout_total", orderSeries(ac)); v < 1 {
-			return fmt.Errorf("orderhub_credential_revoked_before_rollout_total = %v", v)
+	eventually(t, waitTimeout, revokedBeforeRollout+" counted", func() error {
+		if v, _, err := scrapeSeries(revokedBeforeRollout, orderSeries(ac.Namespace, ac.Name)); err != nil || v < 1 {
+			return fmt.Errorf("%s = %v (%v)", revokedBeforeRollout, v, err)
 		}
 		return nil
 	})
 }
 
-// orderSeries is the per-order labels of ac's metric series.
-func orderSeries(ac *c5c3v1alpha1.KeystoneApplicationCredential) map[string]string {
-	return map[string]string{"kind": orders.KindKeystoneApplicationCredential, "cluster": "", "namespace": ac.Namespace, "name": ac.Name}
-}
+const revokedBeforeRollout = "orderhub_credential_revoked_before_rollout_total"
 
 // TestIntegration_ApplicationCredential_RolledOutConsumersReleaseRevoke: once
 // the only, opted-in consumer rolled out on generation 2, generation 1 is
 // revoked long before its one-hour grace period ends.
 func TestIntegration_ApplicationCredential_RolledOutConsumersReleaseRevoke(t *testing.T) {
 	t.Parallel()
-	planeReady(t)
-	ensureNamespace(t, releaseNS)
-	w := newWorld(t, releaseNS, "early")
-	w.grantRole(t)
-	ac := w.order("early-appcred", 2*time.Hour, time.Hour)
-	g1 := consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, 1)
-	g2 := consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, 2)
+	w, ac, g1, g2 := releaseOrder(t, "early", 2*time.Hour, time.Hour)
 	old := rotatedOnce(t, w, ac, func() {
 		create(t, consumerDeployment(releaseNS, "early", orders.SecretName(ac.Name), true, true))
 		waitConsumers(t, ac, 1, []string{"early"}, "early "+c5c3v1alpha1.ConsumerRolledOut+" "+g1)
@@ -152,12 +147,12 @@ func TestIntegration_ApplicationCredential_RolledOutConsumersReleaseRevoke(t *te
 	waitConsumers(t, ac, 2, []string{"early"}, "early "+c5c3v1alpha1.ConsumerRolledOut+" "+g2)
 	waitRevoked(t, w, ac, old)
 	// Released early: nothing counted as revoked before its rollout.
-	fams, err := scrape(context.Background())
+	v, ok, err := scrapeSeries(revokedBeforeRollout, orderSeries(ac.Namespace, ac.Name))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, ok := series(fams, "orderhub_credential_revoked_before_rollout_total", orderSeries(ac)); ok {
-		t.Errorf("orderhub_credential_revoked_before_rollout_total = %v after an early release", v)
+	if ok {
+		t.Errorf("%s = %v after an early release", revokedBeforeRollout, v)
 	}
 }
 
@@ -167,13 +162,7 @@ func TestIntegration_ApplicationCredential_RolledOutConsumersReleaseRevoke(t *te
 // generation 2, long before the one-hour grace period ends.
 func TestIntegration_ApplicationCredential_AcknowledgementReleasesRevoke(t *testing.T) {
 	t.Parallel()
-	planeReady(t)
-	ensureNamespace(t, releaseNS)
-	w := newWorld(t, releaseNS, "ack")
-	w.grantRole(t)
-	ac := w.order("ack-appcred", 2*time.Hour, time.Hour)
-	g1 := consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, 1)
-	g2 := consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, 2)
+	w, ac, g1, g2 := releaseOrder(t, "ack", 2*time.Hour, time.Hour)
 	old := rotatedOnce(t, w, ac, func() { acknowledge(t, ac, g1) })
 	waitHeld(t, ac, old, g1)
 	acknowledge(t, ac, g2)
