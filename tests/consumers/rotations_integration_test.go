@@ -7,9 +7,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -17,19 +14,17 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
-	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/yaml"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/consumers"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
-	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 	"github.com/c5c3/orderhub/internal/testenv"
+	"github.com/c5c3/orderhub/internal/testenv/consumerpods"
 )
 
 // rotations is how many scheduled rotations the test waits through (about
@@ -44,7 +39,6 @@ const (
 	grace    = 30 * time.Second
 	// authInterval is how often each consumer pod requests a token.
 	authInterval = 500 * time.Millisecond
-	image        = "localhost/orderhub/authloop:test"
 	workload     = "authloop"
 	orderName    = "authloop-appcred"
 )
@@ -68,8 +62,10 @@ type rotationFigures struct {
 // grace period (docs/reference/consumers.md).
 func TestPods_RotationsWithoutConsumerFailures(t *testing.T) {
 	ctx := context.Background()
-	importAuthloop(t)
-	sk, err := newSink()
+	if err := consumerpods.ImportAuthloop(ctx, stack); err != nil {
+		t.Fatal(err)
+	}
+	sk, err := consumerpods.NewSink()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +102,16 @@ func TestPods_RotationsWithoutConsumerFailures(t *testing.T) {
 	getOrder(t, ku)
 	userID := ku.Status.UserID
 
-	d := authloopDeployment(t, cloudName(t), sk.URL)
+	var delivered corev1.Secret
+	if err := kube.Get(ctx, client.ObjectKey{Namespace: podsNS, Name: orders.SecretName(orderName)}, &delivered); err != nil {
+		t.Fatal(err)
+	}
+	cloud, err := consumerpods.Cloud(delivered.Data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := consumerpods.Deployment(consumerpods.Workload{Namespace: podsNS, Name: workload, Secret: orders.SecretName(orderName),
+		Cloud: cloud, SinkURL: sk.URL, Interval: authInterval, Replicas: 2})
 	created = append(created, d)
 	if err := kube.Create(ctx, d); err != nil {
 		t.Fatal(err)
@@ -139,20 +144,20 @@ func TestPods_RotationsWithoutConsumerFailures(t *testing.T) {
 			revoked = time.Now()
 			return nil
 		})
-		pods := sk.snapshot()
-		if f := failures(pods); len(f) > 0 {
+		pods := sk.Snapshot()
+		if f := consumerpods.Failures(pods); len(f) > 0 {
 			t.Fatalf("rotation %d: consumer failures: %v", r+1, f)
 		}
 		var lastStop time.Time
 		for name, p := range pods {
-			if p.credential != prev {
+			if p.Credential != prev {
 				continue
 			}
-			if p.stopped.IsZero() || p.stopped.After(revoked) {
+			if p.Stopped.IsZero() || p.Stopped.After(revoked) {
 				t.Fatalf("rotation %d: pod %s holding the superseded credential %s had not stopped when Keystone revoked it", r+1, name, prev)
 			}
-			if p.stopped.After(lastStop) {
-				lastStop = p.stopped
+			if p.Stopped.After(lastStop) {
+				lastStop = p.Stopped
 			}
 		}
 		f := rotationFigures{generation: gen, rolledOut: lastStop.Sub(switched), revoked: revoked.Sub(switched)}
@@ -177,22 +182,22 @@ func TestPods_RotationsWithoutConsumerFailures(t *testing.T) {
 		if len(l.Items) > 0 {
 			return fmt.Errorf("%d pods left", len(l.Items))
 		}
-		for name, p := range sk.snapshot() {
-			if p.stopped.IsZero() {
+		for name, p := range sk.Snapshot() {
+			if p.Stopped.IsZero() {
 				return fmt.Errorf("pod %s sent no final report", name)
 			}
 		}
 		return nil
 	})
-	pods := sk.snapshot()
-	ok, fail := totals(pods)
+	pods := sk.Snapshot()
+	ok, fail := consumerpods.Totals(pods)
 	for name, p := range pods {
-		if p.ok == 0 {
-			t.Errorf("pod %s (credential %s) never authenticated", name, p.credential)
+		if p.OK == 0 {
+			t.Errorf("pod %s (credential %s) never authenticated", name, p.Credential)
 		}
 	}
 	if fail != 0 {
-		t.Errorf("consumer failures: %v", failures(pods))
+		t.Errorf("consumer failures: %v", consumerpods.Failures(pods))
 	}
 	if want := 2 * (*rotations + 1); len(pods) < want {
 		t.Errorf("%d pods reported, want at least %d (two per generation)", len(pods), want)
@@ -205,7 +210,7 @@ func TestPods_RotationsWithoutConsumerFailures(t *testing.T) {
 // atLeast, the authloop Deployment is RolledOut with its stamp, and every
 // live authloop pod reported a success with the delivered credential. It
 // returns the generation.
-func waitRolledOut(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential, atLeast int64, sk *sink) int64 {
+func waitRolledOut(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential, atLeast int64, sk *consumerpods.Sink) int64 {
 	t.Helper()
 	var gen int64
 	testenv.Eventually(t, waitTimeout, fmt.Sprintf("generation >= %d rolled out to %s", atLeast, workload), func() error {
@@ -223,15 +228,15 @@ func waitRolledOut(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential,
 		if err := kube.List(context.Background(), &l, client.InNamespace(podsNS), client.MatchingLabels{"app": workload}); err != nil {
 			return err
 		}
-		reported := sk.snapshot()
+		reported := sk.Snapshot()
 		live := 0
 		for _, p := range l.Items {
 			if p.DeletionTimestamp != nil {
 				continue
 			}
 			live++
-			if r := reported[p.Name]; r.credential != ac.Status.CredentialID || r.ok == 0 {
-				return fmt.Errorf("pod %s reported credential %q, %d successes; delivered %s", p.Name, r.credential, r.ok, ac.Status.CredentialID)
+			if r := reported[p.Name]; r.Credential != ac.Status.CredentialID || r.OK == 0 {
+				return fmt.Errorf("pod %s reported credential %q, %d successes; delivered %s", p.Name, r.Credential, r.OK, ac.Status.CredentialID)
 			}
 		}
 		if live != 2 {
@@ -240,71 +245,6 @@ func waitRolledOut(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential,
 		return nil
 	})
 	return gen
-}
-
-// importAuthloop builds tests/consumers/authloop static and imports it into
-// the node's containerd as image.
-func importAuthloop(t *testing.T) {
-	t.Helper()
-	work := t.TempDir()
-	bin := filepath.Join(work, "authloop")
-	build := exec.Command("go", "build", "-trimpath", "-o", bin, "./authloop")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build authloop: %v: %s", err, out)
-	}
-	tarball := filepath.Join(work, "authloop.tar")
-	ctx := context.Background()
-	if err := stack.BuildImage(ctx, image, tarball, map[string]string{"authloop": bin}, []string{"/authloop"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := stack.Node.ImportImage(ctx, tarball); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// cloudName is the one cloud of the delivered clouds.yaml.
-func cloudName(t *testing.T) string {
-	t.Helper()
-	var s corev1.Secret
-	if err := kube.Get(context.Background(), client.ObjectKey{Namespace: podsNS, Name: orders.SecretName(orderName)}, &s); err != nil {
-		t.Fatal(err)
-	}
-	var f cloudsyaml.File
-	if err := yaml.Unmarshal(s.Data[cloudsyaml.Key], &f); err != nil || len(f.Clouds) != 1 {
-		t.Fatalf("delivered clouds.yaml: %v, %d clouds", err, len(f.Clouds))
-	}
-	for name := range f.Clouds {
-		return name
-	}
-	return ""
-}
-
-// authloopDeployment runs authloop in two replicas on the host network (the
-// stack's Keystone and the sink bind loopback), opted in, with the delivered
-// Secret mounted; a pod is ready after its first token.
-func authloopDeployment(t *testing.T, cloud, sinkURL string) *appsv1.Deployment {
-	labels := map[string]string{"app": workload}
-	c := corev1.Container{Name: workload, Image: image, ImagePullPolicy: corev1.PullNever,
-		Env: []corev1.EnvVar{{Name: "OS_CLIENT_CONFIG_FILE", Value: "/etc/openstack/" + cloudsyaml.Key}, {Name: "OS_CLOUD", Value: cloud},
-			{Name: "AUTHLOOP_SINK", Value: sinkURL}, {Name: "AUTHLOOP_INTERVAL", Value: authInterval.String()},
-			{Name: "AUTHLOOP_READY", Value: "/run/authloop/ready"},
-			{Name: "POD_NAME", ValueFrom: &corev1.EnvVarSource{FieldRef: &corev1.ObjectFieldSelector{FieldPath: "metadata.name"}}}},
-		VolumeMounts: []corev1.VolumeMount{{Name: "creds", MountPath: "/etc/openstack", ReadOnly: true}, {Name: "run", MountPath: "/run/authloop"}},
-		ReadinessProbe: &corev1.Probe{ProbeHandler: corev1.ProbeHandler{Exec: &corev1.ExecAction{Command: []string{"/authloop", "probe"}}},
-			PeriodSeconds: 1},
-		SecurityContext: &corev1.SecurityContext{RunAsUser: ptr.To[int64](65532), RunAsNonRoot: ptr.To(true),
-			AllowPrivilegeEscalation: ptr.To(false), ReadOnlyRootFilesystem: ptr.To(true),
-			Capabilities: &corev1.Capabilities{Drop: []corev1.Capability{"ALL"}}}}
-	return &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Namespace: podsNS, Name: workload,
-		Annotations: map[string]string{c5c3v1alpha1.AnnotationRolloutOnCredentialChange: "true"}},
-		Spec: appsv1.DeploymentSpec{Replicas: ptr.To[int32](2), Selector: &metav1.LabelSelector{MatchLabels: labels},
-			Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
-				Spec: corev1.PodSpec{HostNetwork: true, AutomountServiceAccountToken: ptr.To(false),
-					TerminationGracePeriodSeconds: ptr.To[int64](10), Containers: []corev1.Container{c},
-					Volumes: []corev1.Volume{{Name: "creds", VolumeSource: corev1.VolumeSource{Secret: &corev1.SecretVolumeSource{
-						SecretName: orders.SecretName(orderName)}}},
-						{Name: "run", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}}}}}
 }
 
 // logSummary logs the figures' minimum, median and maximum.

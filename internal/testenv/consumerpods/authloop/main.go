@@ -1,5 +1,5 @@
 // Command authloop is a credential consumer for the pod test
-// (tests/consumers): it loads a clouds.yaml once at start, as a workload
+// (tests/consumers, hack/soak): it loads a clouds.yaml once at start, as a workload
 // does, with gophercloud's parser (OS_CLIENT_CONFIG_FILE, OS_CLOUD), then
 // requests a Keystone token every AUTHLOOP_INTERVAL and counts successes
 // and failures. After each attempt it posts its counts to AUTHLOOP_SINK
@@ -12,6 +12,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -20,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
 	"github.com/gophercloud/gophercloud/v2/openstack/config/clouds"
 )
@@ -60,7 +63,7 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	defer stop()
-	r := report{Pod: env("POD_NAME", "unknown"), Credential: ao.ApplicationCredentialID, Event: eventStart}
+	r := report{Pod: env("POD_NAME", "unknown"), Credential: credential(ao), Event: eventStart}
 	sink := os.Getenv("AUTHLOOP_SINK")
 	send(sink, r)
 	tick := time.NewTicker(interval)
@@ -109,6 +112,17 @@ func send(sink string, r report) bool {
 	}
 	_ = resp.Body.Close()
 	return resp.StatusCode == http.StatusNoContent
+}
+
+// credential names what was loaded: the application credential's id, else
+// "password:" and the first 12 hex digits of the password's SHA-256 (so
+// two password generations differ without the password being posted).
+func credential(ao gophercloud.AuthOptions) string {
+	if ao.ApplicationCredentialID != "" {
+		return ao.ApplicationCredentialID
+	}
+	sum := sha256.Sum256([]byte(ao.Password))
+	return "password:" + hex.EncodeToString(sum[:])[:12]
 }
 
 func env(key, def string) string {
