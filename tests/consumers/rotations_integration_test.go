@@ -166,6 +166,11 @@ func TestPods_RotationsWithoutConsumerFailures(t *testing.T) {
 			r+1, f.generation, f.rolledOut.Round(100*time.Millisecond), f.revoked.Round(100*time.Millisecond), grace)
 	}
 
+	// What the chart's dashboard shows for the order after the rotations.
+	if n := logPanels(t, orders.KindKeystoneApplicationCredential, podsNS, ac.Name); n < float64(len(figures)) {
+		t.Errorf("orderhub_credential_rotations_total %v, want at least the %d rotations seen", n, len(figures))
+	}
+
 	// Scale to zero: every pod reports its final totals.
 	// A merge patch of replicas alone: the hub's stamp patches of the same
 	// Deployment cannot conflict with it.
