@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 )
 
 // DefaultReadyResync is the most often a converged order probes the delivered
@@ -31,4 +32,22 @@ func ProbeDue(in Input, lastProbe time.Time, every time.Duration) bool {
 // any other error says nothing about the credential.
 func RejectedByKeystone(err error) bool {
 	return err != nil && (gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) || gophercloud.ResponseCodeIs(err, http.StatusNotFound))
+}
+
+// IssuedAsSpecified reports whether Keystone issued the K-ORC
+// ApplicationCredential o as its spec asks, so Keystone holds the hash of
+// the secret K-ORC sent from spec.secretRef and switching to it confirms
+// the credential without a token request: K-ORC reports the credential's
+// Keystone expiresAt, equal to the second to spec's. false without an
+// expiry (the schedule off) or before K-ORC reports one: a credential K-ORC
+// adopted by name (one an earlier order of the same name left in Keystone)
+// carries its own expiry and secret, and only a login tells
+// (docs/reference/keystoneapplicationcredential.md, "What is detected how
+// fast").
+func IssuedAsSpecified(o *orcv1alpha1.ApplicationCredential) bool {
+	if o == nil || o.Spec.Resource == nil || o.Spec.Resource.ExpiresAt == nil ||
+		o.Status.Resource == nil || o.Status.Resource.ExpiresAt == nil {
+		return false
+	}
+	return o.Spec.Resource.ExpiresAt.Truncate(time.Second).Equal(o.Status.Resource.ExpiresAt.Truncate(time.Second))
 }

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/conditions"
@@ -87,5 +89,40 @@ func TestDecide_Rejected(t *testing.T) {
 	c := CredentialCondition(Observation{Current: 1, Credentials: []Credential{cred(1, korc.PhaseAvailable)}, Delivered: true, Rejected: true}, 1)
 	if c.Reason != c5c3v1alpha1.ReasonWaitingForCredential {
 		t.Errorf("CredentialReady = %s/%s (%s)", c.Status, c.Reason, c.Message)
+	}
+}
+
+func TestIssuedAsSpecified(t *testing.T) {
+	t.Parallel()
+	exp := t0.Add(768 * time.Hour)
+	cred := func(spec, status *time.Time) *orcv1alpha1.ApplicationCredential {
+		o := &orcv1alpha1.ApplicationCredential{Spec: orcv1alpha1.ApplicationCredentialSpec{
+			Resource: &orcv1alpha1.ApplicationCredentialResourceSpec{}}}
+		if spec != nil {
+			o.Spec.Resource.ExpiresAt = &metav1.Time{Time: *spec}
+		}
+		if status != nil {
+			o.Status.Resource = &orcv1alpha1.ApplicationCredentialResourceStatus{ExpiresAt: &metav1.Time{Time: *status}}
+		}
+		return o
+	}
+	fraction := exp.Add(250 * time.Millisecond)
+	other := exp.Add(-time.Hour)
+	for _, tc := range []struct {
+		name string
+		o    *orcv1alpha1.ApplicationCredential
+		want bool
+	}{
+		{"created from the spec", cred(&exp, &exp), true},
+		{"Keystone's sub-second digits", cred(&exp, &fraction), true},
+		{"adopted: another expiry", cred(&exp, &other), false},
+		{"no expiry (schedule off)", cred(nil, nil), false},
+		{"Keystone's expiry not reported yet", cred(&exp, nil), false},
+		{"adopted: an expiry the spec does not ask for", cred(nil, &exp), false},
+		{"no object", nil, false},
+	} {
+		if got := IssuedAsSpecified(tc.o); got != tc.want {
+			t.Errorf("%s: IssuedAsSpecified = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -31,8 +31,9 @@ func (a Action) String() string {
 
 // Record is what the process remembers of one order's verifications.
 type Record struct {
-	// Subject is what the last accepted login verified (a credential id, a
-	// user id with its password generation), UID the order it was for.
+	// Subject is what the last accepted login (or Memory.Confirm) verified
+	// (a credential id, a user id with its password generation), UID the
+	// order it was for.
 	Subject string
 	UID     types.UID
 	// Fingerprint is the cheap check's view (Finding.Fingerprint) first
@@ -64,9 +65,10 @@ type Input struct {
 }
 
 // Decide is the pass's action: Nothing unless Due; Login when Changed or the
-// subject is not confirmed by a login in this process (new, changed, re-created
-// order, or the last verification failed) or the order's spread login is due
-// (spread.Due(LoginAt, LoginPeriod, UID)); else Check.
+// subject is not confirmed in this process by a login or the delivery path
+// (Memory.Confirm) (new, changed, re-created order, or the last verification
+// failed) or the order's spread login is due (spread.Due(LoginAt,
+// LoginPeriod, UID)); else Check.
 func Decide(in Input) Action {
 	r := in.Record
 	switch {

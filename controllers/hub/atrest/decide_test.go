@@ -28,6 +28,7 @@ func TestDecide(t *testing.T) {
 		{"resync gate closed: nothing", in(func(i *Input) { i.Due = false }), Nothing},
 		{"resync gate closed wins over a failure", in(func(i *Input) { i.Due, i.Record.Failed = false, true }), Nothing},
 		{"at rest, confirmed: cheap check", in(func(*Input) {}), Check},
+		{"confirmed on delivery, no check yet: cheap check", in(func(i *Input) { i.Record.Fingerprint, i.Record.CheckAt = "", login }), Check},
 		{"just before the spread login: cheap check", in(func(i *Input) { i.Now = spreadDue.Add(-time.Second) }), Check},
 		{"spread login due", in(func(i *Input) { i.Now = spreadDue }), Login},
 		{"new bytes or generation", in(func(i *Input) { i.Changed = true }), Login},

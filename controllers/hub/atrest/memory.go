@@ -42,8 +42,9 @@ type Outcome struct {
 }
 
 // Memory is the per-order Record of one process, keyed by the kind's order
-// key; the zero value is empty and safe for concurrent use. It is lost with
-// the process: after a restart every converged order logs in once.
+// key; the zero value is empty and safe for concurrent use. Verify and
+// Confirm fill it. It is lost with the process: after a restart every
+// converged order logs in once.
 type Memory struct {
 	mu sync.Mutex
 	m  map[string]Record
@@ -87,6 +88,17 @@ func (m *Memory) Verify(ctx context.Context, s Step) Outcome {
 	}
 	m.set(s.Key, Record{Subject: s.Subject, UID: s.UID, Fingerprint: fingerprint, LoginAt: s.Now, CheckAt: s.Now})
 	return out
+}
+
+// Confirm records that Keystone accepted subject for the order uid at now
+// outside Verify, on the kind's delivery path (a token request with the
+// secret, or Keystone issuing it as specified): the record of key becomes a
+// confirmed login (LoginAt now, no fingerprint, not Failed), so the next
+// due Verify of the same subject and uid is a cheap Check until the spread
+// login (Decide). It sends nothing to Keystone. The caller MUST pass the key
+// and subject its Verify step uses.
+func (m *Memory) Confirm(key, subject string, uid types.UID, now time.Time) {
+	m.set(key, Record{Subject: subject, UID: uid, LoginAt: now, CheckAt: now})
 }
 
 // Forget drops the record of key (the order is gone or starts over).

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/c5c3/orderhub/internal/spread"
 )
 
 // script is a Step's Check and Login answering from fields and counting calls.
@@ -56,5 +60,52 @@ func TestMemoryVerify(t *testing.T) {
 	m.Forget("k")
 	if o := m.Verify(ctx, s.step(now.Add(6*time.Hour))); o.Did != Login {
 		t.Fatalf("forgotten: %+v; want a login", o)
+	}
+}
+
+// TestMemoryConfirm: a subject confirmed on the delivery path makes the
+// next due pass of the same subject and order a cheap check, anything else
+// a login; Confirm asks Keystone nothing and clears an earlier failure.
+func TestMemoryConfirm(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	next := at.Add(10 * time.Minute)
+	for _, tc := range []struct {
+		name    string
+		before  func(m *Memory, s *script) // the record before Confirm
+		subject string                     // the subject Confirm names
+		uid     types.UID
+		step    func(*Step)
+		want    Action
+	}{
+		{"fresh delivery: the first pass at rest checks", nil, "u1/1", "uid", nil, Check},
+		{"confirmed after a failed login", func(m *Memory, s *script) {
+			s.logErr = errors.New("HTTP 401")
+			m.Verify(ctx, s.step(at.Add(-time.Hour)))
+			s.logErr = nil
+		}, "u1/1", "uid", nil, Check},
+		{"another subject confirmed", nil, "u1/2", "uid", nil, Login},
+		{"another order confirmed (UID)", nil, "u1/1", "other", nil, Login},
+		{"the kind sees a change", nil, "u1/1", "uid", func(s *Step) { s.Changed = true }, Login},
+		{"the spread login is due", nil, "u1/1", "uid", func(s *Step) { s.Now = spread.Due(at, s.LoginPeriod, s.UID) }, Login},
+		{"resync gate closed", nil, "u1/1", "uid", func(s *Step) { s.Due = false }, Nothing},
+	} {
+		var m Memory
+		s := &script{finding: Finding{Fingerprint: "u1|"}}
+		if tc.before != nil {
+			tc.before(&m, s)
+		}
+		checks, logins := s.checks, s.logins
+		m.Confirm("k", tc.subject, tc.uid, at)
+		if s.checks != checks || s.logins != logins {
+			t.Fatalf("%s: Confirm called the check or login", tc.name)
+		}
+		st := s.step(next)
+		if tc.step != nil {
+			tc.step(&st)
+		}
+		if o := m.Verify(ctx, st); o.Did != tc.want {
+			t.Errorf("%s: did %v, want %v", tc.name, o.Did, tc.want)
+		}
 	}
 }

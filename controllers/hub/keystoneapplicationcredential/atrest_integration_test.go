@@ -87,12 +87,16 @@ func (journaledChecker) Credential(ctx context.Context, c client.Reader, cp *c5c
 	return f, err
 }
 
-// TestAtRest_ApplicationCredential: a Ready credential is verified once by a
-// token request with it, then at rest by the cheap admin check only (the
-// suite's LoginPeriod is 24 h), every ReadyResync; deleted out of band it is
-// found by the cheap check and replaced like an expired one
-// (docs/reference/keystoneapplicationcredential.md, "What is detected how
-// fast"). A token request per resync fails the first half.
+// TestAtRest_ApplicationCredential: a Ready credential Keystone issued as
+// its K-ORC ApplicationCredential specifies (the schedule on: K-ORC reports
+// the expiry the hub asked for) is confirmed by the switch and verified at
+// rest by the cheap admin check only; one without an expiry (the schedule
+// off) is verified once by a token request with it first. Both are then
+// checked cheaply every ReadyResync (the suite's LoginPeriod is 24 h). The
+// unscheduled one, deleted out of band, is found by the cheap check and
+// replaced like an expired one (docs/reference/keystoneapplicationcredential.md,
+// "What is detected how fast"). A token request per resync, or one after
+// the switch to the scheduled credential, fails the first half.
 func TestAtRest_ApplicationCredential(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
@@ -102,18 +106,26 @@ func TestAtRest_ApplicationCredential(t *testing.T) {
 	w := newWorld(t, ns, "atrest")
 	w.grantRole(t)
 	ac := w.order("atrest-appcred", 0, 20*time.Second)
-	create(t, ac)
-	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
-	id := get(t, ac).Status.CredentialID
+	scheduled := w.order("atrest-scheduled", 24*time.Hour, 20*time.Second)
 	mark := verifications.mark()
-	eventually(t, waitTimeout, "four verifications of the Ready credential", func() error {
-		if got := verifications.since(mark, id); len(got) < 4 {
-			return fmt.Errorf("verifications so far: %v", got)
+	create(t, ac)
+	create(t, scheduled)
+	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
+	waitReason(t, scheduled, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
+	id, sid := get(t, ac).Status.CredentialID, get(t, scheduled).Status.CredentialID
+	eventually(t, waitTimeout, "four verifications of each Ready credential", func() error {
+		for _, c := range []string{id, sid} {
+			if got := verifications.since(mark, c); len(got) < 4 {
+				return fmt.Errorf("verifications of %s so far: %v", c, got)
+			}
 		}
 		return nil
 	})
 	if got := verifications.since(mark, id); got[0] != "login" || strings.Join(got[1:4], " ") != "check check check" {
-		t.Fatalf("verifications of the Ready credential: %v; want one login, then cheap checks only", got)
+		t.Fatalf("verifications of the credential without expiry: %v; want one login, then cheap checks only", got)
+	}
+	if got := verifications.since(mark, sid); strings.Join(got[:4], " ") != "check check check check" {
+		t.Fatalf("verifications of the scheduled credential: %v; want cheap checks only (Keystone issued it as specified)", got)
 	}
 	mark = verifications.mark()
 	if err := applicationcredentials.Delete(ctx, identity, w.userID, id).ExtractErr(); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -101,4 +102,17 @@ func (p *pass) probe(ctx context.Context, in *applicationcredential.Input, secre
 	}
 	p.r.probes.set(key, rec)
 	in.Rejected, p.obs.Rejected = rec.rejected, rec.rejected
+}
+
+// confirmIssued records credential id of the K-ORC ApplicationCredential o,
+// which the pass switches to, as confirmed in the at-rest record under the
+// key and subject probe uses (atrest.Memory.Confirm) when Keystone issued
+// it as specified (applicationcredential.IssuedAsSpecified): its first
+// verification at rest is then a cheap check, else a token request
+// (docs/reference/keystoneapplicationcredential.md, "What is detected how
+// fast"). It asks Keystone nothing.
+func (p *pass) confirmIssued(o *orcv1alpha1.ApplicationCredential, id string) {
+	if applicationcredential.IssuedAsSpecified(o) {
+		p.r.rest.Confirm(p.prefix, id, p.ac.UID, p.now)
+	}
 }

@@ -363,6 +363,7 @@ func (p *pass) carryOut(ctx context.Context, d applicationcredential.Decision) e
 		prev := p.st.CredentialGeneration
 		p.obs.Rejected = false // a probe judged the superseded credential
 		p.st = applicationcredential.Switch(p.st, p.schedule, p.now, d.Generation, id, expiresAtOf(o))
+		p.confirmIssued(o, id)
 		if prev > 0 {
 			p.rotated = true
 			p.event(corev1.EventTypeNormal, EventRotationSwitched, "Rotate",

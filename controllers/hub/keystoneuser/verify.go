@@ -36,7 +36,7 @@ func VerifyDue(unchanged bool, last, now time.Time, interval time.Duration) bool
 // finding that the user is gone or disabled; nil when verified or not due.
 func (p *pass) verifyAtRest(ctx context.Context, pw []byte, unchanged bool, gen int64, userName, domain string) error {
 	userID := p.st.UserID
-	tried := Refusal{Subject: fmt.Sprintf("%s/%d", userID, gen), Password: sha256.Sum256(pw), At: p.now}
+	tried := Refusal{Subject: restSubject(userID, gen), Password: sha256.Sum256(pw), At: p.now}
 	if last, ok := p.r.refused.Load(verifiedKey(p.o)); ok && last.(Refusal).Holds(tried, p.r.verifyInterval) {
 		return last.(Refusal).Err
 	}
@@ -67,6 +67,10 @@ func (p *pass) verifyAtRest(ctx context.Context, pw []byte, unchanged bool, gen 
 	}
 	return nil
 }
+
+// restSubject is what a verification of password generation gen of the
+// Keystone user userID confirms, in the at-rest record ("<userID>/<gen>").
+func restSubject(userID string, gen int64) string { return fmt.Sprintf("%s/%d", userID, gen) }
 
 // Refusal is the last refused verification of an order: the user id and
 // generation, a digest of the generation's password, when, and the error.
