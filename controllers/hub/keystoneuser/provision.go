@@ -12,6 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/conditions"
@@ -275,8 +276,12 @@ func (p *pass) deliverApplied(ctx context.Context, s *corev1.Secret, cur Rotatio
 	}
 	unchanged := same && p.st.PasswordGeneration == cur.Deliverable
 	if err := p.verifyAtRest(ctx, pw, unchanged, cur.Deliverable, userName, domain); err != nil {
-		p.obs.Rejected, p.obs.Stale = err, unchanged
-		return nil
+		if !KeepsDelivered(unchanged, err) {
+			p.obs.Rejected, p.obs.Stale = err, unchanged
+			return nil
+		}
+		logf.FromContext(ctx).Info("Keystone did not answer the verification of the delivered password; it stays delivered",
+			"generation", cur.Deliverable, "error", err.Error())
 	}
 	if err := p.deliver(ctx, pw, domain, ScopeOf(project, p.cp)); err != nil {
 		p.obs.DeliveryError = err
