@@ -27,16 +27,22 @@ type Plan struct {
 }
 
 // Decide stamps at most one workload per Secret at a time: while an opted-in
-// workload carrying a stamp has not rolled out, nothing is stamped; else the
-// first opted-in workload (by kind, then name) not carrying want is. A
+// workload carrying want has not rolled out, nothing is stamped; else the
+// first opted-in workload still rolling out an older stamp is stamped
+// again with want (its rollout would bring a superseded credential); else
+// the first opted-in workload (by kind, then name) not carrying want is. A
 // workload already carrying want is never stamped again
 // (docs/reference/consumers.md, "Order of rollouts").
 func Decide(ws []Workload, want string) Plan {
 	ws = slices.Clone(ws)
 	slices.SortFunc(ws, func(a, b Workload) int { return cmp.Or(cmp.Compare(a.Kind, b.Kind), cmp.Compare(a.Name, b.Name)) })
 	p := Plan{Stamp: -1, Workloads: ws}
-	busy := slices.ContainsFunc(ws, func(w Workload) bool { return w.OptedIn && w.Stamp != "" && !w.RolledOut })
-	if !busy {
+	rolling := func(w Workload) bool { return w.OptedIn && w.Stamp != "" && !w.RolledOut }
+	switch {
+	case slices.ContainsFunc(ws, func(w Workload) bool { return rolling(w) && w.Stamp == want }):
+	case slices.ContainsFunc(ws, rolling):
+		p.Stamp = slices.IndexFunc(ws, rolling)
+	default:
 		p.Stamp = slices.IndexFunc(ws, func(w Workload) bool { return w.OptedIn && w.Stamp != want })
 	}
 	for i, w := range ws {

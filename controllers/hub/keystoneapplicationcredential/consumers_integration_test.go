@@ -152,3 +152,39 @@ func TestIntegration_ApplicationCredential_RollsConsumers(t *testing.T) {
 	expectSeries(t, "orderhub_consumers_pending", lbl, 0)
 	waitEvent(t, ac, consumers.EventStamped)
 }
+
+// TestIntegration_ApplicationCredential_RestampsStuckRollout: a consumer
+// whose rollout to generation 1 never completes (its pods never turn ready)
+// is stamped again with generation 2 as soon as the order switches, instead
+// of holding on the superseded generation; the next consumer still waits
+// for it (docs/reference/consumers.md, "Order of rollouts").
+func TestIntegration_ApplicationCredential_RestampsStuckRollout(t *testing.T) {
+	t.Parallel()
+	planeReady(t)
+	const ns = "tenant-restamp"
+	ensureNamespace(t, ns)
+	w := newWorld(t, ns, "restamp")
+	w.grantRole(t)
+	ac := w.order("restamp-appcred", 10*time.Minute, 5*time.Minute)
+	create(t, ac)
+	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
+	secret := orders.SecretName(ac.Name)
+	for _, d := range []*appsv1.Deployment{consumerDeployment(ns, "a-stuck", secret, true, false),
+		consumerDeployment(ns, "b-next", secret, true, false)} {
+		create(t, d)
+	}
+	g1 := consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, 1)
+	g2 := consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, 2)
+	rolling, queued := c5c3v1alpha1.ConsumerRollingOut, c5c3v1alpha1.ConsumerQueued
+
+	// Nobody plays the kubelet for a-stuck: its rollout to g1 never completes.
+	waitConsumers(t, ac, 1, nil, "a-stuck "+rolling+" "+g1, "b-next "+queued+" ")
+	raise(t, ac, 2)
+	waitConsumers(t, ac, 2, nil, "a-stuck "+rolling+" "+g2, "b-next "+queued+" ")
+	if v := deployment(t, ns, "a-stuck").Spec.Template.Annotations[consumers.StampKey(secret)]; v != g2 {
+		t.Fatalf("a-stuck's pod template carries %q, want %q", v, g2)
+	}
+	if v := deployment(t, ns, "b-next").Spec.Template.Annotations[consumers.StampKey(secret)]; v != "" {
+		t.Fatalf("b-next was stamped %q while a-stuck rolled out", v)
+	}
+}
