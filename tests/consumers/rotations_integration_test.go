@@ -4,20 +4,15 @@ package consumers
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
-	"sort"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -62,14 +57,7 @@ type rotationFigures struct {
 // grace period (docs/reference/consumers.md).
 func TestPods_RotationsWithoutConsumerFailures(t *testing.T) {
 	ctx := context.Background()
-	if err := consumerpods.ImportAuthloop(ctx, stack); err != nil {
-		t.Fatal(err)
-	}
-	sk, err := consumerpods.NewSink()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sk.Close)
+	sk := authloopSink(t)
 
 	ref := c5c3v1alpha1.ControlPlaneRefSpec{Name: "cp", Namespace: planeNS}
 	ku := &c5c3v1alpha1.KeystoneUser{ObjectMeta: metav1.ObjectMeta{Name: "authloop", Namespace: podsNS},
@@ -111,7 +99,7 @@ func TestPods_RotationsWithoutConsumerFailures(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := consumerpods.Deployment(consumerpods.Workload{Namespace: podsNS, Name: workload, Secret: orders.SecretName(orderName),
-		Cloud: cloud, SinkURL: sk.URL, Interval: authInterval, Replicas: 2})
+		Cloud: cloud, SinkURL: sk.URL, Interval: authInterval, Replicas: replicas})
 	created = append(created, d)
 	if err := kube.Create(ctx, d); err != nil {
 		t.Fatal(err)
@@ -172,40 +160,10 @@ func TestPods_RotationsWithoutConsumerFailures(t *testing.T) {
 	}
 
 	// Scale to zero: every pod reports its final totals.
-	// A merge patch of replicas alone: the hub's stamp patches of the same
-	// Deployment cannot conflict with it.
-	scale := client.MergeFrom(d.DeepCopy())
-	d.Spec.Replicas = ptr.To[int32](0)
-	if err := kube.Patch(ctx, d, scale); err != nil {
-		t.Fatal(err)
-	}
-	testenv.Eventually(t, waitTimeout, "every authloop pod stopped and gone", func() error {
-		var l corev1.PodList
-		if err := kube.List(ctx, &l, client.InNamespace(podsNS), client.MatchingLabels{"app": workload}); err != nil {
-			return err
-		}
-		if len(l.Items) > 0 {
-			return fmt.Errorf("%d pods left", len(l.Items))
-		}
-		for name, p := range sk.Snapshot() {
-			if p.Stopped.IsZero() {
-				return fmt.Errorf("pod %s sent no final report", name)
-			}
-		}
-		return nil
-	})
-	pods := sk.Snapshot()
-	ok, fail := consumerpods.Totals(pods)
-	for name, p := range pods {
-		if p.OK == 0 {
-			t.Errorf("pod %s (credential %s) never authenticated", name, p.Credential)
-		}
-	}
+	pods := stopWorkload(t, d, sk)
+	ok, fail := checkPods(t, pods, *rotations+1)
 	if fail != 0 {
 		t.Errorf("consumer failures: %v", consumerpods.Failures(pods))
-	}
-	if want := 2 * (*rotations + 1); len(pods) < want {
-		t.Errorf("%d pods reported, want at least %d (two per generation)", len(pods), want)
 	}
 	t.Logf("%d rotations, %d pods, %d token requests, %d failures", len(figures), len(pods), ok+fail, fail)
 	logSummary(t, figures)
@@ -224,30 +182,10 @@ func waitRolledOut(t *testing.T, ac *c5c3v1alpha1.KeystoneApplicationCredential,
 		if gen < atLeast || gen == 0 {
 			return fmt.Errorf("generation %d", gen)
 		}
-		want := consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, gen)
-		if len(ac.Status.Consumers) != 1 || ac.Status.Consumers[0].State != c5c3v1alpha1.ConsumerRolledOut ||
-			ac.Status.Consumers[0].Stamp != want {
-			return fmt.Errorf("consumers %+v, want %s RolledOut %s", ac.Status.Consumers, workload, want)
-		}
-		var l corev1.PodList
-		if err := kube.List(context.Background(), &l, client.InNamespace(podsNS), client.MatchingLabels{"app": workload}); err != nil {
+		if err := rolledOut(ac.Status.Consumers, workload, consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, gen)); err != nil {
 			return err
 		}
-		reported := sk.Snapshot()
-		live := 0
-		for _, p := range l.Items {
-			if p.DeletionTimestamp != nil {
-				continue
-			}
-			live++
-			if r := reported[p.Name]; r.Credential != ac.Status.CredentialID || r.OK == 0 {
-				return fmt.Errorf("pod %s reported credential %q, %d successes; delivered %s", p.Name, r.Credential, r.OK, ac.Status.CredentialID)
-			}
-		}
-		if live != 2 {
-			return fmt.Errorf("%d live pods", live)
-		}
-		return nil
+		return livePodsOn(sk, workload, ac.Status.CredentialID)
 	})
 	return gen
 }
@@ -257,41 +195,10 @@ func logSummary(t *testing.T, figures []rotationFigures) {
 	if len(figures) == 0 {
 		return
 	}
-	pick := func(f func(rotationFigures) time.Duration) string {
-		v := make([]time.Duration, len(figures))
-		for i, x := range figures {
-			v[i] = f(x)
-		}
-		sort.Slice(v, func(i, j int) bool { return v[i] < v[j] })
-		r := func(d time.Duration) string { return d.Round(100 * time.Millisecond).String() }
-		return strings.Join([]string{r(v[0]), r(v[len(v)/2]), r(v[len(v)-1])}, " / ")
+	var rolled, revoked []time.Duration
+	for _, f := range figures {
+		rolled, revoked = append(rolled, f.rolledOut), append(revoked, f.revoked)
 	}
-	t.Logf("switch -> last old pod stopped (min / median / max): %s", pick(func(f rotationFigures) time.Duration { return f.rolledOut }))
-	t.Logf("switch -> revoked in Keystone (min / median / max): %s; grace period %s", pick(func(f rotationFigures) time.Duration { return f.revoked }), grace)
-}
-
-// getOrder reads o again into o.
-func getOrder(t *testing.T, o client.Object) {
-	t.Helper()
-	if err := kube.Get(context.Background(), client.ObjectKeyFromObject(o), o); err != nil {
-		t.Fatal(err)
-	}
-}
-
-// deleteAndWaitGone deletes obj and waits until the apiserver no longer has it.
-func deleteAndWaitGone(t *testing.T, obj client.Object) {
-	t.Helper()
-	if err := kube.Delete(context.Background(), obj); err != nil && !apierrors.IsNotFound(err) {
-		t.Error(err)
-	}
-	testenv.Eventually(t, waitTimeout, fmt.Sprintf("%T %s gone", obj, obj.GetName()), func() error {
-		err := kube.Get(context.Background(), client.ObjectKeyFromObject(obj), obj.DeepCopyObject().(client.Object))
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		return errors.New("still exists")
-	})
+	t.Logf("switch -> last old pod stopped (min / median / max): %s", spread(rolled, seconds))
+	t.Logf("switch -> revoked in Keystone (min / median / max): %s; grace period %s", spread(revoked, seconds), grace)
 }

@@ -15,9 +15,12 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/credentialrotation"
+	"github.com/c5c3/orderhub/controllers/hub/grants"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneapplicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneproject"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneroleassignment"
+	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneuser"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/clusters"
@@ -26,10 +29,14 @@ import (
 
 // The suite starts the hub stack with a real node (testenv.Options.Node:
 // kube-scheduler, containerd, a kubelet; it waits for another stack's node
-// to stop) and runs the ControlPlane reconciler and the four order
-// reconcilers in-process, as cmd/orderhub wires them. One External
-// ControlPlane "cp" in planeNS points at the stack's Keystone and assigns
-// podsNS.
+// to stop; testenv.HubStackOptions adds OpenBao, K-ORC and ESO, which a
+// KeystoneService delivers through) and runs the ControlPlane, KeystoneService
+// and CredentialRotation reconcilers and the four order reconcilers
+// in-process, as cmd/orderhub wires them. One External ControlPlane "cp" in
+// planeNS points at the stack's Keystone, assigns podsNS to tenant orders and
+// consents to KeystoneServices there (allowedNamespaces), so one namespace
+// runs both tests' pods; the plane warns of that tenant namespace's consent
+// (docs/reference/keystoneservice.md, "Namespace consent"), which a test may.
 
 const (
 	planeNS     = "openstack"
@@ -53,17 +60,25 @@ func TestMain(m *testing.M) {
 			PasswordKey: controlplane.DefaultPasswordKey,
 			Spec: c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{{Namespace: podsNS,
 				Domains:      []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain},
-				AllowedRoles: []c5c3v1alpha1.KeystoneName{"member"}, RotationsPerHour: ptr.To[int32](120)}}}},
+				AllowedRoles: []c5c3v1alpha1.KeystoneName{"member"}, RotationsPerHour: ptr.To[int32](120)}},
+				KORC: c5c3v1alpha1.KORCSpec{ServiceRegistrations: c5c3v1alpha1.ServiceRegistrationsSpec{AllowedNamespaces: []string{podsNS}}}}},
 	}, setup))
 }
 
-// setup runs the ControlPlane reconciler on the manager and the four order
-// reconcilers on the multicluster manager wrapping it (no targets).
+// setup runs the ControlPlane, KeystoneService and CredentialRotation
+// reconcilers on the manager and the four order reconcilers on the
+// multicluster manager wrapping it (no targets).
 func setup(ctx context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 	stack, kube, identity = s.Stack, s.Kube, s.Identity
 	if err := controlplane.SetupWithManager(s.Manager, controlplane.Options{RetryInterval: 2 * time.Second,
 		OpenBao: &controlplane.OpenBao{Address: stack.OpenBao.Addr, Mount: stack.OpenBao.KVMount,
 			AuthMount: stack.OpenBao.AuthMount, Role: stack.OpenBao.Role, ServiceAccount: stack.OpenBao.ServiceAccount}}); err != nil {
+		return nil, err
+	}
+	if err := keystoneservice.SetupWithManager(s.Manager, keystoneservice.Options{Granter: grants.Keystone{Sessions: &grants.Sessions{}}}); err != nil {
+		return nil, err
+	}
+	if err := credentialrotation.SetupWithManager(s.Manager); err != nil {
 		return nil, err
 	}
 	h, err := clusters.Wrap(ctx, s.Manager, nil)

@@ -21,13 +21,14 @@ type report struct {
 }
 
 // Pod is what the sink knows of one pod: the credential it loaded, its
-// latest totals, its first errors (at most 5), and when it started and
-// stopped (sink clock; Stopped zero until its final report).
+// latest totals, its first errors (at most 5), and when it started, first
+// reported a failure and stopped (sink clock; FirstFail zero while it has
+// none, Stopped zero until its final report).
 type Pod struct {
-	Credential       string
-	OK, Fail         int
-	Errors           []string
-	Started, Stopped time.Time
+	Credential                  string
+	OK, Fail                    int
+	Errors                      []string
+	Started, FirstFail, Stopped time.Time
 }
 
 // Sink collects the consumers' reports on 127.0.0.1, which the pods reach
@@ -70,6 +71,9 @@ func (s *Sink) handle(w http.ResponseWriter, r *http.Request) {
 	}
 	// Totals only grow; a late duplicate cannot lower them.
 	p.OK, p.Fail = max(p.OK, rep.OK), max(p.Fail, rep.Fail)
+	if p.Fail > 0 && p.FirstFail.IsZero() {
+		p.FirstFail = now
+	}
 	if rep.Error != "" && len(p.Errors) < 5 {
 		p.Errors = append(p.Errors, rep.Error)
 	}

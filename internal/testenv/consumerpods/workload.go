@@ -2,6 +2,8 @@ package consumerpods
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -86,18 +88,46 @@ func Deployment(w Workload) *appsv1.Deployment {
 						{Name: "run", VolumeSource: corev1.VolumeSource{EmptyDir: &corev1.EmptyDirVolumeSource{}}}}}}}}
 }
 
-// Cloud is the one cloud of the clouds.yaml in a delivered Secret's data.
-// Errors: no clouds.yaml, or not exactly one cloud.
+// Cloud is the name of the one cloud of the clouds.yaml in a delivered
+// Secret's data. Errors: no clouds.yaml, or not exactly one cloud.
 func Cloud(data map[string][]byte) (string, error) {
+	name, _, err := oneCloud(data)
+	return name, err
+}
+
+// Credential is what authloop reports having loaded from the clouds.yaml in
+// a delivered Secret's data: the application credential's id, else
+// PasswordCredential of the password. Errors as Cloud's.
+func Credential(data map[string][]byte) (string, error) {
+	_, c, err := oneCloud(data)
+	if err != nil {
+		return "", err
+	}
+	a := cloudsyaml.AuthOf(c)
+	if a.ApplicationCredentialID != "" {
+		return a.ApplicationCredentialID, nil
+	}
+	return PasswordCredential(a.Password), nil
+}
+
+// PasswordCredential is what authloop reports for a password it loaded:
+// "password:" and the first 12 hex digits of its SHA-256 (authloop's
+// credential, which imports nothing of the module).
+func PasswordCredential(password string) string {
+	sum := sha256.Sum256([]byte(password))
+	return "password:" + hex.EncodeToString(sum[:])[:12]
+}
+
+func oneCloud(data map[string][]byte) (string, cloudsyaml.Cloud, error) {
 	var f cloudsyaml.File
 	if err := yaml.Unmarshal(data[cloudsyaml.Key], &f); err != nil {
-		return "", fmt.Errorf("delivered clouds.yaml: %w", err)
+		return "", cloudsyaml.Cloud{}, fmt.Errorf("delivered clouds.yaml: %w", err)
 	}
 	if len(f.Clouds) != 1 {
-		return "", fmt.Errorf("delivered clouds.yaml has %d clouds, want 1", len(f.Clouds))
+		return "", cloudsyaml.Cloud{}, fmt.Errorf("delivered clouds.yaml has %d clouds, want 1", len(f.Clouds))
 	}
-	for name := range f.Clouds {
-		return name, nil
+	for name, c := range f.Clouds {
+		return name, c, nil
 	}
-	return "", nil
+	return "", cloudsyaml.Cloud{}, nil
 }
