@@ -3,8 +3,8 @@ package lifecycle
 import (
 	"context"
 	"fmt"
+	"slices"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -45,9 +45,10 @@ type StatusWriter[T client.Object, S any] struct {
 }
 
 // Write merges u into obj, patches the status subresource through c (nothing
-// is sent when nothing changed) and records an event and a log line per
-// condition whose status or reason changed. Errors: the patch failed (a
-// Conflict under OptimisticLock); no event is recorded then.
+// is sent when nothing changed), logs a line per condition whose status or
+// reason changed and records the events conditions.Events decides
+// (docs/hub.md, "Condition events"). Errors: the patch failed (a Conflict
+// under OptimisticLock); no event is recorded then.
 func (w StatusWriter[T, S]) Write(ctx context.Context, c client.Client, obj T, u StatusUpdate[S]) error {
 	base, ok := obj.DeepCopyObject().(client.Object)
 	if !ok {
@@ -57,6 +58,7 @@ func (w StatusWriter[T, S]) Write(ctx context.Context, c client.Client, obj T, u
 	kept := *conds
 	*st = u.Fields
 	*conds = kept
+	before := slices.Clone(kept)
 	changed := conditions.Set(conds, u.Conditions, u.Now)
 	*gen = obj.GetGeneration()
 	if err := PatchStatus(ctx, c, obj, base, w.Kind, w.OptimisticLock); err != nil {
@@ -68,32 +70,10 @@ func (w StatusWriter[T, S]) Write(ctx context.Context, c client.Client, obj T, u
 	if w.Recorder == nil || u.Quiet {
 		return nil
 	}
-	for _, e := range ConditionEvents(changed) {
+	for _, e := range conditions.Events(before, u.Conditions, changed) {
 		w.Recorder.Eventf(obj, nil, e.Type, e.Reason, EventActionReconcile, "%s", e.Note)
 	}
 	return nil
-}
-
-// ConditionEvent is the event for one condition whose status or reason changed.
-type ConditionEvent struct {
-	// Type is corev1.EventTypeNormal for a True condition, else Warning.
-	Type   string
-	Reason string
-	// Note is "<type>=<status>: <message>".
-	Note string
-}
-
-// ConditionEvents maps changed conditions to one event each, in order.
-func ConditionEvents(changed []metav1.Condition) []ConditionEvent {
-	out := make([]ConditionEvent, 0, len(changed))
-	for _, c := range changed {
-		typ := corev1.EventTypeNormal
-		if c.Status != metav1.ConditionTrue {
-			typ = corev1.EventTypeWarning
-		}
-		out = append(out, ConditionEvent{Type: typ, Reason: c.Reason, Note: fmt.Sprintf("%s=%s: %s", c.Type, c.Status, c.Message)})
-	}
-	return out
 }
 
 // PatchStatus merge-patches obj's status from base through c; with

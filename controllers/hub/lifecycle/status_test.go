@@ -3,38 +3,17 @@ package lifecycle
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"testing"
 
-	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/client-go/tools/events"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/fake"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 )
-
-func TestConditionEvents(t *testing.T) {
-	t.Parallel()
-	changed := []metav1.Condition{
-		{Type: "UserReady", Status: metav1.ConditionTrue, Reason: "UserReady", Message: "user is ready"},
-		{Type: "Ready", Status: metav1.ConditionFalse, Reason: "NotAllReady", Message: "waiting"},
-		{Type: "Odd", Status: metav1.ConditionUnknown, Reason: "Unknown", Message: ""},
-	}
-	want := []ConditionEvent{
-		{Type: corev1.EventTypeNormal, Reason: "UserReady", Note: "UserReady=True: user is ready"},
-		{Type: corev1.EventTypeWarning, Reason: "NotAllReady", Note: "Ready=False: waiting"},
-		{Type: corev1.EventTypeWarning, Reason: "Unknown", Note: "Odd=Unknown: "},
-	}
-	if got := ConditionEvents(changed); !reflect.DeepEqual(got, want) {
-		t.Errorf("ConditionEvents =\n%+v\nwant\n%+v", got, want)
-	}
-	if got := ConditionEvents(nil); len(got) != 0 {
-		t.Errorf("ConditionEvents(nil) = %+v, want none", got)
-	}
-}
 
 // A pass that changes nothing sends no status patch, with or without the
 // optimistic lock; a pass that changes something sends one.
@@ -75,6 +54,51 @@ func TestPatchStatusSkipsNoChange(t *testing.T) {
 		}
 		if patches != before+1 || got.Status.ProjectID != cur.Status.ProjectID {
 			t.Fatalf("optimistic lock %v: a changed status sent %d patches (want 1), stored projectID %q", lock, patches-before, got.Status.ProjectID)
+		}
+	}
+}
+
+// Write records the events of conditions.Events against the conditions
+// stored before it: a wait that passes to True records the Normal event of
+// Ready alone, and the same write again records nothing.
+func TestWriteRecordsReadyEvents(t *testing.T) {
+	t.Parallel()
+	s := runtime.NewScheme()
+	if err := c5c3v1alpha1.AddToScheme(s); err != nil {
+		t.Fatal(err)
+	}
+	waiting := []metav1.Condition{
+		{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionFalse, Reason: c5c3v1alpha1.ReasonWaitingForKeystoneProject, Message: "w"},
+		{Type: c5c3v1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: c5c3v1alpha1.ReasonNotAllReady, Message: "w"},
+	}
+	done := []metav1.Condition{
+		{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionTrue, Reason: c5c3v1alpha1.ReasonProjectProvisioned, Message: "p"},
+		{Type: c5c3v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: c5c3v1alpha1.ReasonAllReady, Message: "all"},
+	}
+	kp := &c5c3v1alpha1.KeystoneProject{ObjectMeta: metav1.ObjectMeta{Namespace: "tenant-a", Name: "p"}}
+	kp.Status.Conditions = waiting
+	c := fake.NewClientBuilder().WithScheme(s).WithObjects(kp).WithStatusSubresource(kp).Build()
+	rec := events.NewFakeRecorder(8)
+	w := StatusWriter[*c5c3v1alpha1.KeystoneProject, c5c3v1alpha1.KeystoneProjectStatus]{Kind: "KeystoneProject", Recorder: rec,
+		Fields: func(o *c5c3v1alpha1.KeystoneProject) (*c5c3v1alpha1.KeystoneProjectStatus, *[]metav1.Condition, *int64) {
+			return &o.Status, &o.Status.Conditions, &o.Status.ObservedGeneration
+		}}
+	ctx := context.Background()
+	for i, want := range []int{1, 0} {
+		var cur c5c3v1alpha1.KeystoneProject
+		if err := c.Get(ctx, client.ObjectKeyFromObject(kp), &cur); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Write(ctx, c, &cur, StatusUpdate[c5c3v1alpha1.KeystoneProjectStatus]{Conditions: done, Now: metav1.Now()}); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(rec.Events); got != want {
+			t.Fatalf("write %d recorded %d events, want %d", i, got, want)
+		}
+		if want == 1 {
+			if e := <-rec.Events; e != "Normal AllReady Ready=True: all" {
+				t.Errorf("event %q", e)
+			}
 		}
 	}
 }

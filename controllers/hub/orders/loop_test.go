@@ -82,9 +82,10 @@ func (a fakeActuator) Gated(context.Context) error {
 func (a fakeActuator) Status() lifecycle.StatusUpdate[testStatus] {
 	a.k.calls = append(a.k.calls, "Status")
 	obj := a.k.pass.Obj
-	reason := "Waiting"
+	reason, ready := "Waiting", metav1.Condition{Type: c5c3v1alpha1.ConditionReady, Status: a.k.cond,
+		Reason: c5c3v1alpha1.ReasonNotAllReady, Message: "ProjectReady is not True", ObservedGeneration: obj.Generation}
 	if a.k.cond == metav1.ConditionTrue {
-		reason = "Provisioned"
+		reason, ready.Reason, ready.Message = "Provisioned", c5c3v1alpha1.ReasonAllReady, "all conditions are True"
 	}
 	if !a.k.pass.Gate.Passed() {
 		reason = a.k.pass.Gate.Reason
@@ -95,7 +96,7 @@ func (a fakeActuator) Status() lifecycle.StatusUpdate[testStatus] {
 	st.Conditions = []metav1.Condition{{Type: "Ignored", Status: metav1.ConditionTrue, Reason: "Ignored"}} // ignored too
 	return lifecycle.StatusUpdate[testStatus]{Fields: st, Now: metav1.NewTime(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)),
 		Conditions: []metav1.Condition{{Type: c5c3v1alpha1.ConditionProjectReady, Status: a.k.cond, Reason: reason,
-			Message: "m", ObservedGeneration: obj.Generation}}}
+			Message: "m", ObservedGeneration: obj.Generation}, ready}}
 }
 func (a fakeActuator) Requeue() time.Duration {
 	a.k.calls = append(a.k.calls, "Requeue")
@@ -201,8 +202,8 @@ func TestLoopOpenGate(t *testing.T) {
 	if c == nil || c.Status != metav1.ConditionTrue || kp.Status.ObservedGeneration != 3 {
 		t.Fatalf("status = %+v; want ProjectReady=True at observedGeneration 3", kp.Status)
 	}
-	if ev := f.drained(); len(ev) != 1 || ev[0] != "Normal Provisioned ProjectReady=True: m" {
-		t.Errorf("events = %q, want one Normal Provisioned for the new condition", ev)
+	if ev := f.drained(); len(ev) != 1 || ev[0] != "Normal AllReady Ready=True: all conditions are True" {
+		t.Errorf("events = %q, want one Normal AllReady for the new Ready (docs/hub.md, \"Condition events\")", ev)
 	}
 }
 
@@ -223,8 +224,8 @@ func TestLoopGatedOrder(t *testing.T) {
 	if c == nil || c.Reason != c5c3v1alpha1.ReasonControlPlaneNotFound {
 		t.Errorf("ProjectReady = %+v, want reason ControlPlaneNotFound", c)
 	}
-	if ev := f.drained(); len(ev) != 1 || !strings.HasPrefix(ev[0], corev1.EventTypeWarning+" "+c5c3v1alpha1.ReasonControlPlaneNotFound) {
-		t.Errorf("events = %q, want one Warning ControlPlaneNotFound", ev)
+	if ev := f.drained(); len(ev) != 1 || ev[0] != corev1.EventTypeWarning+" "+c5c3v1alpha1.ReasonControlPlaneNotFound+" ProjectReady=False: m" {
+		t.Errorf("events = %q, want one Warning ControlPlaneNotFound, the condition that decides the new Ready", ev)
 	}
 }
 
@@ -234,7 +235,8 @@ func TestLoopStatusWrite(t *testing.T) {
 	kp := project(testFinalizer)
 	kp.Status = c5c3v1alpha1.KeystoneProjectStatus{ProjectID: "old", DomainID: "d-1", ObservedGeneration: 1, Conditions: []metav1.Condition{
 		{Type: c5c3v1alpha1.ConditionProjectReady, Status: metav1.ConditionTrue, Reason: "Provisioned", Message: "m", LastTransitionTime: old},
-		{Type: "Other", Status: metav1.ConditionTrue, Reason: "Kept", Message: "x", LastTransitionTime: old}}}
+		{Type: "Other", Status: metav1.ConditionTrue, Reason: "Kept", Message: "x", LastTransitionTime: old},
+		{Type: c5c3v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: c5c3v1alpha1.ReasonAllReady, Message: "all conditions are True", LastTransitionTime: old}}}
 	f := newLoop(t, nil, kp, plane(metav1.ConditionTrue, assign("", "tenant-a")))
 	f.kind.projectID = "new"
 	if _, err := f.loop.Reconcile(context.Background(), request("")); err != nil {
