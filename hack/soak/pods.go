@@ -25,9 +25,10 @@ const (
 	// on a 2-core machine, and the five in-process consumers, the watchers,
 	// the hub and K-ORC use most of that (docs/soak.md, "Consumer pods").
 	podInterval = 5 * time.Second
-	// podLive: a pod that reported within this time and sent no stop
-	// report counts as running.
-	podLive = 5 * time.Second
+	// podLive: a pod that reported within this time (three periods: a
+	// request may take a while on a busy Keystone) and sent no stop report
+	// counts as running.
+	podLive = 3 * podInterval
 	// podsTimeout bounds the wait for the pods at the start and at the end.
 	podsTimeout = 5 * time.Minute
 )

@@ -3,9 +3,11 @@
 // does, with gophercloud's parser (OS_CLIENT_CONFIG_FILE, OS_CLOUD), then
 // requests a Keystone token every AUTHLOOP_INTERVAL and counts successes
 // and failures, and of the failures those Keystone rejected (401, 403 or
-// 404: the credential's fault, unlike an unreachable Keystone). After each attempt it posts its counts to AUTHLOOP_SINK
-// (JSON, see report); on SIGTERM it posts a final "stop" report and exits 0,
-// so the test reads the counts of every pod, also of those a rollout ended.
+// 404: the credential's fault, unlike an unreachable Keystone). After each
+// attempt it posts its counts to AUTHLOOP_SINK (JSON, see report); on
+// SIGTERM it cancels a request in flight, posts a final "stop" report and
+// exits 0, so the test reads the counts of every pod, also of those a
+// rollout ended.
 // It writes AUTHLOOP_READY after its first success; `authloop probe` (the
 // readiness probe) succeeds once that file exists.
 package main
@@ -80,9 +82,15 @@ func main() {
 			return
 		case <-tick.C:
 		}
-		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		// SIGTERM cancels a request in flight, so the stop report goes out
+		// within the grace period also while Keystone is slow; that request
+		// is not counted.
+		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		_, err := openstack.AuthenticatedClient(actx, ao)
 		cancel()
+		if ctx.Err() != nil {
+			continue
+		}
 		r.Event, r.Error = eventAttempt, ""
 		if err != nil {
 			r.Fail++
