@@ -20,6 +20,7 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 	"github.com/c5c3/orderhub/internal/testenv"
+	"github.com/c5c3/orderhub/internal/testenv/consumerpods"
 )
 
 // Failure classes of a consumer's attempt.
@@ -85,12 +86,21 @@ type recorder struct {
 	userIDs map[string]string
 	// timeline: the last logged status line of each application credential.
 	timeline map[string]string
+	// carried: per delivered Secret (delivered.id), the credentials it
+	// carried from when a consumer first read each, in authloop's naming.
+	carried map[string][]carriedCred
+}
+
+// carriedCred is a credential a Secret carried from at on.
+type carriedCred struct {
+	at   time.Time
+	cred string
 }
 
 func newRecorder() *recorder {
 	r := &recorder{consumers: map[string]*consumerStats{}, acSeen: map[string]map[string]bool{},
 		acGens: map[string]*[2]int64{}, steps: map[string]string{}, userIDs: map[string]string{},
-		timeline: map[string]string{}}
+		timeline: map[string]string{}, carried: map[string][]carriedCred{}}
 	for _, d := range consumerSecrets() {
 		r.consumers[d.id()] = &consumerStats{contents: map[string]bool{}}
 	}
@@ -128,6 +138,31 @@ func (r *recorder) inWindow(t time.Time) bool {
 	return !seen
 }
 
+// carry records that the Secret id carries cred at t, when that is new.
+func (r *recorder) carry(id string, t time.Time, cred string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if l := r.carried[id]; len(l) == 0 || l[len(l)-1].cred != cred {
+		r.carried[id] = append(l, carriedCred{at: t, cred: cred})
+	}
+}
+
+// credentialAt is the credential the Secret id carried at t (authloop's
+// naming: the application credential's id, or consumerpods.PasswordCredential),
+// as the consumer last read it by then; "" before its first read.
+func (r *recorder) credentialAt(id string, t time.Time) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	cred := ""
+	for _, c := range r.carried[id] {
+		if c.at.After(t) {
+			break
+		}
+		cred = c.cred
+	}
+	return cred
+}
+
 // consume re-reads d every second and authenticates with it, until ctx ends.
 func (e *env) consume(ctx context.Context, d delivered) {
 	c := e.clusters[d.cluster]
@@ -163,6 +198,9 @@ func (e *env) consume(ctx context.Context, d delivered) {
 			if perr != nil {
 				f = &failure{Class: classMalformed, Message: perr.Error()}
 				break
+			}
+			if !stale {
+				e.rec.carry(d.id(), at, credentialOf(cloud))
 			}
 			actx, cancel := context.WithTimeout(ctx, 5*time.Second)
 			_, aerr := testenv.Authenticate(actx, cloud)
@@ -205,6 +243,16 @@ func (e *env) consume(ctx context.Context, d delivered) {
 			e.logf("consumer %s: %s (stale %v, in window %v): %s", d.id(), f.Class, f.Stale, f.InWindow, f.Message)
 		}
 	}
+}
+
+// credentialOf names the credential of a delivered cloud as authloop names
+// the one it loaded.
+func credentialOf(c cloudsyaml.Cloud) string {
+	a := cloudsyaml.AuthOf(c)
+	if a.ApplicationCredentialID != "" {
+		return a.ApplicationCredentialID
+	}
+	return consumerpods.PasswordCredential(a.Password)
 }
 
 // requestRotations asks for a password rotation every rotationEvery: it

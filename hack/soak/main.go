@@ -7,14 +7,17 @@
 // management cluster, one on the target), and lets one consumer per
 // delivered Secret authenticate with Keystone every second while it kills
 // and restarts the hub, K-ORC, ESO, OpenBao and Keystone and takes the
-// apiserver away for 30 s, at seeded random points. At the end it deletes
+// apiserver away for 30 s, at seeded random points. With -pods (the
+// default) it also runs opted-in authloop Deployments on the stack's node
+// for the management cluster's rotated password and application credential. At the end it deletes
 // every order and prints the report (a table, or JSON with -json).
 //
 //	go run ./hack/soak -duration=30m -faults=30 -seed=1
 //
 // The exit code is 1 when the run could not be made, or when the report
-// shows an application-credential consumer failure, a failure of a
-// password consumer outside the rotation window, a leak, an unowned
+// shows an application-credential consumer failure (in-process or pod), a
+// rejection of a password consumer holding the current password outside the
+// rotation window, a leak, an unowned
 // OpenBao path or a finalizer left.
 package main
 
@@ -44,6 +47,7 @@ func main() {
 	flag.Int64Var(&cfg.Seed, `seed`, cfg.Seed, "Random source of the fault schedule (the points and the order of the kinds).")
 	flag.StringVar(&kinds, "kinds", strings.Join(cfg.Kinds, ","), "Fault kinds to draw from, comma-separated: "+strings.Join(AllKinds, ", ")+".")
 	flag.DurationVar(&cfg.Outage, "apiserver-outage", cfg.Outage, "How long the apiserver stays down in an apiserver fault.")
+	flag.BoolVar(&cfg.Pods, "pods", cfg.Pods, "Run consumer pods on the stack's node (authloop Deployments of the management cluster's rotated password and application credential).")
 	flag.StringVar(&cfg.Dir, "dir", "", "Stack folder (default: a new temporary folder, removed at the end unless ORDERHUB_KEEP_STACK is set).")
 	flag.BoolVar(&cfg.Build, "build", true, "Build bin/orderhub before the run (go build ./cmd/orderhub).")
 	flag.BoolVar(&asJSON, "json", false, "Print the report as JSON instead of the table.")

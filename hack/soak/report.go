@@ -22,15 +22,17 @@ import (
 
 // Report is the soak's result.
 type Report struct {
-	Seed          int64              `json:"randomSeed"`
-	Duration      string             `json:"duration"`
-	FaultsPlanned int                `json:"faultsPlanned"`
-	Kinds         []string           `json:"kinds"`
-	Started       time.Time          `json:"started"`
-	Ended         time.Time          `json:"ended"`
-	Faults        []FaultRecord      `json:"faults"`
-	Consumers     []ConsumerReport   `json:"consumers"`
-	Credentials   []CredentialReport `json:"credentials"`
+	Seed          int64            `json:"randomSeed"`
+	Duration      string           `json:"duration"`
+	FaultsPlanned int              `json:"faultsPlanned"`
+	Kinds         []string         `json:"kinds"`
+	Started       time.Time        `json:"started"`
+	Ended         time.Time        `json:"ended"`
+	Faults        []FaultRecord    `json:"faults"`
+	Consumers     []ConsumerReport `json:"consumers"`
+	// Pods are the consumer pods' workloads (Config.Pods).
+	Pods        []PodReport        `json:"pods,omitempty"`
+	Credentials []CredentialReport `json:"credentials"`
 	// LeakedApplicationCredentials and LeakedUsers: Keystone objects no
 	// status references, after convergence.
 	LeakedApplicationCredentials []string `json:"leakedApplicationCredentials"`
@@ -91,6 +93,15 @@ func (r *Report) Problems() []string {
 		}
 		if c.Kind == credPassword && c.RejectedOutsideWindow > 0 {
 			out = append(out, fmt.Sprintf("%s: %d password failures outside the re-read window", c.Secret, c.RejectedOutsideWindow))
+		}
+	}
+	for _, p := range r.Pods {
+		if p.Kind == credApplication && p.Rejected > 0 {
+			out = append(out, fmt.Sprintf("pods of %s: %d application-credential token requests rejected", p.Workload, p.Rejected))
+		}
+		if p.Kind == credPassword && p.OutsideWindow > 0 {
+			out = append(out, fmt.Sprintf("pods of %s: %d rejections of the current password outside the re-read window",
+				p.Workload, p.OutsideWindow))
 		}
 	}
 	for _, c := range r.Credentials {
@@ -402,6 +413,14 @@ func openBaoPaths(ctx context.Context, st *testenv.Stack) ([]string, error) {
 	return out, err
 }
 
+// kindLabel is a credential kind for the table, marked when it rotates.
+func kindLabel(kind string, rotates bool) string {
+	if rotates {
+		return kind + " (rotated)"
+	}
+	return kind
+}
+
 // WriteTable prints the report for people.
 func (r *Report) WriteTable(w io.Writer) {
 	fmt.Fprintf(w, "\nrotation soak: seed %d, duration %s, %d faults (%s), %s .. %s\n\n", r.Seed, r.Duration, len(r.Faults),
@@ -416,17 +435,30 @@ func (r *Report) WriteTable(w io.Writer) {
 	tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SECRET\tKIND\tATTEMPTS\tREJECTED\tOUTSIDE WINDOW\tUNREACHABLE\tREAD ERRORS\tDELIVERED")
 	for _, c := range r.Consumers {
-		kind := c.Kind
-		if c.Rotates {
-			kind += " (rotated)"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", c.Secret, kind, c.Attempts, c.Rejected, c.RejectedOutsideWindow,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\n", c.Secret, kindLabel(c.Kind, c.Rotates), c.Attempts, c.Rejected, c.RejectedOutsideWindow,
 			c.Unreachable, c.ReadErrors, c.Delivered)
 	}
 	tw.Flush()
 	for _, c := range r.Consumers {
 		for _, f := range c.Failures {
 			fmt.Fprintf(w, "  %s %s %s stale=%v inWindow=%v: %s\n", c.Secret, f.At.Format("15:04:05"), f.Class, f.Stale, f.InWindow, f.Message)
+		}
+	}
+	if len(r.Pods) > 0 {
+		fmt.Fprintln(w)
+		tw = tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "POD WORKLOAD\tKIND\tPODS\tCREDENTIALS\tTOKEN REQUESTS\tREJECTED\tSUPERSEDED\tOUTSIDE WINDOW\tUNREACHABLE")
+		for _, p := range r.Pods {
+			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\n", p.Workload, kindLabel(p.Kind, p.Rotates), p.Pods, p.Credentials, p.Requests,
+				p.Rejected, p.Superseded, p.OutsideWindow, p.Unreachable)
+		}
+		tw.Flush()
+		for _, p := range r.Pods {
+			if p.Kind == credApplication || p.OutsideWindow > 0 {
+				for _, f := range p.Failures {
+					fmt.Fprintf(w, "  %s\n", f)
+				}
+			}
 		}
 	}
 	fmt.Fprintln(w)

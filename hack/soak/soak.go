@@ -24,6 +24,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/delivery/clusters"
 	"github.com/c5c3/orderhub/internal/testenv"
+	"github.com/c5c3/orderhub/internal/testenv/consumerpods"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -55,6 +56,8 @@ const (
 	// convergeTimeout the wait after the last fault and after deletion.
 	readyTimeout    = 6 * time.Minute
 	convergeTimeout = 10 * time.Minute
+	// nodeWait is how long the start waits for another stack's node.
+	nodeWait = 30 * time.Minute
 )
 
 // orderName is the name of the order of base on cluster cl ("" the
@@ -78,6 +81,9 @@ type Config struct {
 	Seed int64
 	// Outage is how long an apiserver fault keeps the apiserver down.
 	Outage time.Duration
+	// Pods runs consumer pods on the management stack's node
+	// (testenv.Options.Node; docs/soak.md, "Consumer pods").
+	Pods bool
 	// Dir is the stack's folder (empty: a temporary one).
 	Dir string
 	// Build builds bin/orderhub first (also done when it is missing).
@@ -86,10 +92,11 @@ type Config struct {
 	Logf func(format string, args ...any)
 }
 
-// DefaultConfig is a 5-minute run with 6 faults of every kind (Seed: 1).
+// DefaultConfig is a 5-minute run with 6 faults of every kind (Seed: 1)
+// and consumer pods.
 func DefaultConfig() Config {
-	return Config{Duration: 5 * time.Minute, Faults: 6, Kinds: AllKinds, Seed: 1, Outage: 30 * time.Second, Build: true,
-		Logf: func(string, ...any) {}}
+	return Config{Duration: 5 * time.Minute, Faults: 6, Kinds: AllKinds, Seed: 1, Outage: 30 * time.Second, Pods: true,
+		Build: true, Logf: func(string, ...any) {}}
 }
 
 // env is a running soak: the stacks, the clients and the hub's command.
@@ -104,6 +111,8 @@ type env struct {
 	logf           func(string, ...any)
 	rec            *recorder
 	lastFaultEnded time.Time
+	// sink receives the consumer pods' reports (Config.Pods).
+	sink *consumerpods.Sink
 }
 
 // Run runs one soak and returns its report. The error is about the run
@@ -139,7 +148,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	so.OpenBaoPersistent = true
 	so.Dir = cfg.Dir
 	so.Logf = cfg.Logf
-	startCtx, cancel := context.WithTimeout(ctx, testenv.HubStartTimeout)
+	if cfg.Pods {
+		so.Node, so.NodeWait = true, nodeWait
+	}
+	startCtx, cancel := context.WithTimeout(ctx, testenv.HubStartTimeout+so.NodeWait)
 	defer cancel()
 	if e.st, err = testenv.Start(startCtx, so); err != nil {
 		return nil, fmt.Errorf("management stack: %w", err)
@@ -372,6 +384,15 @@ func (e *env) soak(ctx context.Context) (*Report, error) {
 	go func() { defer wg.Done(); e.requestRotations(rotCtx) }()
 	go func() { defer wg.Done(); e.watchStatus(runCtx) }()
 	go func() { defer wg.Done(); e.watchKeystone(runCtx) }()
+	if e.cfg.Pods {
+		// The faults start once the pods run.
+		if err := e.startPods(ctx); err != nil {
+			stopRun()
+			wg.Wait()
+			return rep, fmt.Errorf("consumer pods: %w", err)
+		}
+		defer e.sink.Close()
+	}
 
 	started := time.Now()
 	rep.Started = started.UTC()
@@ -394,8 +415,10 @@ func (e *env) soak(ctx context.Context) (*Report, error) {
 	if e.lastFaultEnded.IsZero() {
 		e.lastFaultEnded = time.Now()
 	}
-	// Convergence: every order Ready, no rotation under way, and every
-	// consumer's latest attempt, made after the last fault, a success.
+	// Convergence: every order Ready, no rotation under way, every
+	// consumer's latest attempt, made after the last fault, a success, and
+	// (Pods) every workload's running pods on the Secret's credential, their
+	// latest token request a success.
 	stopRotations()
 	e.stopSchedules(ctx, rep)
 	e.logf("run over; waiting for convergence")
@@ -406,6 +429,11 @@ func (e *env) soak(ctx context.Context) (*Report, error) {
 		if err := e.rotationsSettled(ctx); err != nil {
 			return err
 		}
+		if e.sink != nil {
+			if err := e.podsSettled(ctx, true); err != nil {
+				return err
+			}
+		}
 		return e.rec.allSucceededSince(e.lastFaultEnded)
 	}); err != nil {
 		rep.Errors = append(rep.Errors, err.Error())
@@ -415,6 +443,10 @@ func (e *env) soak(ctx context.Context) (*Report, error) {
 	}
 	stopRun()
 	wg.Wait()
+	if e.sink != nil {
+		e.stopPods(ctx, rep)
+		e.checkPods(rep)
+	}
 	rep.Ended = time.Now().UTC()
 	e.check(ctx, rep)
 	e.teardown(ctx, rep)

@@ -1,6 +1,8 @@
 package consumerpods
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -17,19 +19,33 @@ type report struct {
 	Event      string `json:"event"`
 	OK         int    `json:"ok"`
 	Fail       int    `json:"fail"`
+	Rejected   int    `json:"rejected"`
 	Error      string `json:"error,omitempty"`
 }
 
 // Pod is what the sink knows of one pod: the credential it loaded, its
-// latest totals, its first errors (at most 5), and when it started, first
-// reported a failure and stopped (sink clock; FirstFail zero while it has
-// none, Stopped zero until its final report).
+// latest totals (Rejected: the failures Keystone answered with 401, 403 or
+// 404; the rest of Fail did not reach Keystone or got another answer), its
+// first errors (at most 5), and when it started, first reported a failure
+// and stopped (sink clock; FirstFail zero while it has none, Stopped zero
+// until its final report). RejectedAt holds one sink time per rejection,
+// when the report counting it came in; Last is the latest attempt's report
+// and LastOK whether that attempt succeeded.
 type Pod struct {
 	Credential                  string
-	OK, Fail                    int
+	OK, Fail, Rejected          int
 	Errors                      []string
+	RejectedAt                  []time.Time
 	Started, FirstFail, Stopped time.Time
+	Last                        time.Time
+	LastOK                      bool
 }
+
+// Events of a report (authloop's).
+const (
+	eventAttempt = "attempt"
+	eventStop    = "stop"
+)
 
 // Sink collects the consumers' reports on 127.0.0.1, which the pods reach
 // with hostNetwork (the stack's Keystone binds loopback too). URL is the
@@ -70,14 +86,20 @@ func (s *Sink) handle(w http.ResponseWriter, r *http.Request) {
 		s.pods[rep.Pod] = p
 	}
 	// Totals only grow; a late duplicate cannot lower them.
-	p.OK, p.Fail = max(p.OK, rep.OK), max(p.Fail, rep.Fail)
+	if rep.Event == eventAttempt && (rep.OK > p.OK || rep.Fail > p.Fail) {
+		p.Last, p.LastOK = now, rep.OK > p.OK
+	}
+	for n := p.Rejected; n < rep.Rejected; n++ {
+		p.RejectedAt = append(p.RejectedAt, now)
+	}
+	p.OK, p.Fail, p.Rejected = max(p.OK, rep.OK), max(p.Fail, rep.Fail), max(p.Rejected, rep.Rejected)
 	if p.Fail > 0 && p.FirstFail.IsZero() {
 		p.FirstFail = now
 	}
 	if rep.Error != "" && len(p.Errors) < 5 {
 		p.Errors = append(p.Errors, rep.Error)
 	}
-	if rep.Event == "stop" && p.Stopped.IsZero() {
+	if rep.Event == eventStop && p.Stopped.IsZero() {
 		p.Stopped = now
 	}
 	w.WriteHeader(http.StatusNoContent)
@@ -91,9 +113,17 @@ func (s *Sink) Snapshot() map[string]Pod {
 	for n, p := range s.pods {
 		c := *p
 		c.Errors = append([]string(nil), p.Errors...)
+		c.RejectedAt = append([]time.Time(nil), p.RejectedAt...)
 		out[n] = c
 	}
 	return out
+}
+
+// PasswordCredential is how authloop names a password it loaded:
+// "password:" and the first 12 hex digits of its SHA-256.
+func PasswordCredential(password string) string {
+	sum := sha256.Sum256([]byte(password))
+	return "password:" + hex.EncodeToString(sum[:])[:12]
 }
 
 // Totals sums the pods' counts.
@@ -109,7 +139,7 @@ func Failures(pods map[string]Pod) []string {
 	var out []string
 	for n, p := range pods {
 		if p.Fail > 0 {
-			out = append(out, fmt.Sprintf("%s (credential %s): %d failures, %q", n, p.Credential, p.Fail, p.Errors))
+			out = append(out, fmt.Sprintf("%s (credential %s): %d failures (%d rejected), %q", n, p.Credential, p.Fail, p.Rejected, p.Errors))
 		}
 	}
 	sort.Strings(out)

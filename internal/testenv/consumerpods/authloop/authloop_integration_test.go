@@ -51,7 +51,8 @@ func (r *recorder) last() (report, bool) {
 
 // authloop, against a real Keystone, with an application credential in a
 // clouds.yaml: it reports its successes and becomes ready (the probe
-// passes); once the credential is deleted in Keystone it counts failures
+// passes); while Keystone is away it counts failures none of them rejected;
+// once the credential is deleted in Keystone it counts rejected failures
 // with the credential it loaded at start; on SIGTERM it exits 0 after a
 // final stop report carrying its totals.
 func TestAuthloop_CountsFailuresAndReportsAtStop(t *testing.T) {
@@ -117,12 +118,32 @@ func TestAuthloop_CountsFailuresAndReportsAtStop(t *testing.T) {
 		}
 		return probe()
 	})
+	if err := st.Kill("keystone"); err != nil {
+		t.Fatal(err)
+	}
+	testenv.Eventually(t, time.Minute, "failures while Keystone is away, none rejected", func() error {
+		r, _ := rec.last()
+		if r.Fail < 2 || r.Rejected != 0 {
+			return fmt.Errorf("last report %+v", r)
+		}
+		return nil
+	})
+	if err := st.Restart(ctx, "keystone"); err != nil {
+		t.Fatal(err)
+	}
+	away, _ := rec.last()
+	testenv.Eventually(t, time.Minute, "a success after Keystone's restart", func() error {
+		if r, _ := rec.last(); r.OK <= away.OK || r.Rejected != 0 {
+			return fmt.Errorf("last report %+v", r)
+		}
+		return nil
+	})
 	if err := applicationcredentials.Delete(ctx, identity, user.ID, ac.ID).ExtractErr(); err != nil {
 		t.Fatal(err)
 	}
-	testenv.Eventually(t, time.Minute, "failures counted with the credential loaded at start", func() error {
+	testenv.Eventually(t, time.Minute, "rejected failures counted with the credential loaded at start", func() error {
 		r, _ := rec.last()
-		if r.Credential != ac.ID || r.Fail < 2 || r.Error == "" {
+		if r.Credential != ac.ID || r.Rejected < 2 || r.Fail < r.Rejected || r.Error == "" {
 			return fmt.Errorf("last report %+v", r)
 		}
 		return nil

@@ -2,9 +2,12 @@
 // (tests/consumers, hack/soak): it loads a clouds.yaml once at start, as a workload
 // does, with gophercloud's parser (OS_CLIENT_CONFIG_FILE, OS_CLOUD), then
 // requests a Keystone token every AUTHLOOP_INTERVAL and counts successes
-// and failures. After each attempt it posts its counts to AUTHLOOP_SINK
-// (JSON, see report); on SIGTERM it posts a final "stop" report and exits 0,
-// so the test reads the counts of every pod, also of those a rollout ended.
+// and failures, and of the failures those Keystone rejected (401, 403 or
+// 404: the credential's fault, unlike an unreachable Keystone). After each
+// attempt it posts its counts to AUTHLOOP_SINK (JSON, see report); on
+// SIGTERM it cancels a request in flight, posts a final "stop" report and
+// exits 0, so the test reads the counts of every pod, also of those a
+// rollout ended.
 // It writes AUTHLOOP_READY after its first success; `authloop probe` (the
 // readiness probe) succeeds once that file exists.
 package main
@@ -41,7 +44,9 @@ type report struct {
 	Event      string `json:"event"`
 	OK         int    `json:"ok"`
 	Fail       int    `json:"fail"`
-	Error      string `json:"error,omitempty"`
+	// Rejected counts the failures Keystone answered with 401, 403 or 404.
+	Rejected int    `json:"rejected"`
+	Error    string `json:"error,omitempty"`
 }
 
 func main() {
@@ -77,12 +82,21 @@ func main() {
 			return
 		case <-tick.C:
 		}
-		actx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		// SIGTERM cancels a request in flight, so the stop report goes out
+		// within the grace period also while Keystone is slow; that request
+		// is not counted.
+		actx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		_, err := openstack.AuthenticatedClient(actx, ao)
 		cancel()
+		if ctx.Err() != nil {
+			continue
+		}
 		r.Event, r.Error = eventAttempt, ""
 		if err != nil {
 			r.Fail++
+			if rejected(err) {
+				r.Rejected++
+			}
 			r.Error = err.Error()
 		} else {
 			if r.OK == 0 {
@@ -123,6 +137,17 @@ func credential(ao gophercloud.AuthOptions) string {
 	}
 	sum := sha256.Sum256([]byte(ao.Password))
 	return "password:" + hex.EncodeToString(sum[:])[:12]
+}
+
+// rejected reports whether Keystone answered err with 401, 403 or 404 (the
+// credential was refused), not whether it could not be reached.
+func rejected(err error) bool {
+	for _, code := range []int{http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound} {
+		if gophercloud.ResponseCodeIs(err, code) {
+			return true
+		}
+	}
+	return false
 }
 
 func env(key, def string) string {
