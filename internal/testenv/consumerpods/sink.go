@@ -1,8 +1,6 @@
 package consumerpods
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -117,13 +115,6 @@ func (s *Sink) Snapshot() map[string]Pod {
 		out[n] = c
 	}
 	return out
-}
-
-// PasswordCredential is how authloop names a password it loaded:
-// "password:" and the first 12 hex digits of its SHA-256.
-func PasswordCredential(password string) string {
-	sum := sha256.Sum256([]byte(password))
-	return "password:" + hex.EncodeToString(sum[:])[:12]
 }
 
 // Totals sums the pods' counts.
