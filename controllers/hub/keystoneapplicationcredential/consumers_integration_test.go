@@ -85,6 +85,21 @@ func deployment(t *testing.T, ns, name string) *appsv1.Deployment {
 	return &d
 }
 
+// readyOrder creates, in namespace ns (made if missing), the order
+// <name>-appcred of a user and project named name with the role granted,
+// on the schedule interval/grace, and waits until it reads Ready.
+func readyOrder(t *testing.T, ns, name string, interval, grace time.Duration) *c5c3v1alpha1.KeystoneApplicationCredential {
+	t.Helper()
+	planeReady(t)
+	ensureNamespace(t, ns)
+	w := newWorld(t, ns, name)
+	w.grantRole(t)
+	ac := w.order(name+"-appcred", interval, grace)
+	create(t, ac)
+	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
+	return ac
+}
+
 // TestIntegration_ApplicationCredential_RollsConsumers: two opted-in
 // Deployments of two replicas reading the delivered Secret are rolled one
 // after the other when the order rotates, each only once the previous one
@@ -93,14 +108,8 @@ func deployment(t *testing.T, ns, name string) *appsv1.Deployment {
 // touched (docs/reference/consumers.md).
 func TestIntegration_ApplicationCredential_RollsConsumers(t *testing.T) {
 	t.Parallel()
-	planeReady(t)
 	const ns = "tenant-consumers"
-	ensureNamespace(t, ns)
-	w := newWorld(t, ns, "roll")
-	w.grantRole(t)
-	ac := w.order("roll-appcred", 10*time.Minute, 5*time.Minute)
-	create(t, ac)
-	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
+	ac := readyOrder(t, ns, "roll", 10*time.Minute, 5*time.Minute)
 	secret := orders.SecretName(ac.Name)
 	for _, d := range []*appsv1.Deployment{consumerDeployment(ns, "a-volume", secret, true, false),
 		consumerDeployment(ns, "b-env", secret, true, true), consumerDeployment(ns, "c-plain", secret, false, false),
@@ -160,14 +169,8 @@ func TestIntegration_ApplicationCredential_RollsConsumers(t *testing.T) {
 // for it (docs/reference/consumers.md, "Order of rollouts").
 func TestIntegration_ApplicationCredential_RestampsStuckRollout(t *testing.T) {
 	t.Parallel()
-	planeReady(t)
 	const ns = "tenant-restamp"
-	ensureNamespace(t, ns)
-	w := newWorld(t, ns, "restamp")
-	w.grantRole(t)
-	ac := w.order("restamp-appcred", 10*time.Minute, 5*time.Minute)
-	create(t, ac)
-	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
+	ac := readyOrder(t, ns, "restamp", 10*time.Minute, 5*time.Minute)
 	secret := orders.SecretName(ac.Name)
 	for _, d := range []*appsv1.Deployment{consumerDeployment(ns, "a-stuck", secret, true, false),
 		consumerDeployment(ns, "b-next", secret, true, false)} {

@@ -108,14 +108,7 @@ func maxCredentials(ac *c5c3v1alpha1.KeystoneApplicationCredential) (stop func()
 // lastRotation + the new interval when it is shortened.
 func TestIntegration_ApplicationCredential_NextRotationFollowsSchedule(t *testing.T) {
 	t.Parallel()
-	planeReady(t)
-	const ns = "tenant-next"
-	ensureNamespace(t, ns)
-	w := newWorld(t, ns, "next")
-	w.grantRole(t)
-	ac := w.order("next-appcred", 10*time.Minute, 20*time.Second)
-	create(t, ac)
-	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
+	ac := readyOrder(t, "tenant-next", "next", 10*time.Minute, 20*time.Second)
 	if get(t, ac).Status.NextRotation == nil {
 		t.Fatal("no nextRotation with the schedule on")
 	}
