@@ -2,11 +2,13 @@ package testenv
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -109,4 +111,24 @@ func WaitForReason[T client.Object](tb testing.TB, c client.Client, timeout time
 		return nil
 	})
 	return got
+}
+
+// DeleteAndWaitGone deletes obj through c (NotFound is not an error; another
+// failure is reported with tb.Error) and waits up to timeout until c no
+// longer finds it.
+func DeleteAndWaitGone(tb testing.TB, c client.Client, timeout time.Duration, obj client.Object) {
+	tb.Helper()
+	if err := c.Delete(context.Background(), obj); err != nil && !apierrors.IsNotFound(err) {
+		tb.Error(err)
+	}
+	Eventually(tb, timeout, fmt.Sprintf("%T %s gone", obj, obj.GetName()), func() error {
+		err := c.Get(context.Background(), client.ObjectKeyFromObject(obj), obj.DeepCopyObject().(client.Object))
+		if apierrors.IsNotFound(err) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return errors.New("still exists")
+	})
 }

@@ -5,7 +5,6 @@ package consumers
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -14,7 +13,6 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -144,17 +142,5 @@ func getOrder(t *testing.T, o client.Object) {
 // deleteAndWaitGone deletes obj and waits until the apiserver no longer has it.
 func deleteAndWaitGone(t *testing.T, obj client.Object) {
 	t.Helper()
-	if err := kube.Delete(context.Background(), obj); err != nil && !apierrors.IsNotFound(err) {
-		t.Error(err)
-	}
-	testenv.Eventually(t, waitTimeout, fmt.Sprintf("%T %s gone", obj, obj.GetName()), func() error {
-		err := kube.Get(context.Background(), client.ObjectKeyFromObject(obj), obj.DeepCopyObject().(client.Object))
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		return errors.New("still exists")
-	})
+	testenv.DeleteAndWaitGone(t, kube, waitTimeout, obj)
 }

@@ -4,14 +4,11 @@ package tenant
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -173,19 +170,7 @@ func (s *orderSet) create(t *testing.T, tenant client.Client, obj client.Object)
 // deleteAndWaitGone deletes obj and waits until the apiserver no longer has it.
 func deleteAndWaitGone(t *testing.T, obj client.Object) {
 	t.Helper()
-	if err := kube.Delete(context.Background(), obj); err != nil && !apierrors.IsNotFound(err) {
-		t.Error(err)
-	}
-	testenv.Eventually(t, waitTimeout, fmt.Sprintf("%T %s gone", obj, obj.GetName()), func() error {
-		err := kube.Get(context.Background(), client.ObjectKeyFromObject(obj), obj.DeepCopyObject().(client.Object))
-		if apierrors.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		return errors.New("still exists")
-	})
+	testenv.DeleteAndWaitGone(t, kube, waitTimeout, obj)
 }
 
 // conditioned is an order with status conditions.
