@@ -85,16 +85,22 @@ func deployment(t *testing.T, ns, name string) *appsv1.Deployment {
 	return &d
 }
 
-// readyOrder creates, in namespace ns (made if missing), the order
-// <name>-appcred of a user and project named name with the role granted,
-// on the schedule interval/grace, and waits until it reads Ready.
-func readyOrder(t *testing.T, ns, name string, interval, grace time.Duration) *c5c3v1alpha1.KeystoneApplicationCredential {
+// grantedOrder is, in namespace ns (made if missing), a user and project
+// named name with the role granted, and their order <name>-appcred on the
+// schedule interval/grace, not created yet.
+func grantedOrder(t *testing.T, ns, name string, interval, grace time.Duration) (*world, *c5c3v1alpha1.KeystoneApplicationCredential) {
 	t.Helper()
 	planeReady(t)
 	ensureNamespace(t, ns)
 	w := newWorld(t, ns, name)
 	w.grantRole(t)
-	ac := w.order(name+"-appcred", interval, grace)
+	return w, w.order(name+"-appcred", interval, grace)
+}
+
+// readyOrder creates grantedOrder's order and waits until it reads Ready.
+func readyOrder(t *testing.T, ns, name string, interval, grace time.Duration) *c5c3v1alpha1.KeystoneApplicationCredential {
+	t.Helper()
+	_, ac := grantedOrder(t, ns, name, interval, grace)
 	create(t, ac)
 	waitReason(t, ac, c5c3v1alpha1.ConditionReady, metav1.ConditionTrue, c5c3v1alpha1.ReasonAllReady)
 	return ac

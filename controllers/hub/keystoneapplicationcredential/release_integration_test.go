@@ -76,11 +76,7 @@ func waitRevoked(t *testing.T, w *world, ac *c5c3v1alpha1.KeystoneApplicationCre
 // interval and grace period), and the consumer stamps of generations 1 and 2.
 func releaseOrder(t *testing.T, name string, interval, grace time.Duration) (*world, *c5c3v1alpha1.KeystoneApplicationCredential, string, string) {
 	t.Helper()
-	planeReady(t)
-	ensureNamespace(t, releaseNS)
-	w := newWorld(t, releaseNS, name)
-	w.grantRole(t)
-	ac := w.order(name+"-appcred", interval, grace)
+	w, ac := grantedOrder(t, releaseNS, name, interval, grace)
 	return w, ac, consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, 1),
 		consumers.StampValue(orders.KindKeystoneApplicationCredential, ac.Name, 2)
 }
