@@ -1,10 +1,8 @@
 package applicationcredential
 
 import (
-	"net/http"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 )
 
@@ -26,12 +24,6 @@ func ProbeDue(in Input, lastProbe time.Time, every time.Duration) bool {
 		return false
 	}
 	return !in.Now.Before(lastProbe.Add(every))
-}
-
-// RejectedByKeystone reports HTTP 401 or 404 from a credential token request;
-// any other error says nothing about the credential.
-func RejectedByKeystone(err error) bool {
-	return err != nil && (gophercloud.ResponseCodeIs(err, http.StatusUnauthorized) || gophercloud.ResponseCodeIs(err, http.StatusNotFound))
 }
 
 // IssuedAsSpecified reports whether Keystone issued the K-ORC

@@ -1,12 +1,9 @@
 package applicationcredential
 
 import (
-	"errors"
-	"fmt"
 	"testing"
 	"time"
 
-	"github.com/gophercloud/gophercloud/v2"
 	orcv1alpha1 "github.com/k-orc/openstack-resource-controller/v2/api/v1alpha1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -54,21 +51,6 @@ func TestProbeDue(t *testing.T) {
 				t.Errorf("ProbeDue = %v, want %v", got, tc.want)
 			}
 		})
-	}
-}
-
-func TestRejectedByKeystone(t *testing.T) {
-	t.Parallel()
-	code := func(c int) error {
-		return fmt.Errorf("authenticate: %w", gophercloud.ErrUnexpectedResponseCode{Actual: c, Expected: []int{201}})
-	}
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{{nil, false}, {code(401), true}, {code(404), true}, {code(500), false}, {code(403), false}, {errors.New("connection refused"), false}} {
-		if got := RejectedByKeystone(tc.err); got != tc.want {
-			t.Errorf("RejectedByKeystone(%v) = %v, want %v", tc.err, got, tc.want)
-		}
 	}
 }
 

@@ -124,7 +124,7 @@ type Input struct {
 	DeliveryRecorded bool
 	// PasswordGeneration is the user's password generation used this pass.
 	PasswordGeneration int64
-	// Rejected: Keystone rejected the delivered generation (RejectedByKeystone).
+	// Rejected: Keystone rejected the delivered generation (atrest.LoginRefused).
 	Rejected bool
 	// ScopeChanged: the delivered generation's K-ORC child has another scope
 	// than the spec asks for (ScopeDiffers).

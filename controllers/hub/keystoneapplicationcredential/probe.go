@@ -32,8 +32,8 @@ type ProbeRequest struct {
 }
 
 // Prober requests a token with an application credential; nil when
-// Keystone issued one, else the failure (applicationcredential.
-// RejectedByKeystone tells an answer that the credential is gone).
+// Keystone issued one, else the failure (atrest.ClassifyLogin's
+// LoginRefused tells an answer that the credential is gone).
 type Prober func(ctx context.Context, r ProbeRequest) error
 
 // KeystoneProbe is the default Prober: a real gophercloud
@@ -91,7 +91,7 @@ func (p *pass) probe(ctx context.Context, in *applicationcredential.Input, secre
 		log.Info("the cheap check of the delivered credential failed; authenticated with it instead", "error", out.CheckErr.Error())
 	}
 	switch {
-	case out.Gone != nil || applicationcredential.RejectedByKeystone(out.LoginErr):
+	case out.Gone != nil || atrest.ClassifyLogin(out.LoginErr) == atrest.LoginRefused:
 		rec.rejected = true
 		p.event(corev1.EventTypeWarning, EventCredentialRejected, "Verify",
 			"Keystone rejects delivered generation %d (%s): %v. A new generation replaces it",

@@ -5,15 +5,8 @@ import (
 	"cmp"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
-	"syscall"
 	"time"
-
-	"github.com/gophercloud/gophercloud/v2"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -81,25 +74,11 @@ func restSubject(userID string, gen int64) string { return fmt.Sprintf("%s/%d", 
 
 // KeepsDelivered reports whether a failed verification err of the password
 // leaves it delivered: the password is the delivered one (unchanged) and
-// Keystone gave no answer about it (Unanswered). A refusal, a gone or
+// Keystone gave no answer about it (atrest.LoginUnanswered). A refusal, a gone or
 // disabled user, or any failure of a password not delivered yet does not
 // (docs/reference/keystoneuser.md, "What is detected how fast"). Pure.
 func KeepsDelivered(unchanged bool, err error) bool {
-	return unchanged && Unanswered(err)
-}
-
-// Unanswered reports whether err is a login Keystone did not answer: no
-// response (refused or reset connection, timeout, the verifier's deadline)
-// or a 5xx. Any other answer (401, 403, 404, another status) and the cheap
-// check's gone finding are answers. Pure.
-func Unanswered(err error) bool {
-	var code gophercloud.ErrUnexpectedResponseCode
-	if errors.As(err, &code) {
-		return code.Actual >= http.StatusInternalServerError
-	}
-	var netErr net.Error
-	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &netErr) || errors.Is(err, syscall.ECONNREFUSED) ||
-		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.ErrUnexpectedEOF)
+	return unchanged && atrest.ClassifyLogin(err) == atrest.LoginUnanswered
 }
 
 // Refusal is the last refused verification of an order: the user id and
