@@ -13,13 +13,10 @@ import (
 // (applyFederated).
 type identityProviderActuator struct {
 	lookups
-	noInputs[*kv1.IdentityProvider]
+	specKind[*kv1.IdentityProvider]
 }
 
 var _ actuator[*kv1.IdentityProvider] = identityProviderActuator{}
-
-func (identityProviderActuator) kind() string                     { return "IdentityProvider" }
-func (identityProviderActuator) spec(o *kv1.IdentityProvider) any { return o.Spec }
 
 // keystoneIDP is an identity provider as Keystone returns it.
 type keystoneIDP struct {

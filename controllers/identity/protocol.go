@@ -18,13 +18,10 @@ import (
 // *missingError naming it.
 type protocolActuator struct {
 	lookups
-	noInputs[*kv1.Protocol]
+	specKind[*kv1.Protocol]
 }
 
 var _ actuator[*kv1.Protocol] = protocolActuator{}
-
-func (protocolActuator) kind() string             { return "Protocol" }
-func (protocolActuator) spec(o *kv1.Protocol) any { return o.Spec }
 
 // keystoneProtocol is a protocol as Keystone returns it. Keystone stores
 // remote_id_attribute but returns it only from release 2023.1 on

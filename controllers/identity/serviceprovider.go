@@ -12,13 +12,10 @@ import (
 // (applyFederated).
 type serviceProviderActuator struct {
 	lookups
-	noInputs[*kv1.ServiceProvider]
+	specKind[*kv1.ServiceProvider]
 }
 
 var _ actuator[*kv1.ServiceProvider] = serviceProviderActuator{}
-
-func (serviceProviderActuator) kind() string                    { return "ServiceProvider" }
-func (serviceProviderActuator) spec(o *kv1.ServiceProvider) any { return o.Spec }
 
 // keystoneSP is a service provider as Keystone returns it.
 type keystoneSP struct {
