@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -51,7 +50,7 @@ type lookups struct {
 const idTTL = 10 * time.Second
 
 func newLookups(c *gophercloud.ServiceClient) lookups {
-	return lookups{c: c, ids: &idCache{m: map[string]cachedID{}}}
+	return lookups{c: c, ids: &idCache{}}
 }
 
 // idKey is the cache key of an object of kind named name within scope (a
@@ -96,40 +95,29 @@ type cachedID struct {
 // idCache is a small name → ID map with expiry, safe for concurrent use. A
 // nil *idCache caches nothing.
 type idCache struct {
-	mu sync.Mutex
-	m  map[string]cachedID
+	entries lockedMap[string, cachedID]
 }
 
+// get is the ID cached for name, unless it expired before now (it is then
+// dropped).
 func (c *idCache) get(name string, now time.Time) (string, bool) {
 	if c == nil {
 		return "", false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[name]
-	if !ok || now.After(e.expires) {
-		delete(c.m, name)
-		return "", false
-	}
-	return e.id, true
+	e, ok := c.entries.get(name, func(e cachedID) bool { return now.After(e.expires) })
+	return e.id, ok
 }
 
 func (c *idCache) del(name string) {
-	if c == nil {
-		return
+	if c != nil {
+		c.entries.del(name)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, name)
 }
 
 func (c *idCache) put(name, id string, expires time.Time) {
-	if c == nil {
-		return
+	if c != nil {
+		c.entries.put(name, cachedID{id: id, expires: expires})
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[name] = cachedID{id: id, expires: expires}
 }
 
 // findByName is the object named name among those list returns (one
