@@ -285,7 +285,7 @@ func TestDecidePassword(t *testing.T) {
 
 func TestIDCacheExpires(t *testing.T) {
 	t.Parallel()
-	c := &idCache{m: map[string]cachedID{}}
+	c := &idCache{}
 	now := time.Now()
 	c.put("service", "id1", now.Add(time.Second))
 	if id, ok := c.get("service", now); !ok || id != "id1" {

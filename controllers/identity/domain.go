@@ -14,13 +14,10 @@ import (
 // /v3/domains/{id} (applyNamed).
 type domainActuator struct {
 	lookups
-	noInputs[*kv1.Domain]
+	specKind[*kv1.Domain]
 }
 
 var _ actuator[*kv1.Domain] = domainActuator{}
-
-func (domainActuator) kind() string           { return "Domain" }
-func (domainActuator) spec(o *kv1.Domain) any { return o.Spec }
 
 func (a domainActuator) apply(ctx context.Context, o *kv1.Domain, in applyInput) (outcome, error) {
 	if keystone.IsDefaultDomain(o.Spec.Name) {

@@ -116,10 +116,28 @@ func (a fedAPI) patch(ctx context.Context, body map[string]any, parts ...string)
 	return err
 }
 
-// remove deletes the object at parts; one already gone counts as success.
-func (a fedAPI) remove(ctx context.Context, parts ...string) error {
+// remove deletes what, the object at parts; one already gone counts as
+// success. An error is "delete <what>: ...".
+func (a fedAPI) remove(ctx context.Context, what string, parts ...string) error {
 	if _, err := a.c.Delete(ctx, a.url(parts...), nil); err != nil && !keystone.IsNotFound(err) {
-		return err
+		return fmt.Errorf("delete %s: %w", what, err)
 	}
 	return nil
+}
+
+// fedObject is the fedKind of what, the object at parts: created with a PUT
+// of body, read with a GET into O, updated with a PATCH; diff is the kind's.
+func fedObject[O any](a fedAPI, what string, body map[string]any, diff func(O) (map[string]any, []string, error),
+	parts ...string) fedKind[O] {
+	return fedKind[O]{
+		what:   what,
+		create: func(ctx context.Context) error { return a.put(ctx, body, parts...) },
+		get: func(ctx context.Context) (O, bool, error) {
+			var o O
+			found, err := a.get(ctx, &o, parts...)
+			return o, found, err
+		},
+		diff:   diff,
+		update: func(ctx context.Context, b map[string]any) error { return a.patch(ctx, b, parts...) },
+	}
 }

@@ -13,13 +13,10 @@ import (
 // /v3/groups/{id} (applyNamed).
 type groupActuator struct {
 	lookups
-	noInputs[*kv1.Group]
+	specKind[*kv1.Group]
 }
 
 var _ actuator[*kv1.Group] = groupActuator{}
-
-func (groupActuator) kind() string          { return "Group" }
-func (groupActuator) spec(o *kv1.Group) any { return o.Spec }
 
 func (a groupActuator) apply(ctx context.Context, o *kv1.Group, in applyInput) (outcome, error) {
 	s := o.Spec

@@ -2,7 +2,6 @@ package identity
 
 import (
 	"crypto/sha256"
-	"sync"
 	"time"
 
 	"k8s.io/apimachinery/pkg/types"
@@ -34,45 +33,35 @@ func probeDue(last heldPassword, ok bool, uid types.UID, userID string, sum [sha
 
 // heldPasswords remembers, per User resource, the last value Keystone held.
 // It is kept in memory: after a restart every enabled user is probed once.
+// A nil heldPasswords remembers nothing.
 type heldPasswords struct {
-	mu sync.Mutex
-	m  map[types.NamespacedName]heldPassword
+	entries lockedMap[types.NamespacedName, heldPassword]
 }
 
-func newHeldPasswords() *heldPasswords {
-	return &heldPasswords{m: map[types.NamespacedName]heldPassword{}}
-}
+func newHeldPasswords() *heldPasswords { return &heldPasswords{} }
 
-// due reports probeDue for the resource's remembered value. A nil
-// heldPasswords remembers nothing, so every apply probes.
+// due reports probeDue for the resource's remembered value; with nothing
+// remembered (a nil heldPasswords) every apply probes.
 func (h *heldPasswords) due(key types.NamespacedName, uid types.UID, userID, password string, resync bool, now time.Time, interval time.Duration) bool {
 	if h == nil {
 		return true
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	last, ok := h.m[key]
+	last, ok := h.entries.get(key, nil)
 	return probeDue(last, ok, uid, userID, sha256.Sum256([]byte(password)), resync, now, interval)
 }
 
 // note records that Keystone held password for the user userID of the
 // resource at now.
 func (h *heldPasswords) note(key types.NamespacedName, uid types.UID, userID, password string, now time.Time) {
-	if h == nil {
-		return
+	if h != nil {
+		h.entries.put(key, heldPassword{uid: uid, userID: userID, sum: sha256.Sum256([]byte(password)), at: now})
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.m[key] = heldPassword{uid: uid, userID: userID, sum: sha256.Sum256([]byte(password)), at: now}
 }
 
 // forget ends the resource's entry: it was deleted, or its user disabled
 // (a re-enabled user is probed again).
 func (h *heldPasswords) forget(key types.NamespacedName) {
-	if h == nil {
-		return
+	if h != nil {
+		h.entries.del(key)
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	delete(h.m, key)
 }

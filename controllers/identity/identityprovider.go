@@ -13,13 +13,10 @@ import (
 // (applyFederated).
 type identityProviderActuator struct {
 	lookups
-	noInputs[*kv1.IdentityProvider]
+	specKind[*kv1.IdentityProvider]
 }
 
 var _ actuator[*kv1.IdentityProvider] = identityProviderActuator{}
-
-func (identityProviderActuator) kind() string                     { return "IdentityProvider" }
-func (identityProviderActuator) spec(o *kv1.IdentityProvider) any { return o.Spec }
 
 // keystoneIDP is an identity provider as Keystone returns it.
 type keystoneIDP struct {
@@ -42,28 +39,13 @@ func (a identityProviderActuator) apply(ctx context.Context, o *kv1.IdentityProv
 		}
 	}
 	what := "identity provider " + id
-	return applyFederated(ctx, fedKind[keystoneIDP]{
-		what: what,
-		create: func(ctx context.Context) error {
-			return a.api().put(ctx, idpCreateBody(s, did), "identity_providers", id)
-		},
-		get: func(ctx context.Context) (keystoneIDP, bool, error) {
-			var k keystoneIDP
-			found, err := a.api().get(ctx, &k, "identity_providers", id)
-			return k, found, err
-		},
-		diff: func(k keystoneIDP) (map[string]any, []string, error) { return idpDiff(what, s, did, k) },
-		update: func(ctx context.Context, body map[string]any) error {
-			return a.api().patch(ctx, body, "identity_providers", id)
-		},
-	}, in.resync)
+	return applyFederated(ctx, fedObject(a.api(), what, idpCreateBody(s, did),
+		func(k keystoneIDP) (map[string]any, []string, error) { return idpDiff(what, s, did, k) },
+		"identity_providers", id), in.resync)
 }
 
 func (a identityProviderActuator) remove(ctx context.Context, o *kv1.IdentityProvider) error {
-	if err := a.api().remove(ctx, "identity_providers", o.KeystoneID()); err != nil {
-		return fmt.Errorf("delete identity provider %s: %w", o.KeystoneID(), err)
-	}
-	return nil
+	return a.api().remove(ctx, "identity provider "+o.KeystoneID(), "identity_providers", o.KeystoneID())
 }
 
 // idpCreateBody is the PUT body of s; did is the ID of spec.domain ("" lets

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -14,6 +13,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/services"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/c5c3/orderhub/internal/keystone"
 )
@@ -50,7 +50,7 @@ type lookups struct {
 const idTTL = 10 * time.Second
 
 func newLookups(c *gophercloud.ServiceClient) lookups {
-	return lookups{c: c, ids: &idCache{m: map[string]cachedID{}}}
+	return lookups{c: c, ids: &idCache{}}
 }
 
 // idKey is the cache key of an object of kind named name within scope (a
@@ -81,18 +81,10 @@ func (l lookups) domainID(ctx context.Context, name string) (string, error) {
 	if keystone.IsDefaultDomain(name) {
 		return keystone.DefaultDomainID, nil
 	}
-	if id, ok := l.recall("domain", "", name); ok {
-		return id, nil
-	}
-	d, ok, err := l.findDomain(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return "", &missingError{"domain", fmt.Sprintf("%q", name)}
-	}
-	l.remember("domain", "", name, d.ID)
-	return d.ID, nil
+	return l.resolveID(ctx, "domain", "", name, fmt.Sprintf("%q", name), func(ctx context.Context) (string, bool, error) {
+		d, ok, err := l.findDomain(ctx, name)
+		return d.ID, ok, err
+	})
 }
 
 type cachedID struct {
@@ -103,249 +95,155 @@ type cachedID struct {
 // idCache is a small name → ID map with expiry, safe for concurrent use. A
 // nil *idCache caches nothing.
 type idCache struct {
-	mu sync.Mutex
-	m  map[string]cachedID
+	entries lockedMap[string, cachedID]
 }
 
+// get is the ID cached for name, unless it expired before now (it is then
+// dropped).
 func (c *idCache) get(name string, now time.Time) (string, bool) {
 	if c == nil {
 		return "", false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[name]
-	if !ok || now.After(e.expires) {
-		delete(c.m, name)
-		return "", false
-	}
-	return e.id, true
+	e, ok := c.entries.get(name, func(e cachedID) bool { return now.After(e.expires) })
+	return e.id, ok
 }
 
 func (c *idCache) del(name string) {
-	if c == nil {
-		return
+	if c != nil {
+		c.entries.del(name)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.m, name)
 }
 
 func (c *idCache) put(name, id string, expires time.Time) {
-	if c == nil {
-		return
+	if c != nil {
+		c.entries.put(name, cachedID{id: id, expires: expires})
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.m[name] = cachedID{id: id, expires: expires}
+}
+
+// findByName is the object named name among those list returns (one
+// filtered GET, all pages) that keep accepts; Keystone's filter may return
+// others, so the name is matched by keystone.PickByName (exact, then
+// case-folded; lowest ID first). what is the plural kind for the error
+// ("projects").
+func findByName[K any](ctx context.Context, what, name string, list pagination.Pager,
+	extract func(pagination.Page) ([]K, error), named func(K) keystone.Named, keep func(K) bool) (K, bool, error) {
+	var zero K
+	pages, err := list.AllPages(ctx)
+	if err != nil {
+		return zero, false, fmt.Errorf("list %s named %q: %w", what, name, err)
+	}
+	all, err := extract(pages)
+	if err != nil {
+		return zero, false, err
+	}
+	var candidates []keystone.Named
+	for _, o := range all {
+		if keep(o) {
+			candidates = append(candidates, named(o))
+		}
+	}
+	n, ok := keystone.PickByName(candidates, name)
+	for _, o := range all {
+		if ok && named(o).ID == n.ID {
+			return o, true, nil
+		}
+	}
+	return zero, false, nil
+}
+
+// resolveID is the ID of the kind object named name in scope (a domain ID,
+// "" for domains and global roles): the cached one, else the one find
+// returns, which is then remembered. Not found is a *missingError naming
+// missing.
+func (l lookups) resolveID(ctx context.Context, kind, scope, name, missing string,
+	find func(context.Context) (string, bool, error)) (string, error) {
+	if id, ok := l.recall(kind, scope, name); ok {
+		return id, nil
+	}
+	id, ok, err := find(ctx)
+	if err != nil {
+		return "", err
+	}
+	if !ok {
+		return "", &missingError{kind, missing}
+	}
+	l.remember(kind, scope, name, id)
+	return id, nil
+}
+
+// idInDomain is resolveID for an object in the domain named domain, found
+// with find (the domain's ID as did) and identified by id.
+func idInDomain[K any](ctx context.Context, l lookups, kind, name, domain string,
+	find func(ctx context.Context, name, did string) (K, bool, error), id func(K) string) (string, error) {
+	did, err := l.domainID(ctx, domain)
+	if err != nil {
+		return "", err
+	}
+	return l.resolveID(ctx, kind, did, name, fmt.Sprintf("%q in domain %q", name, displayDomain(domain)),
+		func(ctx context.Context) (string, bool, error) {
+			k, ok, err := find(ctx, name, did)
+			return id(k), ok, err
+		})
 }
 
 func (l lookups) findDomain(ctx context.Context, name string) (domains.Domain, bool, error) {
-	pages, err := domains.List(l.c, domains.ListOpts{Name: name}).AllPages(ctx)
-	if err != nil {
-		return domains.Domain{}, false, fmt.Errorf("list domains named %q: %w", name, err)
-	}
-	all, err := domains.ExtractDomains(pages)
-	if err != nil {
-		return domains.Domain{}, false, err
-	}
-	named := make([]keystone.Named, len(all))
-	for i, d := range all {
-		named[i] = keystone.Named{ID: d.ID, Name: d.Name}
-	}
-	n, ok := keystone.PickByName(named, name)
-	if !ok {
-		return domains.Domain{}, false, nil
-	}
-	for _, d := range all {
-		if d.ID == n.ID {
-			return d, true, nil
-		}
-	}
-	return domains.Domain{}, false, nil
+	return findByName(ctx, "domains", name, domains.List(l.c, domains.ListOpts{Name: name}), domains.ExtractDomains,
+		func(d domains.Domain) keystone.Named { return keystone.Named{ID: d.ID, Name: d.Name} },
+		func(domains.Domain) bool { return true })
 }
 
 func (l lookups) findProject(ctx context.Context, name, domainID string) (projects.Project, bool, error) {
-	pages, err := projects.List(l.c, projects.ListOpts{Name: name, DomainID: domainID}).AllPages(ctx)
-	if err != nil {
-		return projects.Project{}, false, fmt.Errorf("list projects named %q: %w", name, err)
-	}
-	all, err := projects.ExtractProjects(pages)
-	if err != nil {
-		return projects.Project{}, false, err
-	}
-	var named []keystone.Named
-	for _, p := range all {
-		if p.DomainID == domainID && !p.IsDomain {
-			named = append(named, keystone.Named{ID: p.ID, Name: p.Name})
-		}
-	}
-	n, ok := keystone.PickByName(named, name)
-	for _, p := range all {
-		if ok && p.ID == n.ID {
-			return p, true, nil
-		}
-	}
-	return projects.Project{}, false, nil
+	return findByName(ctx, "projects", name, projects.List(l.c, projects.ListOpts{Name: name, DomainID: domainID}), projects.ExtractProjects,
+		func(p projects.Project) keystone.Named { return keystone.Named{ID: p.ID, Name: p.Name} },
+		func(p projects.Project) bool { return p.DomainID == domainID && !p.IsDomain })
 }
 
 // projectID resolves a project by name in a domain given by name.
 func (l lookups) projectID(ctx context.Context, name, domain string) (string, error) {
-	did, err := l.domainID(ctx, domain)
-	if err != nil {
-		return "", err
-	}
-	if id, ok := l.recall("project", did, name); ok {
-		return id, nil
-	}
-	p, ok, err := l.findProject(ctx, name, did)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return "", &missingError{"project", fmt.Sprintf("%q in domain %q", name, displayDomain(domain))}
-	}
-	l.remember("project", did, name, p.ID)
-	return p.ID, nil
+	return idInDomain(ctx, l, "project", name, domain, l.findProject, func(p projects.Project) string { return p.ID })
 }
 
 func (l lookups) findUser(ctx context.Context, name, domainID string) (users.User, bool, error) {
-	pages, err := users.List(l.c, users.ListOpts{Name: name, DomainID: domainID}).AllPages(ctx)
-	if err != nil {
-		return users.User{}, false, fmt.Errorf("list users named %q: %w", name, err)
-	}
-	all, err := users.ExtractUsers(pages)
-	if err != nil {
-		return users.User{}, false, err
-	}
-	var named []keystone.Named
-	for _, u := range all {
-		if u.DomainID == domainID {
-			named = append(named, keystone.Named{ID: u.ID, Name: u.Name})
-		}
-	}
-	n, ok := keystone.PickByName(named, name)
-	for _, u := range all {
-		if ok && u.ID == n.ID {
-			return u, true, nil
-		}
-	}
-	return users.User{}, false, nil
+	return findByName(ctx, "users", name, users.List(l.c, users.ListOpts{Name: name, DomainID: domainID}), users.ExtractUsers,
+		func(u users.User) keystone.Named { return keystone.Named{ID: u.ID, Name: u.Name} },
+		func(u users.User) bool { return u.DomainID == domainID })
 }
 
 func (l lookups) userID(ctx context.Context, name, domain string) (string, error) {
-	did, err := l.domainID(ctx, domain)
-	if err != nil {
-		return "", err
-	}
-	if id, ok := l.recall("user", did, name); ok {
-		return id, nil
-	}
-	u, ok, err := l.findUser(ctx, name, did)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return "", &missingError{"user", fmt.Sprintf("%q in domain %q", name, displayDomain(domain))}
-	}
-	l.remember("user", did, name, u.ID)
-	return u.ID, nil
+	return idInDomain(ctx, l, "user", name, domain, l.findUser, func(u users.User) string { return u.ID })
 }
 
 func (l lookups) findGroup(ctx context.Context, name, domainID string) (groups.Group, bool, error) {
-	pages, err := groups.List(l.c, groups.ListOpts{Name: name, DomainID: domainID}).AllPages(ctx)
-	if err != nil {
-		return groups.Group{}, false, fmt.Errorf("list groups named %q: %w", name, err)
-	}
-	all, err := groups.ExtractGroups(pages)
-	if err != nil {
-		return groups.Group{}, false, err
-	}
-	var named []keystone.Named
-	for _, g := range all {
-		if g.DomainID == domainID {
-			named = append(named, keystone.Named{ID: g.ID, Name: g.Name})
-		}
-	}
-	n, ok := keystone.PickByName(named, name)
-	for _, g := range all {
-		if ok && g.ID == n.ID {
-			return g, true, nil
-		}
-	}
-	return groups.Group{}, false, nil
+	return findByName(ctx, "groups", name, groups.List(l.c, groups.ListOpts{Name: name, DomainID: domainID}), groups.ExtractGroups,
+		func(g groups.Group) keystone.Named { return keystone.Named{ID: g.ID, Name: g.Name} },
+		func(g groups.Group) bool { return g.DomainID == domainID })
 }
 
 func (l lookups) groupID(ctx context.Context, name, domain string) (string, error) {
-	did, err := l.domainID(ctx, domain)
-	if err != nil {
-		return "", err
-	}
-	if id, ok := l.recall("group", did, name); ok {
-		return id, nil
-	}
-	g, ok, err := l.findGroup(ctx, name, did)
-	if err != nil {
-		return "", err
-	}
-	if !ok {
-		return "", &missingError{"group", fmt.Sprintf("%q in domain %q", name, displayDomain(domain))}
-	}
-	l.remember("group", did, name, g.ID)
-	return g.ID, nil
+	return idInDomain(ctx, l, "group", name, domain, l.findGroup, func(g groups.Group) string { return g.ID })
 }
 
 // findRole looks a role up by name; domainID "" means a global role.
 func (l lookups) findRole(ctx context.Context, name, domainID string) (roles.Role, bool, error) {
-	pages, err := roles.List(l.c, roles.ListOpts{Name: name, DomainID: domainID}).AllPages(ctx)
-	if err != nil {
-		return roles.Role{}, false, fmt.Errorf("list roles named %q: %w", name, err)
-	}
-	all, err := roles.ExtractRoles(pages)
-	if err != nil {
-		return roles.Role{}, false, err
-	}
-	var named []keystone.Named
-	for _, r := range all {
-		if r.DomainID == domainID {
-			named = append(named, keystone.Named{ID: r.ID, Name: r.Name})
-		}
-	}
-	n, ok := keystone.PickByName(named, name)
-	for _, r := range all {
-		if ok && r.ID == n.ID {
-			return r, true, nil
-		}
-	}
-	return roles.Role{}, false, nil
+	return findByName(ctx, "roles", name, roles.List(l.c, roles.ListOpts{Name: name, DomainID: domainID}), roles.ExtractRoles,
+		func(r roles.Role) keystone.Named { return keystone.Named{ID: r.ID, Name: r.Name} },
+		func(r roles.Role) bool { return r.DomainID == domainID })
 }
 
 // roleID resolves a role; domain "" is a global role (not the default domain).
 func (l lookups) roleID(ctx context.Context, name, domain string) (string, error) {
-	did := ""
+	did, where := "", "global"
 	if domain != "" {
 		var err error
 		if did, err = l.domainID(ctx, domain); err != nil {
 			return "", err
 		}
+		where = fmt.Sprintf("in domain %q", domain)
 	}
-	if id, ok := l.recall("role", did, name); ok {
-		return id, nil
-	}
-	r, ok, err := l.findRole(ctx, name, did)
-	if err != nil {
-		return "", err
-	}
-	if ok {
-		l.remember("role", did, name, r.ID)
-	}
-	if !ok {
-		where := "global"
-		if domain != "" {
-			where = fmt.Sprintf("in domain %q", domain)
-		}
-		return "", &missingError{"role", fmt.Sprintf("%q (%s)", name, where)}
-	}
-	return r.ID, nil
+	return l.resolveID(ctx, "role", did, name, fmt.Sprintf("%q (%s)", name, where), func(ctx context.Context) (string, bool, error) {
+		r, ok, err := l.findRole(ctx, name, did)
+		return r.ID, ok, err
+	})
 }
 
 // findServices lists the services with exactly this name and type, lowest ID first.

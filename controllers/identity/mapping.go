@@ -18,13 +18,10 @@ import (
 // (applyFederated).
 type mappingActuator struct {
 	lookups
-	noInputs[*kv1.Mapping]
+	specKind[*kv1.Mapping]
 }
 
 var _ actuator[*kv1.Mapping] = mappingActuator{}
-
-func (mappingActuator) kind() string            { return "Mapping" }
-func (mappingActuator) spec(o *kv1.Mapping) any { return o.Spec }
 
 // rawRules sends the spec's rules to Keystone as they are. gophercloud's
 // CreateMappingOpts types the rules (federation.MappingRule), which would

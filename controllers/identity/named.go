@@ -5,21 +5,12 @@ import (
 	"fmt"
 	"strings"
 
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	"github.com/c5c3/orderhub/internal/keystone"
 )
 
 // The shared apply of the kinds whose Keystone object is a name with a
 // description, and for some an enabled flag and a type: Domain, Project,
 // Service, Group and Role. Each kind supplies its calls as a namedKind.
-
-// noInputs is the inputs method of the kinds whose desired state is the spec alone.
-type noInputs[T object] struct{}
-
-func (noInputs[T]) inputs(context.Context, client.Reader, T) (map[string]string, error) {
-	return nil, nil
-}
 
 // state is what the shared apply compares of a Keystone object.
 type state struct {

@@ -2,7 +2,6 @@ package identity
 
 import (
 	"crypto/sha256"
-	"sync"
 
 	"k8s.io/apimachinery/pkg/types"
 )
@@ -19,10 +18,9 @@ import (
 //
 // Only a 401 is remembered. A probe that failed without an answer (network
 // error) or with another status learnt nothing, so nothing is written and the
-// next attempt probes again.
+// next attempt probes again. A nil probeBudget remembers nothing.
 type probeBudget struct {
-	mu sync.Mutex
-	m  map[types.NamespacedName]rejectedProbe
+	entries lockedMap[types.NamespacedName, rejectedProbe]
 }
 
 // rejectedProbe is a Secret value (as its SHA-256) whose probe Keystone
@@ -32,9 +30,7 @@ type rejectedProbe struct {
 	sum [sha256.Size]byte
 }
 
-func newProbeBudget() *probeBudget {
-	return &probeBudget{m: map[types.NamespacedName]rejectedProbe{}}
-}
+func newProbeBudget() *probeBudget { return &probeBudget{} }
 
 // knownRejected is the pure decision: a probe of the value whose hash is sum,
 // for the resource with uid, is skipped (and the password written at once)
@@ -45,35 +41,27 @@ func knownRejected(last rejectedProbe, ok bool, uid types.UID, sum [sha256.Size]
 }
 
 // rejected reports whether Keystone already rejected password for the
-// resource. A nil budget remembers nothing.
+// resource.
 func (b *probeBudget) rejected(key types.NamespacedName, uid types.UID, password string) bool {
 	if b == nil {
 		return false
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	last, ok := b.m[key]
+	last, ok := b.entries.get(key, nil)
 	return knownRejected(last, ok, uid, sha256.Sum256([]byte(password)))
 }
 
 // noteRejected records that Keystone answered 401 to a probe of password for
 // the resource.
 func (b *probeBudget) noteRejected(key types.NamespacedName, uid types.UID, password string) {
-	if b == nil {
-		return
+	if b != nil {
+		b.entries.put(key, rejectedProbe{uid: uid, sum: sha256.Sum256([]byte(password))})
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.m[key] = rejectedProbe{uid: uid, sum: sha256.Sum256([]byte(password))}
 }
 
 // forget ends the resource's entry: the password was written or accepted, or
 // the resource is gone.
 func (b *probeBudget) forget(key types.NamespacedName) {
-	if b == nil {
-		return
+	if b != nil {
+		b.entries.del(key)
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	delete(b.m, key)
 }

@@ -13,13 +13,10 @@ import (
 // /v3/projects/{id} (applyNamed).
 type projectActuator struct {
 	lookups
-	noInputs[*kv1.Project]
+	specKind[*kv1.Project]
 }
 
 var _ actuator[*kv1.Project] = projectActuator{}
-
-func (projectActuator) kind() string            { return "Project" }
-func (projectActuator) spec(o *kv1.Project) any { return o.Spec }
 
 func (a projectActuator) apply(ctx context.Context, o *kv1.Project, in applyInput) (outcome, error) {
 	s := o.Spec

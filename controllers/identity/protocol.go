@@ -18,13 +18,10 @@ import (
 // *missingError naming it.
 type protocolActuator struct {
 	lookups
-	noInputs[*kv1.Protocol]
+	specKind[*kv1.Protocol]
 }
 
 var _ actuator[*kv1.Protocol] = protocolActuator{}
-
-func (protocolActuator) kind() string             { return "Protocol" }
-func (protocolActuator) spec(o *kv1.Protocol) any { return o.Spec }
 
 // keystoneProtocol is a protocol as Keystone returns it. Keystone stores
 // remote_id_attribute but returns it only from release 2023.1 on
@@ -38,25 +35,17 @@ func (a protocolActuator) api() fedAPI { return fedAPI{c: a.c, member: "protocol
 
 func (a protocolActuator) apply(ctx context.Context, o *kv1.Protocol, in applyInput) (outcome, error) {
 	s, id := o.Spec, o.KeystoneID()
-	path := []string{"identity_providers", s.IdentityProvider, "protocols", id}
-	return applyFederated(ctx, fedKind[keystoneProtocol]{
-		what: fmt.Sprintf("protocol %s of identity provider %s", id, s.IdentityProvider),
-		create: func(ctx context.Context) error {
-			return a.dependencies(ctx, s, a.api().put(ctx, protocolBody(s), path...))
-		},
-		get: func(ctx context.Context) (keystoneProtocol, bool, error) {
-			var k keystoneProtocol
-			found, err := a.api().get(ctx, &k, path...)
-			return k, found, err
-		},
-		diff: func(k keystoneProtocol) (map[string]any, []string, error) {
+	fk := fedObject(a.api(), fmt.Sprintf("protocol %s of identity provider %s", id, s.IdentityProvider), protocolBody(s),
+		func(k keystoneProtocol) (map[string]any, []string, error) {
 			b, fields := protocolDiff(s, k, in.resync)
 			return b, fields, nil
 		},
-		update: func(ctx context.Context, body map[string]any) error {
-			return a.dependencies(ctx, s, a.api().patch(ctx, body, path...))
-		},
-	}, in.resync)
+		"identity_providers", s.IdentityProvider, "protocols", id)
+	// A missing identity provider or mapping fails the PUT or PATCH.
+	put, update := fk.create, fk.update
+	fk.create = func(ctx context.Context) error { return a.dependencies(ctx, s, put(ctx)) }
+	fk.update = func(ctx context.Context, b map[string]any) error { return a.dependencies(ctx, s, update(ctx, b)) }
+	return applyFederated(ctx, fk, in.resync)
 }
 
 // dependencies maps the error of a PUT or PATCH to a *missingError when a
@@ -79,10 +68,8 @@ func (a protocolActuator) dependencies(ctx context.Context, s kv1.ProtocolSpec, 
 
 func (a protocolActuator) remove(ctx context.Context, o *kv1.Protocol) error {
 	id := o.KeystoneID()
-	if err := a.api().remove(ctx, "identity_providers", o.Spec.IdentityProvider, "protocols", id); err != nil {
-		return fmt.Errorf("delete protocol %s of identity provider %s: %w", id, o.Spec.IdentityProvider, err)
-	}
-	return nil
+	return a.api().remove(ctx, fmt.Sprintf("protocol %s of identity provider %s", id, o.Spec.IdentityProvider),
+		"identity_providers", o.Spec.IdentityProvider, "protocols", id)
 }
 
 // protocolBody is the PUT body of s.

@@ -13,13 +13,10 @@ import (
 // (applyNamed).
 type roleActuator struct {
 	lookups
-	noInputs[*kv1.Role]
+	specKind[*kv1.Role]
 }
 
 var _ actuator[*kv1.Role] = roleActuator{}
-
-func (roleActuator) kind() string         { return "Role" }
-func (roleActuator) spec(o *kv1.Role) any { return o.Spec }
 
 func roleWhere(spec kv1.RoleSpec) string {
 	if spec.Domain == "" {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
 	"github.com/c5c3/orderhub/internal/keystone"
@@ -16,15 +15,12 @@ import (
 // PUT /v3/system/{users|groups}/{id}/roles/{role} on the system scope
 // (gophercloud's System option); a grant is idempotent and has no ID.
 // https://docs.openstack.org/api-ref/identity/v3/#system-role-assignments
-type roleAssignmentActuator struct{ lookups }
+type roleAssignmentActuator struct {
+	lookups
+	specKind[*kv1.RoleAssignment]
+}
 
 var _ actuator[*kv1.RoleAssignment] = roleAssignmentActuator{}
-
-func (roleAssignmentActuator) kind() string                   { return "RoleAssignment" }
-func (roleAssignmentActuator) spec(o *kv1.RoleAssignment) any { return o.Spec }
-func (roleAssignmentActuator) inputs(context.Context, client.Reader, *kv1.RoleAssignment) (map[string]string, error) {
-	return nil, nil
-}
 
 // grant is a resolved role assignment.
 type grant struct {

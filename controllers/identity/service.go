@@ -16,13 +16,10 @@ import (
 // updates it in place.
 type serviceActuator struct {
 	lookups
-	noInputs[*kv1.Service]
+	specKind[*kv1.Service]
 }
 
 var _ actuator[*kv1.Service] = serviceActuator{}
-
-func (serviceActuator) kind() string            { return "Service" }
-func (serviceActuator) spec(o *kv1.Service) any { return o.Spec }
 
 func (a serviceActuator) apply(ctx context.Context, o *kv1.Service, in applyInput) (outcome, error) {
 	s := o.Spec

@@ -2,7 +2,6 @@ package identity
 
 import (
 	"context"
-	"fmt"
 
 	kv1 "github.com/c5c3/orderhub/api/keystone/v1alpha1"
 )
@@ -12,13 +11,10 @@ import (
 // (applyFederated).
 type serviceProviderActuator struct {
 	lookups
-	noInputs[*kv1.ServiceProvider]
+	specKind[*kv1.ServiceProvider]
 }
 
 var _ actuator[*kv1.ServiceProvider] = serviceProviderActuator{}
-
-func (serviceProviderActuator) kind() string                    { return "ServiceProvider" }
-func (serviceProviderActuator) spec(o *kv1.ServiceProvider) any { return o.Spec }
 
 // keystoneSP is a service provider as Keystone returns it.
 type keystoneSP struct {
@@ -33,29 +29,16 @@ func (a serviceProviderActuator) api() fedAPI { return fedAPI{c: a.c, member: "s
 
 func (a serviceProviderActuator) apply(ctx context.Context, o *kv1.ServiceProvider, in applyInput) (outcome, error) {
 	s, id := o.Spec, o.KeystoneID()
-	return applyFederated(ctx, fedKind[keystoneSP]{
-		what:   "service provider " + id,
-		create: func(ctx context.Context) error { return a.api().put(ctx, spCreateBody(s), "service_providers", id) },
-		get: func(ctx context.Context) (keystoneSP, bool, error) {
-			var k keystoneSP
-			found, err := a.api().get(ctx, &k, "service_providers", id)
-			return k, found, err
-		},
-		diff: func(k keystoneSP) (map[string]any, []string, error) {
+	return applyFederated(ctx, fedObject(a.api(), "service provider "+id, spCreateBody(s),
+		func(k keystoneSP) (map[string]any, []string, error) {
 			b, fields := spDiff(s, k)
 			return b, fields, nil
 		},
-		update: func(ctx context.Context, body map[string]any) error {
-			return a.api().patch(ctx, body, "service_providers", id)
-		},
-	}, in.resync)
+		"service_providers", id), in.resync)
 }
 
 func (a serviceProviderActuator) remove(ctx context.Context, o *kv1.ServiceProvider) error {
-	if err := a.api().remove(ctx, "service_providers", o.KeystoneID()); err != nil {
-		return fmt.Errorf("delete service provider %s: %w", o.KeystoneID(), err)
-	}
-	return nil
+	return a.api().remove(ctx, "service provider "+o.KeystoneID(), "service_providers", o.KeystoneID())
 }
 
 // spCreateBody is the PUT body of s.

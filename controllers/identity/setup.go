@@ -73,7 +73,7 @@ func SetupWithManager(mgr ctrl.Manager, sess *keystone.Session, opts Options) er
 			func(b *ctrl.Builder) *ctrl.Builder {
 				return b.Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(usersOfSecret(mgr.GetClient())))
 			}),
-		setup(mgr, opts, roleAssignmentActuator{l}, func() *kv1.RoleAssignment { return &kv1.RoleAssignment{} }, wake, nil),
+		setup(mgr, opts, roleAssignmentActuator{lookups: l}, func() *kv1.RoleAssignment { return &kv1.RoleAssignment{} }, wake, nil),
 		setup(mgr, opts, serviceActuator{lookups: l}, func() *kv1.Service { return &kv1.Service{} }, wake, nil),
 		setup(mgr, opts, endpointActuator{lookups: l}, func() *kv1.Endpoint { return &kv1.Endpoint{} }, wake, nil),
 		setup(mgr, opts, identityProviderActuator{lookups: l}, func() *kv1.IdentityProvider { return &kv1.IdentityProvider{} }, wake, nil),
