@@ -117,13 +117,3 @@ func (a bindingActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.B
 	return a.indexKey(o), fmt.Sprintf("binding from exchange %q to %s %q with routing key %q in vhost %q",
 		s.Source, destinationType(s), s.Destination, s.RoutingKey, vhostOrRoot(s.Vhost)), nil
 }
-
-var (
-	_ declarer[*rmqv1.Vhost]      = vhostActuator{}
-	_ declarer[*rmqv1.User]       = userActuator{}
-	_ declarer[*rmqv1.Permission] = permissionActuator{}
-	_ declarer[*rmqv1.Queue]      = queueActuator{}
-	_ declarer[*rmqv1.Exchange]   = exchangeActuator{}
-	_ declarer[*rmqv1.Policy]     = policyActuator{}
-	_ declarer[*rmqv1.Binding]    = bindingActuator{}
-)

@@ -34,16 +34,6 @@ type drifter[T object] interface {
 // errCannotTell: the broker state cannot be compared with the desired one.
 var errCannotTell = errors.New("cannot compare with the broker")
 
-var (
-	_ drifter[*rmqv1.Vhost]      = vhostActuator{}
-	_ drifter[*rmqv1.User]       = userActuator{}
-	_ drifter[*rmqv1.Permission] = permissionActuator{}
-	_ drifter[*rmqv1.Queue]      = queueActuator{}
-	_ drifter[*rmqv1.Exchange]   = exchangeActuator{}
-	_ drifter[*rmqv1.Binding]    = bindingActuator{}
-	_ drifter[*rmqv1.Policy]     = policyActuator{}
-)
-
 // missing turns a 404 of the GET of what into the drift "<what> was
 // missing"; any other error passes through.
 func missing(err error, what string) ([]string, error) {

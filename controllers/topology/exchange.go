@@ -12,8 +12,6 @@ import (
 // exchangeActuator declares an Exchange: PUT /api/exchanges/{vhost}/{name}.
 type exchangeActuator struct{ broker *rabbithole.Client }
 
-var _ actuator[*rmqv1.Exchange] = exchangeActuator{}
-
 type exchangeDesired struct {
 	Vhost, Name string
 	Settings    rabbithole.ExchangeSettings

@@ -27,12 +27,6 @@ type federationActuator struct {
 	kube   client.Client
 }
 
-var (
-	_ actuator[*rmqv1.Federation] = federationActuator{}
-	_ declarer[*rmqv1.Federation] = federationActuator{}
-	_ drifter[*rmqv1.Federation]  = federationActuator{}
-)
-
 type federationDesired struct {
 	Vhost, Name string
 	Definition  rabbithole.FederationDefinition

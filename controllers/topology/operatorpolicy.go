@@ -16,12 +16,6 @@ import (
 // path (upstream: internal/controller/operatorpolicy_controller.go).
 type operatorPolicyActuator struct{ broker *rabbithole.Client }
 
-var (
-	_ actuator[*rmqv1.OperatorPolicy] = operatorPolicyActuator{}
-	_ declarer[*rmqv1.OperatorPolicy] = operatorPolicyActuator{}
-	_ drifter[*rmqv1.OperatorPolicy]  = operatorPolicyActuator{}
-)
-
 func (operatorPolicyActuator) Resolve(_ context.Context, o *rmqv1.OperatorPolicy) (any, error) {
 	s := o.Spec
 	p, err := resolvePolicy(s.Vhost, s.Name, s.Pattern, s.ApplyTo, "queues", s.Priority, s.Definition)

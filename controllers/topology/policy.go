@@ -13,8 +13,6 @@ import (
 // policyActuator declares a Policy: PUT /api/policies/{vhost}/{name}.
 type policyActuator struct{ broker *rabbithole.Client }
 
-var _ actuator[*rmqv1.Policy] = policyActuator{}
-
 func (policyActuator) Resolve(_ context.Context, o *rmqv1.Policy) (any, error) {
 	s := o.Spec
 	return resolvePolicy(s.Vhost, s.Name, s.Pattern, s.ApplyTo, "all", s.Priority, s.Definition)

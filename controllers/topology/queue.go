@@ -13,8 +13,6 @@ import (
 // type sent as the x-queue-type argument.
 type queueActuator struct{ broker *rabbithole.Client }
 
-var _ actuator[*rmqv1.Queue] = queueActuator{}
-
 type queueDesired struct {
 	Vhost, Name string
 	Settings    rabbithole.QueueSettings

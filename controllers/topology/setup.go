@@ -226,18 +226,14 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 	return c, nil
 }
 
-func setup[T object](mgr ctrl.Manager, c *Controllers, kind string, newObj func() T, act actuator[T],
+func setup[T object](mgr ctrl.Manager, c *Controllers, kind string, newObj func() T, act brokerKind[T],
 	extra func(*ctrl.Builder) *ctrl.Builder) error {
 	newList, err := listOf(mgr.GetScheme(), newObj())
 	if err != nil {
 		return err
 	}
-	d, ok := act.(declarer[T])
-	if !ok {
-		return fmt.Errorf("topology: the %s actuator does not say what it declares", kind)
-	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), newObj(), declaresIndex, func(o client.Object) []string {
-		if k := d.indexKey(o.(T)); k != "" {
+		if k := act.indexKey(o.(T)); k != "" {
 			return []string{declaresValue(k)}
 		}
 		return nil
@@ -249,8 +245,8 @@ func setup[T object](mgr ctrl.Manager, c *Controllers, kind string, newObj func(
 	r := newLoop(k, c, newObj, time.Now)
 	bld := ctrl.NewControllerManagedBy(mgr).
 		For(newObj()).
-		Watches(newObj(), handler.EnqueueRequestsFromMapFunc(declarationsOfSameObject(mgr.GetClient(), d, newList)),
-			builder.WithPredicates(declarationLeft(d))).
+		Watches(newObj(), handler.EnqueueRequestsFromMapFunc(declarationsOfSameObject[T](mgr.GetClient(), act, newList)),
+			builder.WithPredicates(declarationLeft[T](act))).
 		Named("topology-" + strings.ToLower(kind)).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: c.opts.MaxConcurrentReconciles,

@@ -29,12 +29,6 @@ type shovelActuator struct {
 	kube   client.Client
 }
 
-var (
-	_ actuator[*rmqv1.Shovel] = shovelActuator{}
-	_ declarer[*rmqv1.Shovel] = shovelActuator{}
-	_ drifter[*rmqv1.Shovel]  = shovelActuator{}
-)
-
 type shovelDesired struct {
 	Vhost, Name string
 	Definition  rabbithole.ShovelDefinition

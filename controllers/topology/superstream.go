@@ -25,12 +25,6 @@ type superStreamActuator struct {
 	scheme *runtime.Scheme
 }
 
-var (
-	_ actuator[*rmqv1.SuperStream] = superStreamActuator{}
-	_ declarer[*rmqv1.SuperStream] = superStreamActuator{}
-	_ drifter[*rmqv1.SuperStream]  = superStreamActuator{}
-)
-
 // superStreamDesired is what the owned resources are built from.
 type superStreamDesired struct {
 	Vhost, Name string

@@ -21,12 +21,6 @@ type topicPermissionActuator struct {
 	users  userRef
 }
 
-var (
-	_ actuator[*rmqv1.TopicPermission] = topicPermissionActuator{}
-	_ declarer[*rmqv1.TopicPermission] = topicPermissionActuator{}
-	_ drifter[*rmqv1.TopicPermission]  = topicPermissionActuator{}
-)
-
 type topicPermissionDesired struct {
 	Vhost, User string
 	Permissions rabbithole.TopicPermissions

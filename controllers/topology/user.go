@@ -36,8 +36,6 @@ type userActuator struct {
 	scheme *runtime.Scheme
 }
 
-var _ actuator[*rmqv1.User] = userActuator{}
-
 // userDesired holds the credentials; it is hashed (so a password change in
 // the same Secret is noticed) but never logged.
 type userDesired struct {

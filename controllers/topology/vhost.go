@@ -12,8 +12,6 @@ import (
 // vhostActuator declares a Vhost: PUT /api/vhosts/{name}, then its limits.
 type vhostActuator struct{ broker *rabbithole.Client }
 
-var _ actuator[*rmqv1.Vhost] = vhostActuator{}
-
 type vhostDesired struct {
 	Name     string
 	Settings rabbithole.VhostSettings
