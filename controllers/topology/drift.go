@@ -67,11 +67,11 @@ func (a vhostActuator) Drift(_ context.Context, _ *rmqv1.Vhost, desired any) ([]
 	diff.check(v.Tracing != d.Settings.Tracing, "tracing")
 	diff.check(!sameSet(v.Tags, d.Settings.Tags), "tags")
 	diff.check(d.Settings.DefaultQueueType != "" && v.DefaultQueueType != d.Settings.DefaultQueueType, "default queue type")
-	current, err := a.broker.GetVhostLimits(d.Name)
+	have, err := a.limits(d.Name)
 	if err != nil {
 		return nil, err
 	}
-	diff.check(!limitsMatch(flattenVhostLimits(current), d.Limits), "limits")
+	diff.check(!limitsMatch(have, d.Limits), "limits")
 	return diff.out, nil
 }
 
@@ -88,15 +88,9 @@ func (a userActuator) Drift(_ context.Context, _ *rmqv1.User, desired any) ([]st
 	diff := differs{what: what}
 	diff.check(!sameSet(u.Tags, d.Settings.Tags), "tags")
 	diff.check(!passwordMatches(u.PasswordHash, u.HashingAlgorithm, d.Settings.Password), "password")
-	current, err := a.broker.GetUserLimits(d.Username)
+	have, err := a.limits(d.Username)
 	if err != nil {
 		return nil, err
-	}
-	have := map[string]int{}
-	for _, c := range current {
-		for k, v := range c.Value {
-			have[k] = v
-		}
 	}
 	diff.check(!limitsMatch(have, d.Limits), "limits")
 	return diff.out, nil
@@ -233,16 +227,6 @@ func sameSet(a, b []string) bool {
 func limitsMatch(have, want map[string]int) bool {
 	put, del := limitChanges(have, want)
 	return len(put) == 0 && len(del) == 0
-}
-
-func flattenVhostLimits(in []rabbithole.VhostLimitsInfo) map[string]int {
-	out := map[string]int{}
-	for _, c := range in {
-		for k, v := range c.Value {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 func withoutKey(m map[string]any, key string) map[string]any {
