@@ -56,6 +56,20 @@ func (d *differs) check(changed bool, field string) {
 	}
 }
 
+// compared is the drift of the broker object get(vhost, name) reads: a 404
+// is "<what> was missing", another error passes through, else compare
+// checks each field of have against want.
+func compared[H, W any](what string, get func(vhost, name string) (H, error), vhost, name string, want W,
+	compare func(diff *differs, have H, want W)) ([]string, error) {
+	have, err := get(vhost, name)
+	if err != nil {
+		return missing(err, what)
+	}
+	diff := differs{what: what}
+	compare(&diff, have, want)
+	return diff.out, nil
+}
+
 func (a vhostActuator) Drift(_ context.Context, _ *rmqv1.Vhost, desired any) ([]string, error) {
 	d := desired.(vhostDesired)
 	what := fmt.Sprintf("vhost %q", d.Name)
@@ -98,57 +112,48 @@ func (a userActuator) Drift(_ context.Context, _ *rmqv1.User, desired any) ([]st
 
 func (a permissionActuator) Drift(_ context.Context, _ *rmqv1.Permission, desired any) ([]string, error) {
 	d := desired.(permissionDesired)
-	what := fmt.Sprintf("permissions of user %q in vhost %q", d.User, d.Vhost)
-	p, err := a.broker.GetPermissionsIn(d.Vhost, d.User)
-	if err != nil {
-		return missing(err, what)
-	}
-	diff := differs{what: what}
-	diff.check(p.Configure != d.Permissions.Configure, "configure")
-	diff.check(p.Write != d.Permissions.Write, "write")
-	diff.check(p.Read != d.Permissions.Read, "read")
-	return diff.out, nil
+	return compared(permissionsWhat(d.User, d.Vhost), a.broker.GetPermissionsIn, d.Vhost, d.User, d.Permissions,
+		func(diff *differs, p rabbithole.PermissionInfo, want rabbithole.Permissions) {
+			diff.check(p.Configure != want.Configure, "configure")
+			diff.check(p.Write != want.Write, "write")
+			diff.check(p.Read != want.Read, "read")
+		})
 }
 
 func (a queueActuator) Drift(_ context.Context, _ *rmqv1.Queue, desired any) ([]string, error) {
 	d := desired.(queueDesired)
-	what := fmt.Sprintf("queue %q in vhost %q", d.Name, d.Vhost)
-	q, err := a.broker.GetQueue(d.Vhost, d.Name)
-	if err != nil {
-		return missing(err, what)
-	}
+	return compared(namedInVhost("queue", d.Vhost, d.Name), a.broker.GetQueue, d.Vhost, d.Name, d.Settings, queueDiff)
+}
+
+// queueDiff compares the broker's queue q with the settings declared; the
+// type is compared as the x-queue-type argument.
+func queueDiff(diff *differs, q *rabbithole.DetailedQueueInfo, s rabbithole.QueueSettings) {
 	want := map[string]any{}
-	for k, v := range d.Settings.Arguments {
+	for k, v := range s.Arguments {
 		want[k] = v
 	}
-	if d.Settings.Type != "" {
-		want["x-queue-type"] = d.Settings.Type
+	if s.Type != "" {
+		want["x-queue-type"] = s.Type
 	}
 	have := q.Arguments
 	if _, ok := want["x-queue-type"]; !ok {
 		// A queue declared without a type may be listed with the default.
 		have = withoutKey(have, "x-queue-type")
 	}
-	diff := differs{what: what}
-	diff.check(q.Durable != d.Settings.Durable, "durable")
-	diff.check(bool(q.AutoDelete) != d.Settings.AutoDelete, "autoDelete")
+	diff.check(q.Durable != s.Durable, "durable")
+	diff.check(bool(q.AutoDelete) != s.AutoDelete, "autoDelete")
 	diff.check(!sameArguments(have, want), "arguments")
-	return diff.out, nil
 }
 
 func (a exchangeActuator) Drift(_ context.Context, _ *rmqv1.Exchange, desired any) ([]string, error) {
 	d := desired.(exchangeDesired)
-	what := fmt.Sprintf("exchange %q in vhost %q", d.Name, d.Vhost)
-	e, err := a.broker.GetExchange(d.Vhost, d.Name)
-	if err != nil {
-		return missing(err, what)
-	}
-	diff := differs{what: what}
-	diff.check(e.Type != d.Settings.Type, "type")
-	diff.check(e.Durable != d.Settings.Durable, "durable")
-	diff.check(bool(e.AutoDelete) != d.Settings.AutoDelete, "autoDelete")
-	diff.check(!sameArguments(e.Arguments, d.Settings.Arguments), "arguments")
-	return diff.out, nil
+	return compared(namedInVhost("exchange", d.Vhost, d.Name), a.broker.GetExchange, d.Vhost, d.Name, d.Settings,
+		func(diff *differs, e *rabbithole.DetailedExchangeInfo, s rabbithole.ExchangeSettings) {
+			diff.check(e.Type != s.Type, "type")
+			diff.check(e.Durable != s.Durable, "durable")
+			diff.check(bool(e.AutoDelete) != s.AutoDelete, "autoDelete")
+			diff.check(!sameArguments(e.Arguments, s.Arguments), "arguments")
+		})
 }
 
 func (a bindingActuator) Drift(_ context.Context, _ *rmqv1.Binding, desired any) ([]string, error) {
@@ -167,23 +172,17 @@ func (a bindingActuator) Drift(_ context.Context, _ *rmqv1.Binding, desired any)
 
 func (a policyActuator) Drift(_ context.Context, _ *rmqv1.Policy, desired any) ([]string, error) {
 	d := desired.(rabbithole.Policy)
-	what := fmt.Sprintf("policy %q in vhost %q", d.Name, d.Vhost)
-	p, err := a.broker.GetPolicy(d.Vhost, d.Name)
-	if err != nil {
-		return missing(err, what)
-	}
-	return policyDiff(what, *p, d), nil
+	return compared(namedInVhost("policy", d.Vhost, d.Name), a.broker.GetPolicy, d.Vhost, d.Name, d,
+		func(diff *differs, p *rabbithole.Policy, want rabbithole.Policy) { policyDiff(diff, *p, want) })
 }
 
-// policyDiff names the fields of a Policy or an OperatorPolicy (converted)
+// policyDiff checks the fields of a Policy or an OperatorPolicy (converted)
 // in which the broker's got differs from want.
-func policyDiff(what string, got, want rabbithole.Policy) []string {
-	diff := differs{what: what}
+func policyDiff(diff *differs, got, want rabbithole.Policy) {
 	diff.check(got.Pattern != want.Pattern, "pattern")
 	diff.check(got.ApplyTo != want.ApplyTo, "applyTo")
 	diff.check(got.Priority != want.Priority, "priority")
 	diff.check(!sameArguments(got.Definition, want.Definition), "definition")
-	return diff.out
 }
 
 // passwordMatches checks password against a management API password_hash:

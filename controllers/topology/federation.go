@@ -2,7 +2,6 @@ package topology
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"strings"
 
@@ -67,27 +66,23 @@ func (federationActuator) indexKey(o *rmqv1.Federation) string {
 }
 
 func (a federationActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.Federation) (string, string, error) {
-	return a.indexKey(o), fmt.Sprintf("federation upstream %q in vhost %q", o.Spec.Name, vhostOrRoot(o.Spec.Vhost)), nil
+	return a.indexKey(o), namedInVhost("federation upstream", o.Spec.Vhost, o.Spec.Name), nil
 }
 
 // Drift reads the federation upstream parameter and compares its URIs (as
 // a set) and its other keys.
 func (a federationActuator) Drift(_ context.Context, _ *rmqv1.Federation, desired any) ([]string, error) {
 	d := desired.(federationDesired)
-	what := fmt.Sprintf("federation upstream %q in vhost %q", d.Name, d.Vhost)
-	u, err := a.broker.GetFederationUpstream(d.Vhost, d.Name)
-	if err != nil {
-		return missing(err, what)
-	}
-	return federationDiff(what, u.Definition, d.Definition), nil
+	return compared(namedInVhost("federation upstream", d.Vhost, d.Name), a.broker.GetFederationUpstream,
+		d.Vhost, d.Name, d.Definition, federationDiff)
 }
 
-// federationDiff names what differs between the broker's definition have
-// and want: "URIs" (compared as a set) and "settings" (every other key).
-func federationDiff(what string, have, want rabbithole.FederationDefinition) []string {
-	diff := differs{what: what}
+// federationDiff checks what differs between the broker's upstream and the
+// definition want: "URIs" (compared as a set) and "settings" (every other
+// key).
+func federationDiff(diff *differs, u *rabbithole.FederationUpstream, want rabbithole.FederationDefinition) {
+	have := u.Definition
 	diff.check(!sameSet(have.Uri, want.Uri), "URIs")
 	have.Uri, want.Uri = nil, nil
 	diff.check(!reflect.DeepEqual(have, want), "settings")
-	return diff.out
 }

@@ -2,7 +2,6 @@ package topology
 
 import (
 	"context"
-	"fmt"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -38,15 +37,13 @@ func (operatorPolicyActuator) indexKey(o *rmqv1.OperatorPolicy) string {
 }
 
 func (a operatorPolicyActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.OperatorPolicy) (string, string, error) {
-	return a.indexKey(o), fmt.Sprintf("operator policy %q in vhost %q", o.Spec.Name, vhostOrRoot(o.Spec.Vhost)), nil
+	return a.indexKey(o), namedInVhost("operator policy", o.Spec.Vhost, o.Spec.Name), nil
 }
 
 func (a operatorPolicyActuator) Drift(_ context.Context, _ *rmqv1.OperatorPolicy, desired any) ([]string, error) {
 	d := desired.(rabbithole.OperatorPolicy)
-	what := fmt.Sprintf("operator policy %q in vhost %q", d.Name, d.Vhost)
-	p, err := a.broker.GetOperatorPolicy(d.Vhost, d.Name)
-	if err != nil {
-		return missing(err, what)
-	}
-	return policyDiff(what, rabbithole.Policy(*p), rabbithole.Policy(d)), nil
+	return compared(namedInVhost("operator policy", d.Vhost, d.Name), a.broker.GetOperatorPolicy, d.Vhost, d.Name, d,
+		func(diff *differs, p *rabbithole.OperatorPolicy, want rabbithole.OperatorPolicy) {
+			policyDiff(diff, rabbithole.Policy(*p), rabbithole.Policy(want))
+		})
 }

@@ -2,7 +2,6 @@ package topology
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
@@ -98,24 +97,20 @@ func (shovelActuator) indexKey(o *rmqv1.Shovel) string {
 }
 
 func (a shovelActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.Shovel) (string, string, error) {
-	return a.indexKey(o), fmt.Sprintf("shovel %q in vhost %q", o.Spec.Name, vhostOrRoot(o.Spec.Vhost)), nil
+	return a.indexKey(o), namedInVhost("shovel", o.Spec.Vhost, o.Spec.Name), nil
 }
 
 // Drift reads the shovel parameter and compares where messages come from
 // and go to; the other keys are re-sent only with a changed spec.
 func (a shovelActuator) Drift(_ context.Context, _ *rmqv1.Shovel, desired any) ([]string, error) {
 	d := desired.(shovelDesired)
-	what := fmt.Sprintf("shovel %q in vhost %q", d.Name, d.Vhost)
-	s, err := a.broker.GetShovel(d.Vhost, d.Name)
-	if err != nil {
-		return missing(err, what)
-	}
-	have, want := s.Definition, d.Definition
-	diff := differs{what: what}
-	diff.check(!sameSet(have.SourceURI, want.SourceURI) || !sameSet(have.DestinationURI, want.DestinationURI), "URIs")
-	diff.check(have.SourceQueue != want.SourceQueue || have.SourceExchange != want.SourceExchange ||
-		have.SourceExchangeKey != want.SourceExchangeKey, "source")
-	diff.check(have.DestinationQueue != want.DestinationQueue || have.DestinationExchange != want.DestinationExchange ||
-		have.DestinationExchangeKey != want.DestinationExchangeKey, "destination")
-	return diff.out, nil
+	return compared(namedInVhost("shovel", d.Vhost, d.Name), a.broker.GetShovel, d.Vhost, d.Name, d.Definition,
+		func(diff *differs, s *rabbithole.ShovelInfo, want rabbithole.ShovelDefinition) {
+			have := s.Definition
+			diff.check(!sameSet(have.SourceURI, want.SourceURI) || !sameSet(have.DestinationURI, want.DestinationURI), "URIs")
+			diff.check(have.SourceQueue != want.SourceQueue || have.SourceExchange != want.SourceExchange ||
+				have.SourceExchangeKey != want.SourceExchangeKey, "source")
+			diff.check(have.DestinationQueue != want.DestinationQueue || have.DestinationExchange != want.DestinationExchange ||
+				have.DestinationExchangeKey != want.DestinationExchangeKey, "destination")
+		})
 }

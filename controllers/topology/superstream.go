@@ -96,7 +96,7 @@ func (superStreamActuator) indexKey(o *rmqv1.SuperStream) string {
 }
 
 func (a superStreamActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.SuperStream) (string, string, error) {
-	return a.indexKey(o), fmt.Sprintf("super stream %q in vhost %q", o.Name, vhostOrRoot(o.Spec.Vhost)), nil
+	return a.indexKey(o), namedInVhost("super stream", o.Spec.Vhost, o.Name), nil
 }
 
 // Drift reads the owned resources and names each one missing or changed;
