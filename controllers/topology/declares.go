@@ -87,27 +87,6 @@ func (permissionActuator) declares(ctx context.Context, kube client.Reader, o *r
 	return "permissions\x00" + o.Spec.Vhost + "\x00" + user, permissionsWhat(user, o.Spec.Vhost), nil
 }
 
-func (queueActuator) indexKey(o *rmqv1.Queue) string {
-	return inVhost("queue", o.Spec.Vhost, o.Spec.Name)
-}
-func (a queueActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.Queue) (string, string, error) {
-	return a.indexKey(o), namedInVhost("queue", o.Spec.Vhost, o.Spec.Name), nil
-}
-
-func (exchangeActuator) indexKey(o *rmqv1.Exchange) string {
-	return inVhost("exchange", o.Spec.Vhost, o.Spec.Name)
-}
-func (a exchangeActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.Exchange) (string, string, error) {
-	return a.indexKey(o), namedInVhost("exchange", o.Spec.Vhost, o.Spec.Name), nil
-}
-
-func (policyActuator) indexKey(o *rmqv1.Policy) string {
-	return inVhost("policy", o.Spec.Vhost, o.Spec.Name)
-}
-func (a policyActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.Policy) (string, string, error) {
-	return a.indexKey(o), namedInVhost("policy", o.Spec.Vhost, o.Spec.Name), nil
-}
-
 // A binding is its whole key: source, destination and its type, routing
 // key and arguments (compared as re-encoded JSON, so key order and spacing
 // do not matter; arguments that are not JSON are compared as written).

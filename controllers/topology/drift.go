@@ -120,42 +120,6 @@ func (a permissionActuator) Drift(_ context.Context, _ *rmqv1.Permission, desire
 		})
 }
 
-func (a queueActuator) Drift(_ context.Context, _ *rmqv1.Queue, desired any) ([]string, error) {
-	d := desired.(queueDesired)
-	return compared(namedInVhost("queue", d.Vhost, d.Name), a.broker.GetQueue, d.Vhost, d.Name, d.Settings, queueDiff)
-}
-
-// queueDiff compares the broker's queue q with the settings declared; the
-// type is compared as the x-queue-type argument.
-func queueDiff(diff *differs, q *rabbithole.DetailedQueueInfo, s rabbithole.QueueSettings) {
-	want := map[string]any{}
-	for k, v := range s.Arguments {
-		want[k] = v
-	}
-	if s.Type != "" {
-		want["x-queue-type"] = s.Type
-	}
-	have := q.Arguments
-	if _, ok := want["x-queue-type"]; !ok {
-		// A queue declared without a type may be listed with the default.
-		have = withoutKey(have, "x-queue-type")
-	}
-	diff.check(q.Durable != s.Durable, "durable")
-	diff.check(bool(q.AutoDelete) != s.AutoDelete, "autoDelete")
-	diff.check(!sameArguments(have, want), "arguments")
-}
-
-func (a exchangeActuator) Drift(_ context.Context, _ *rmqv1.Exchange, desired any) ([]string, error) {
-	d := desired.(exchangeDesired)
-	return compared(namedInVhost("exchange", d.Vhost, d.Name), a.broker.GetExchange, d.Vhost, d.Name, d.Settings,
-		func(diff *differs, e *rabbithole.DetailedExchangeInfo, s rabbithole.ExchangeSettings) {
-			diff.check(e.Type != s.Type, "type")
-			diff.check(e.Durable != s.Durable, "durable")
-			diff.check(bool(e.AutoDelete) != s.AutoDelete, "autoDelete")
-			diff.check(!sameArguments(e.Arguments, s.Arguments), "arguments")
-		})
-}
-
 func (a bindingActuator) Drift(_ context.Context, _ *rmqv1.Binding, desired any) ([]string, error) {
 	b := desired.(rabbithole.BindingInfo)
 	what := fmt.Sprintf("binding from exchange %q to %s %q with routing key %q in vhost %q",
@@ -168,21 +132,6 @@ func (a bindingActuator) Drift(_ context.Context, _ *rmqv1.Binding, desired any)
 		return []string{what + " was missing"}, nil
 	}
 	return nil, nil
-}
-
-func (a policyActuator) Drift(_ context.Context, _ *rmqv1.Policy, desired any) ([]string, error) {
-	d := desired.(rabbithole.Policy)
-	return compared(namedInVhost("policy", d.Vhost, d.Name), a.broker.GetPolicy, d.Vhost, d.Name, d,
-		func(diff *differs, p *rabbithole.Policy, want rabbithole.Policy) { policyDiff(diff, *p, want) })
-}
-
-// policyDiff checks the fields of a Policy or an OperatorPolicy (converted)
-// in which the broker's got differs from want.
-func policyDiff(diff *differs, got, want rabbithole.Policy) {
-	diff.check(got.Pattern != want.Pattern, "pattern")
-	diff.check(got.ApplyTo != want.ApplyTo, "applyTo")
-	diff.check(got.Priority != want.Priority, "priority")
-	diff.check(!sameArguments(got.Definition, want.Definition), "definition")
 }
 
 // passwordMatches checks password against a management API password_hash:

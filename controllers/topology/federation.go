@@ -9,7 +9,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
-	"github.com/c5c3/orderhub/internal/rabbitmq"
 )
 
 // FederationSecretKeyURI is the key of a Federation's uriSecret, as
@@ -21,22 +20,20 @@ const FederationSecretKeyURI = "uri"
 // PUT /api/parameters/federation-upstream/{vhost}/{name} with the
 // definition upstream's GenerateFederationDefinition builds
 // (internal/federation_definition.go); deletion is DELETE of the same path.
-type federationActuator struct {
-	broker *rabbithole.Client
-	kube   client.Client
-}
-
-type federationDesired struct {
-	Vhost, Name string
-	Definition  rabbithole.FederationDefinition
-}
-
-func (a federationActuator) Resolve(ctx context.Context, o *rmqv1.Federation) (any, error) {
-	v, err := uriSecretValues(ctx, a.kube, o.Namespace, o.Spec.URISecret, FederationSecretKeyURI)
-	if err != nil {
-		return nil, err
+func federationActuator(b *rabbithole.Client, kube client.Reader) brokerKind[*rmqv1.Federation] {
+	return vhostScoped[*rmqv1.Federation, rabbithole.FederationDefinition, *rabbithole.FederationUpstream]{
+		key: "federation-upstream", noun: "federation upstream",
+		named: func(o *rmqv1.Federation) (string, string) { return o.Spec.Vhost, o.Spec.Name },
+		resolve: func(ctx context.Context, o *rmqv1.Federation) (rabbithole.FederationDefinition, error) {
+			v, err := uriSecretValues(ctx, kube, o.Namespace, o.Spec.URISecret, FederationSecretKeyURI)
+			if err != nil {
+				return rabbithole.FederationDefinition{}, err
+			}
+			return federationDefinition(o.Spec, v[0]), nil
+		},
+		put: b.PutFederationUpstream, get: b.GetFederationUpstream, del: b.DeleteFederationUpstream,
+		diff: federationDiff,
 	}
-	return federationDesired{Vhost: vhostOrRoot(o.Spec.Vhost), Name: o.Spec.Name, Definition: federationDefinition(o.Spec, v[0])}, nil
 }
 
 // federationDefinition is upstream's GenerateFederationDefinition: uri split
@@ -48,33 +45,6 @@ func federationDefinition(s rmqv1.FederationSpec, uri string) rabbithole.Federat
 		TrustUserId: s.TrustUserID, Exchange: s.Exchange, Queue: s.Queue, QueueType: s.QueueType,
 		ResourceCleanupMode: s.ResourceCleanupMode,
 	}
-}
-
-func (a federationActuator) Declare(_ context.Context, _ *rmqv1.Federation, desired any) error {
-	d := desired.(federationDesired)
-	return rabbitmq.Done(a.broker.PutFederationUpstream(d.Vhost, d.Name, d.Definition))
-}
-
-// Delete deletes the federation upstream; a vhost deleted first makes this
-// a 404, which counts as success.
-func (a federationActuator) Delete(_ context.Context, o *rmqv1.Federation) error {
-	return rabbitmq.Done(a.broker.DeleteFederationUpstream(vhostOrRoot(o.Spec.Vhost), o.Spec.Name))
-}
-
-func (federationActuator) indexKey(o *rmqv1.Federation) string {
-	return inVhost("federation-upstream", o.Spec.Vhost, o.Spec.Name)
-}
-
-func (a federationActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.Federation) (string, string, error) {
-	return a.indexKey(o), namedInVhost("federation upstream", o.Spec.Vhost, o.Spec.Name), nil
-}
-
-// Drift reads the federation upstream parameter and compares its URIs (as
-// a set) and its other keys.
-func (a federationActuator) Drift(_ context.Context, _ *rmqv1.Federation, desired any) ([]string, error) {
-	d := desired.(federationDesired)
-	return compared(namedInVhost("federation upstream", d.Vhost, d.Name), a.broker.GetFederationUpstream,
-		d.Vhost, d.Name, d.Definition, federationDiff)
 }
 
 // federationDiff checks what differs between the broker's upstream and the
