@@ -22,10 +22,7 @@ type bindingActuator struct {
 	kube   client.Reader
 }
 
-var (
-	_ actuator[*rmqv1.Binding]  = bindingActuator{}
-	_ dependent[*rmqv1.Binding] = bindingActuator{}
-)
+var _ dependent[*rmqv1.Binding] = bindingActuator{}
 
 // Pending names a Queue or Exchange resource that declares o's source or
 // destination and has not reported yet (dependency.go).

@@ -45,6 +45,17 @@ func inVhost(kind, vhost, name string) string {
 	return kind + "\x00" + vhostOrRoot(vhost) + "\x00" + name
 }
 
+// namedInVhost is how messages name the broker object name in vhost:
+// `<noun> "name" in vhost "vhost"`.
+func namedInVhost(noun, vhost, name string) string {
+	return fmt.Sprintf("%s %q in vhost %q", noun, name, vhostOrRoot(vhost))
+}
+
+// permissionsWhat is how messages name the permissions of user in vhost.
+func permissionsWhat(user, vhost string) string {
+	return fmt.Sprintf("permissions of user %q in vhost %q", user, vhost)
+}
+
 func (vhostActuator) indexKey(o *rmqv1.Vhost) string { return "vhost\x00" + o.Spec.Name }
 func (a vhostActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.Vhost) (string, string, error) {
 	return a.indexKey(o), fmt.Sprintf("vhost %q", o.Spec.Name), nil
@@ -73,29 +84,7 @@ func (permissionActuator) declares(ctx context.Context, kube client.Reader, o *r
 	if user == "" || err != nil {
 		return "", "", err
 	}
-	return "permissions\x00" + o.Spec.Vhost + "\x00" + user,
-		fmt.Sprintf("permissions of user %q in vhost %q", user, o.Spec.Vhost), nil
-}
-
-func (queueActuator) indexKey(o *rmqv1.Queue) string {
-	return inVhost("queue", o.Spec.Vhost, o.Spec.Name)
-}
-func (a queueActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.Queue) (string, string, error) {
-	return a.indexKey(o), fmt.Sprintf("queue %q in vhost %q", o.Spec.Name, vhostOrRoot(o.Spec.Vhost)), nil
-}
-
-func (exchangeActuator) indexKey(o *rmqv1.Exchange) string {
-	return inVhost("exchange", o.Spec.Vhost, o.Spec.Name)
-}
-func (a exchangeActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.Exchange) (string, string, error) {
-	return a.indexKey(o), fmt.Sprintf("exchange %q in vhost %q", o.Spec.Name, vhostOrRoot(o.Spec.Vhost)), nil
-}
-
-func (policyActuator) indexKey(o *rmqv1.Policy) string {
-	return inVhost("policy", o.Spec.Vhost, o.Spec.Name)
-}
-func (a policyActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.Policy) (string, string, error) {
-	return a.indexKey(o), fmt.Sprintf("policy %q in vhost %q", o.Spec.Name, vhostOrRoot(o.Spec.Vhost)), nil
+	return "permissions\x00" + o.Spec.Vhost + "\x00" + user, permissionsWhat(user, o.Spec.Vhost), nil
 }
 
 // A binding is its whole key: source, destination and its type, routing
@@ -117,13 +106,3 @@ func (a bindingActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.B
 	return a.indexKey(o), fmt.Sprintf("binding from exchange %q to %s %q with routing key %q in vhost %q",
 		s.Source, destinationType(s), s.Destination, s.RoutingKey, vhostOrRoot(s.Vhost)), nil
 }
-
-var (
-	_ declarer[*rmqv1.Vhost]      = vhostActuator{}
-	_ declarer[*rmqv1.User]       = userActuator{}
-	_ declarer[*rmqv1.Permission] = permissionActuator{}
-	_ declarer[*rmqv1.Queue]      = queueActuator{}
-	_ declarer[*rmqv1.Exchange]   = exchangeActuator{}
-	_ declarer[*rmqv1.Policy]     = policyActuator{}
-	_ declarer[*rmqv1.Binding]    = bindingActuator{}
-)

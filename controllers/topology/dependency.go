@@ -186,17 +186,23 @@ func bindingsOfDependency(kube client.Reader) handler.MapFunc {
 // dependency's Ready condition appearing or reaching a new generation, and
 // its deletion. (Another change, such as a reference moved to another
 // cluster, ends the wait at the Binding's next poll, DependencyRetry.)
-var readyReported = predicate.Funcs{
-	CreateFunc:  func(event.CreateEvent) bool { return false },
-	GenericFunc: func(event.GenericEvent) bool { return false },
-	DeleteFunc:  func(event.DeleteEvent) bool { return true },
-	UpdateFunc: func(e event.UpdateEvent) bool {
-		oldO, ok1 := e.ObjectOld.(object)
-		newO, ok2 := e.ObjectNew.(object)
-		if !ok1 || !ok2 {
-			return false
-		}
-		return undeclared(oldO, oldO.ClusterReference()) != undeclared(newO, newO.ClusterReference()) ||
-			!newO.GetDeletionTimestamp().IsZero()
-	},
+var readyReported = deletedOr(func(e event.UpdateEvent) bool {
+	oldO, ok1 := e.ObjectOld.(object)
+	newO, ok2 := e.ObjectNew.(object)
+	if !ok1 || !ok2 {
+		return false
+	}
+	return undeclared(oldO, oldO.ClusterReference()) != undeclared(newO, newO.ClusterReference()) ||
+		!newO.GetDeletionTimestamp().IsZero()
+})
+
+// deletedOr passes every delete event and the update events update passes;
+// no create or generic event.
+func deletedOr(update func(event.UpdateEvent) bool) predicate.Funcs {
+	return predicate.Funcs{
+		CreateFunc:  func(event.CreateEvent) bool { return false },
+		GenericFunc: func(event.GenericEvent) bool { return false },
+		DeleteFunc:  func(event.DeleteEvent) bool { return true },
+		UpdateFunc:  update,
+	}
 }

@@ -34,16 +34,6 @@ type drifter[T object] interface {
 // errCannotTell: the broker state cannot be compared with the desired one.
 var errCannotTell = errors.New("cannot compare with the broker")
 
-var (
-	_ drifter[*rmqv1.Vhost]      = vhostActuator{}
-	_ drifter[*rmqv1.User]       = userActuator{}
-	_ drifter[*rmqv1.Permission] = permissionActuator{}
-	_ drifter[*rmqv1.Queue]      = queueActuator{}
-	_ drifter[*rmqv1.Exchange]   = exchangeActuator{}
-	_ drifter[*rmqv1.Binding]    = bindingActuator{}
-	_ drifter[*rmqv1.Policy]     = policyActuator{}
-)
-
 // missing turns a 404 of the GET of what into the drift "<what> was
 // missing"; any other error passes through.
 func missing(err error, what string) ([]string, error) {
@@ -66,6 +56,20 @@ func (d *differs) check(changed bool, field string) {
 	}
 }
 
+// compared is the drift of the broker object get(vhost, name) reads: a 404
+// is "<what> was missing", another error passes through, else compare
+// checks each field of have against want.
+func compared[H, W any](what string, get func(vhost, name string) (H, error), vhost, name string, want W,
+	compare func(diff *differs, have H, want W)) ([]string, error) {
+	have, err := get(vhost, name)
+	if err != nil {
+		return missing(err, what)
+	}
+	diff := differs{what: what}
+	compare(&diff, have, want)
+	return diff.out, nil
+}
+
 func (a vhostActuator) Drift(_ context.Context, _ *rmqv1.Vhost, desired any) ([]string, error) {
 	d := desired.(vhostDesired)
 	what := fmt.Sprintf("vhost %q", d.Name)
@@ -77,11 +81,11 @@ func (a vhostActuator) Drift(_ context.Context, _ *rmqv1.Vhost, desired any) ([]
 	diff.check(v.Tracing != d.Settings.Tracing, "tracing")
 	diff.check(!sameSet(v.Tags, d.Settings.Tags), "tags")
 	diff.check(d.Settings.DefaultQueueType != "" && v.DefaultQueueType != d.Settings.DefaultQueueType, "default queue type")
-	current, err := a.broker.GetVhostLimits(d.Name)
+	have, err := a.limits(d.Name)
 	if err != nil {
 		return nil, err
 	}
-	diff.check(!limitsMatch(flattenVhostLimits(current), d.Limits), "limits")
+	diff.check(!limitsMatch(have, d.Limits), "limits")
 	return diff.out, nil
 }
 
@@ -98,15 +102,9 @@ func (a userActuator) Drift(_ context.Context, _ *rmqv1.User, desired any) ([]st
 	diff := differs{what: what}
 	diff.check(!sameSet(u.Tags, d.Settings.Tags), "tags")
 	diff.check(!passwordMatches(u.PasswordHash, u.HashingAlgorithm, d.Settings.Password), "password")
-	current, err := a.broker.GetUserLimits(d.Username)
+	have, err := a.limits(d.Username)
 	if err != nil {
 		return nil, err
-	}
-	have := map[string]int{}
-	for _, c := range current {
-		for k, v := range c.Value {
-			have[k] = v
-		}
 	}
 	diff.check(!limitsMatch(have, d.Limits), "limits")
 	return diff.out, nil
@@ -114,57 +112,12 @@ func (a userActuator) Drift(_ context.Context, _ *rmqv1.User, desired any) ([]st
 
 func (a permissionActuator) Drift(_ context.Context, _ *rmqv1.Permission, desired any) ([]string, error) {
 	d := desired.(permissionDesired)
-	what := fmt.Sprintf("permissions of user %q in vhost %q", d.User, d.Vhost)
-	p, err := a.broker.GetPermissionsIn(d.Vhost, d.User)
-	if err != nil {
-		return missing(err, what)
-	}
-	diff := differs{what: what}
-	diff.check(p.Configure != d.Permissions.Configure, "configure")
-	diff.check(p.Write != d.Permissions.Write, "write")
-	diff.check(p.Read != d.Permissions.Read, "read")
-	return diff.out, nil
-}
-
-func (a queueActuator) Drift(_ context.Context, _ *rmqv1.Queue, desired any) ([]string, error) {
-	d := desired.(queueDesired)
-	what := fmt.Sprintf("queue %q in vhost %q", d.Name, d.Vhost)
-	q, err := a.broker.GetQueue(d.Vhost, d.Name)
-	if err != nil {
-		return missing(err, what)
-	}
-	want := map[string]any{}
-	for k, v := range d.Settings.Arguments {
-		want[k] = v
-	}
-	if d.Settings.Type != "" {
-		want["x-queue-type"] = d.Settings.Type
-	}
-	have := q.Arguments
-	if _, ok := want["x-queue-type"]; !ok {
-		// A queue declared without a type may be listed with the default.
-		have = withoutKey(have, "x-queue-type")
-	}
-	diff := differs{what: what}
-	diff.check(q.Durable != d.Settings.Durable, "durable")
-	diff.check(bool(q.AutoDelete) != d.Settings.AutoDelete, "autoDelete")
-	diff.check(!sameArguments(have, want), "arguments")
-	return diff.out, nil
-}
-
-func (a exchangeActuator) Drift(_ context.Context, _ *rmqv1.Exchange, desired any) ([]string, error) {
-	d := desired.(exchangeDesired)
-	what := fmt.Sprintf("exchange %q in vhost %q", d.Name, d.Vhost)
-	e, err := a.broker.GetExchange(d.Vhost, d.Name)
-	if err != nil {
-		return missing(err, what)
-	}
-	diff := differs{what: what}
-	diff.check(e.Type != d.Settings.Type, "type")
-	diff.check(e.Durable != d.Settings.Durable, "durable")
-	diff.check(bool(e.AutoDelete) != d.Settings.AutoDelete, "autoDelete")
-	diff.check(!sameArguments(e.Arguments, d.Settings.Arguments), "arguments")
-	return diff.out, nil
+	return compared(permissionsWhat(d.User, d.Vhost), a.broker.GetPermissionsIn, d.Vhost, d.User, d.Permissions,
+		func(diff *differs, p rabbithole.PermissionInfo, want rabbithole.Permissions) {
+			diff.check(p.Configure != want.Configure, "configure")
+			diff.check(p.Write != want.Write, "write")
+			diff.check(p.Read != want.Read, "read")
+		})
 }
 
 func (a bindingActuator) Drift(_ context.Context, _ *rmqv1.Binding, desired any) ([]string, error) {
@@ -179,27 +132,6 @@ func (a bindingActuator) Drift(_ context.Context, _ *rmqv1.Binding, desired any)
 		return []string{what + " was missing"}, nil
 	}
 	return nil, nil
-}
-
-func (a policyActuator) Drift(_ context.Context, _ *rmqv1.Policy, desired any) ([]string, error) {
-	d := desired.(rabbithole.Policy)
-	what := fmt.Sprintf("policy %q in vhost %q", d.Name, d.Vhost)
-	p, err := a.broker.GetPolicy(d.Vhost, d.Name)
-	if err != nil {
-		return missing(err, what)
-	}
-	return policyDiff(what, *p, d), nil
-}
-
-// policyDiff names the fields of a Policy or an OperatorPolicy (converted)
-// in which the broker's got differs from want.
-func policyDiff(what string, got, want rabbithole.Policy) []string {
-	diff := differs{what: what}
-	diff.check(got.Pattern != want.Pattern, "pattern")
-	diff.check(got.ApplyTo != want.ApplyTo, "applyTo")
-	diff.check(got.Priority != want.Priority, "priority")
-	diff.check(!sameArguments(got.Definition, want.Definition), "definition")
-	return diff.out
 }
 
 // passwordMatches checks password against a management API password_hash:
@@ -243,16 +175,6 @@ func sameSet(a, b []string) bool {
 func limitsMatch(have, want map[string]int) bool {
 	put, del := limitChanges(have, want)
 	return len(put) == 0 && len(del) == 0
-}
-
-func flattenVhostLimits(in []rabbithole.VhostLimitsInfo) map[string]int {
-	out := map[string]int{}
-	for _, c := range in {
-		for k, v := range c.Value {
-			out[k] = v
-		}
-	}
-	return out
 }
 
 func withoutKey(m map[string]any, key string) map[string]any {

@@ -154,15 +154,10 @@ func declarationsOfSameObject[T object](kube client.Reader, d declarer[T], newLi
 // same object may take over: a deletion (begun or done) and a change of the
 // object a resource declares (a User's status.username).
 func declarationLeft[T object](d declarer[T]) predicate.Funcs {
-	return predicate.Funcs{
-		CreateFunc:  func(event.CreateEvent) bool { return false },
-		GenericFunc: func(event.GenericEvent) bool { return false },
-		DeleteFunc:  func(event.DeleteEvent) bool { return true },
-		UpdateFunc: func(e event.UpdateEvent) bool {
-			o, ok1 := e.ObjectOld.(T)
-			n, ok2 := e.ObjectNew.(T)
-			return ok1 && ok2 && (o.GetDeletionTimestamp().IsZero() != n.GetDeletionTimestamp().IsZero() ||
-				d.indexKey(o) != d.indexKey(n))
-		},
-	}
+	return deletedOr(func(e event.UpdateEvent) bool {
+		o, ok1 := e.ObjectOld.(T)
+		n, ok2 := e.ObjectNew.(T)
+		return ok1 && ok2 && (o.GetDeletionTimestamp().IsZero() != n.GetDeletionTimestamp().IsZero() ||
+			d.indexKey(o) != d.indexKey(n))
+	})
 }

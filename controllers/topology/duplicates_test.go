@@ -57,13 +57,13 @@ func TestDeclaresKeys(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	q := func(vhost, name string) string {
-		k, _, _ := queueActuator{}.declares(ctx, nil, &rmqv1.Queue{Spec: rmqv1.QueueSpec{Vhost: vhost, Name: name}})
+		k, _, _ := newQueueActuator(nil).declares(ctx, nil, &rmqv1.Queue{Spec: rmqv1.QueueSpec{Vhost: vhost, Name: name}})
 		return k
 	}
 	if q("", "a") != q("/", "a") || q("/", "a") == q("/x", "a") || q("/", "a") == q("/", "b") {
 		t.Error("queues: an empty vhost is /; another vhost or name is another queue")
 	}
-	e, _, _ := exchangeActuator{}.declares(ctx, nil, &rmqv1.Exchange{Spec: rmqv1.ExchangeSpec{Name: "a"}})
+	e, _, _ := exchangeActuator(nil).declares(ctx, nil, &rmqv1.Exchange{Spec: rmqv1.ExchangeSpec{Name: "a"}})
 	if e == q("/", "a") {
 		t.Error("an exchange and a queue of one name are two objects")
 	}

@@ -6,37 +6,35 @@ import (
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
-	"github.com/c5c3/orderhub/internal/rabbitmq"
 )
 
 // exchangeActuator declares an Exchange: PUT /api/exchanges/{vhost}/{name}.
-type exchangeActuator struct{ broker *rabbithole.Client }
-
-var _ actuator[*rmqv1.Exchange] = exchangeActuator{}
-
-type exchangeDesired struct {
-	Vhost, Name string
-	Settings    rabbithole.ExchangeSettings
+func exchangeActuator(b *rabbithole.Client) brokerKind[*rmqv1.Exchange] {
+	return vhostScoped[*rmqv1.Exchange, rabbithole.ExchangeSettings, *rabbithole.DetailedExchangeInfo]{
+		key: "exchange", noun: "exchange",
+		named:   func(o *rmqv1.Exchange) (string, string) { return o.Spec.Vhost, o.Spec.Name },
+		resolve: exchangeSettings, diff: exchangeDiff,
+		put: b.DeclareExchange, get: b.GetExchange, del: b.DeleteExchange,
+	}
 }
 
-func (exchangeActuator) Resolve(_ context.Context, o *rmqv1.Exchange) (any, error) {
+// exchangeSettings is the PUT body; type "" is direct.
+func exchangeSettings(_ context.Context, o *rmqv1.Exchange) (rabbithole.ExchangeSettings, error) {
 	args, err := arguments(o.Spec.Arguments)
 	if err != nil {
-		return nil, err
+		return rabbithole.ExchangeSettings{}, err
 	}
 	t := o.Spec.Type
 	if t == "" {
 		t = "direct"
 	}
-	return exchangeDesired{Vhost: vhostOrRoot(o.Spec.Vhost), Name: o.Spec.Name, Settings: rabbithole.ExchangeSettings{
-		Type: t, Durable: o.Spec.Durable, AutoDelete: o.Spec.AutoDelete, Arguments: args}}, nil
+	return rabbithole.ExchangeSettings{Type: t, Durable: o.Spec.Durable, AutoDelete: o.Spec.AutoDelete, Arguments: args}, nil
 }
 
-func (a exchangeActuator) Declare(_ context.Context, _ *rmqv1.Exchange, desired any) error {
-	d := desired.(exchangeDesired)
-	return rabbitmq.Done(a.broker.DeclareExchange(d.Vhost, d.Name, d.Settings))
-}
-
-func (a exchangeActuator) Delete(_ context.Context, o *rmqv1.Exchange) error {
-	return rabbitmq.Done(a.broker.DeleteExchange(vhostOrRoot(o.Spec.Vhost), o.Spec.Name))
+// exchangeDiff checks the broker's exchange e against the settings s declared.
+func exchangeDiff(diff *differs, e *rabbithole.DetailedExchangeInfo, s rabbithole.ExchangeSettings) {
+	diff.check(e.Type != s.Type, "type")
+	diff.check(e.Durable != s.Durable, "durable")
+	diff.check(bool(e.AutoDelete) != s.AutoDelete, "autoDelete")
+	diff.check(!sameArguments(e.Arguments, s.Arguments), "arguments")
 }

@@ -2,7 +2,6 @@ package topology
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"strings"
 
@@ -10,7 +9,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
-	"github.com/c5c3/orderhub/internal/rabbitmq"
 )
 
 // FederationSecretKeyURI is the key of a Federation's uriSecret, as
@@ -22,28 +20,20 @@ const FederationSecretKeyURI = "uri"
 // PUT /api/parameters/federation-upstream/{vhost}/{name} with the
 // definition upstream's GenerateFederationDefinition builds
 // (internal/federation_definition.go); deletion is DELETE of the same path.
-type federationActuator struct {
-	broker *rabbithole.Client
-	kube   client.Client
-}
-
-var (
-	_ actuator[*rmqv1.Federation] = federationActuator{}
-	_ declarer[*rmqv1.Federation] = federationActuator{}
-	_ drifter[*rmqv1.Federation]  = federationActuator{}
-)
-
-type federationDesired struct {
-	Vhost, Name string
-	Definition  rabbithole.FederationDefinition
-}
-
-func (a federationActuator) Resolve(ctx context.Context, o *rmqv1.Federation) (any, error) {
-	v, err := uriSecretValues(ctx, a.kube, o.Namespace, o.Spec.URISecret, FederationSecretKeyURI)
-	if err != nil {
-		return nil, err
+func federationActuator(b *rabbithole.Client, kube client.Reader) brokerKind[*rmqv1.Federation] {
+	return vhostScoped[*rmqv1.Federation, rabbithole.FederationDefinition, *rabbithole.FederationUpstream]{
+		key: "federation-upstream", noun: "federation upstream",
+		named: func(o *rmqv1.Federation) (string, string) { return o.Spec.Vhost, o.Spec.Name },
+		resolve: func(ctx context.Context, o *rmqv1.Federation) (rabbithole.FederationDefinition, error) {
+			v, err := uriSecretValues(ctx, kube, o.Namespace, o.Spec.URISecret, FederationSecretKeyURI)
+			if err != nil {
+				return rabbithole.FederationDefinition{}, err
+			}
+			return federationDefinition(o.Spec, v[0]), nil
+		},
+		put: b.PutFederationUpstream, get: b.GetFederationUpstream, del: b.DeleteFederationUpstream,
+		diff: federationDiff,
 	}
-	return federationDesired{Vhost: vhostOrRoot(o.Spec.Vhost), Name: o.Spec.Name, Definition: federationDefinition(o.Spec, v[0])}, nil
 }
 
 // federationDefinition is upstream's GenerateFederationDefinition: uri split
@@ -57,43 +47,12 @@ func federationDefinition(s rmqv1.FederationSpec, uri string) rabbithole.Federat
 	}
 }
 
-func (a federationActuator) Declare(_ context.Context, _ *rmqv1.Federation, desired any) error {
-	d := desired.(federationDesired)
-	return rabbitmq.Done(a.broker.PutFederationUpstream(d.Vhost, d.Name, d.Definition))
-}
-
-// Delete deletes the federation upstream; a vhost deleted first makes this
-// a 404, which counts as success.
-func (a federationActuator) Delete(_ context.Context, o *rmqv1.Federation) error {
-	return rabbitmq.Done(a.broker.DeleteFederationUpstream(vhostOrRoot(o.Spec.Vhost), o.Spec.Name))
-}
-
-func (federationActuator) indexKey(o *rmqv1.Federation) string {
-	return inVhost("federation-upstream", o.Spec.Vhost, o.Spec.Name)
-}
-
-func (a federationActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.Federation) (string, string, error) {
-	return a.indexKey(o), fmt.Sprintf("federation upstream %q in vhost %q", o.Spec.Name, vhostOrRoot(o.Spec.Vhost)), nil
-}
-
-// Drift reads the federation upstream parameter and compares its URIs (as
-// a set) and its other keys.
-func (a federationActuator) Drift(_ context.Context, _ *rmqv1.Federation, desired any) ([]string, error) {
-	d := desired.(federationDesired)
-	what := fmt.Sprintf("federation upstream %q in vhost %q", d.Name, d.Vhost)
-	u, err := a.broker.GetFederationUpstream(d.Vhost, d.Name)
-	if err != nil {
-		return missing(err, what)
-	}
-	return federationDiff(what, u.Definition, d.Definition), nil
-}
-
-// federationDiff names what differs between the broker's definition have
-// and want: "URIs" (compared as a set) and "settings" (every other key).
-func federationDiff(what string, have, want rabbithole.FederationDefinition) []string {
-	diff := differs{what: what}
+// federationDiff checks what differs between the broker's upstream and the
+// definition want: "URIs" (compared as a set) and "settings" (every other
+// key).
+func federationDiff(diff *differs, u *rabbithole.FederationUpstream, want rabbithole.FederationDefinition) {
+	have := u.Definition
 	diff.check(!sameSet(have.Uri, want.Uri), "URIs")
 	have.Uri, want.Uri = nil, nil
 	diff.check(!reflect.DeepEqual(have, want), "settings")
-	return diff.out
 }

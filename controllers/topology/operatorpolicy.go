@@ -2,57 +2,27 @@ package topology
 
 import (
 	"context"
-	"fmt"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
-	"github.com/c5c3/orderhub/internal/rabbitmq"
 )
 
 // operatorPolicyActuator declares an OperatorPolicy:
 // PUT /api/operator-policies/{vhost}/{name}; deletion is DELETE of the same
 // path (upstream: internal/controller/operatorpolicy_controller.go).
-type operatorPolicyActuator struct{ broker *rabbithole.Client }
-
-var (
-	_ actuator[*rmqv1.OperatorPolicy] = operatorPolicyActuator{}
-	_ declarer[*rmqv1.OperatorPolicy] = operatorPolicyActuator{}
-	_ drifter[*rmqv1.OperatorPolicy]  = operatorPolicyActuator{}
-)
-
-func (operatorPolicyActuator) Resolve(_ context.Context, o *rmqv1.OperatorPolicy) (any, error) {
-	s := o.Spec
-	p, err := resolvePolicy(s.Vhost, s.Name, s.Pattern, s.ApplyTo, "queues", s.Priority, s.Definition)
-	return rabbithole.OperatorPolicy(p), err
-}
-
-func (a operatorPolicyActuator) Declare(_ context.Context, _ *rmqv1.OperatorPolicy, desired any) error {
-	p := desired.(rabbithole.OperatorPolicy)
-	return rabbitmq.Done(a.broker.PutOperatorPolicy(p.Vhost, p.Name, p))
-}
-
-// Delete deletes the operator policy; a vhost deleted first makes this a
-// 404, which counts as success.
-func (a operatorPolicyActuator) Delete(_ context.Context, o *rmqv1.OperatorPolicy) error {
-	return rabbitmq.Done(a.broker.DeleteOperatorPolicy(vhostOrRoot(o.Spec.Vhost), o.Spec.Name))
-}
-
-func (operatorPolicyActuator) indexKey(o *rmqv1.OperatorPolicy) string {
-	return inVhost("operator-policy", o.Spec.Vhost, o.Spec.Name)
-}
-
-func (a operatorPolicyActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.OperatorPolicy) (string, string, error) {
-	return a.indexKey(o), fmt.Sprintf("operator policy %q in vhost %q", o.Spec.Name, vhostOrRoot(o.Spec.Vhost)), nil
-}
-
-func (a operatorPolicyActuator) Drift(_ context.Context, _ *rmqv1.OperatorPolicy, desired any) ([]string, error) {
-	d := desired.(rabbithole.OperatorPolicy)
-	what := fmt.Sprintf("operator policy %q in vhost %q", d.Name, d.Vhost)
-	p, err := a.broker.GetOperatorPolicy(d.Vhost, d.Name)
-	if err != nil {
-		return missing(err, what)
+func operatorPolicyActuator(b *rabbithole.Client) brokerKind[*rmqv1.OperatorPolicy] {
+	return vhostScoped[*rmqv1.OperatorPolicy, rabbithole.OperatorPolicy, *rabbithole.OperatorPolicy]{
+		key: "operator-policy", noun: "operator policy",
+		named: func(o *rmqv1.OperatorPolicy) (string, string) { return o.Spec.Vhost, o.Spec.Name },
+		resolve: func(_ context.Context, o *rmqv1.OperatorPolicy) (rabbithole.OperatorPolicy, error) {
+			s := o.Spec
+			p, err := resolvePolicy(s.Vhost, s.Name, s.Pattern, s.ApplyTo, "queues", s.Priority, s.Definition)
+			return rabbithole.OperatorPolicy(p), err
+		},
+		put: b.PutOperatorPolicy, get: b.GetOperatorPolicy, del: b.DeleteOperatorPolicy,
+		diff: func(diff *differs, p *rabbithole.OperatorPolicy, want rabbithole.OperatorPolicy) {
+			policyDiff(diff, rabbithole.Policy(*p), rabbithole.Policy(want))
+		},
 	}
-	return policyDiff(what, rabbithole.Policy(*p), rabbithole.Policy(d)), nil
 }

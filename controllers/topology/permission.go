@@ -18,8 +18,6 @@ type permissionActuator struct {
 	scheme *runtime.Scheme
 }
 
-var _ actuator[*rmqv1.Permission] = permissionActuator{}
-
 type permissionDesired struct {
 	Vhost, User string
 	Permissions rabbithole.Permissions

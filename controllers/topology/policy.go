@@ -7,17 +7,20 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
-	"github.com/c5c3/orderhub/internal/rabbitmq"
 )
 
 // policyActuator declares a Policy: PUT /api/policies/{vhost}/{name}.
-type policyActuator struct{ broker *rabbithole.Client }
-
-var _ actuator[*rmqv1.Policy] = policyActuator{}
-
-func (policyActuator) Resolve(_ context.Context, o *rmqv1.Policy) (any, error) {
-	s := o.Spec
-	return resolvePolicy(s.Vhost, s.Name, s.Pattern, s.ApplyTo, "all", s.Priority, s.Definition)
+func policyActuator(b *rabbithole.Client) brokerKind[*rmqv1.Policy] {
+	return vhostScoped[*rmqv1.Policy, rabbithole.Policy, *rabbithole.Policy]{
+		key: "policy", noun: "policy",
+		named: func(o *rmqv1.Policy) (string, string) { return o.Spec.Vhost, o.Spec.Name },
+		resolve: func(_ context.Context, o *rmqv1.Policy) (rabbithole.Policy, error) {
+			s := o.Spec
+			return resolvePolicy(s.Vhost, s.Name, s.Pattern, s.ApplyTo, "all", s.Priority, s.Definition)
+		},
+		put: b.PutPolicy, get: b.GetPolicy, del: b.DeletePolicy,
+		diff: func(diff *differs, p *rabbithole.Policy, want rabbithole.Policy) { policyDiff(diff, *p, want) },
+	}
 }
 
 // resolvePolicy is the desired policy of a Policy or an OperatorPolicy (whose
@@ -36,13 +39,11 @@ func resolvePolicy(vhost, name, pattern, applyTo, defaultApplyTo string, priorit
 		ApplyTo: applyTo, Priority: priority, Definition: def}, nil
 }
 
-func (a policyActuator) Declare(_ context.Context, _ *rmqv1.Policy, desired any) error {
-	p := desired.(rabbithole.Policy)
-	return rabbitmq.Done(a.broker.PutPolicy(p.Vhost, p.Name, p))
-}
-
-// Delete deletes the policy; a vhost deleted first makes this a 404, which
-// counts as success.
-func (a policyActuator) Delete(_ context.Context, o *rmqv1.Policy) error {
-	return rabbitmq.Done(a.broker.DeletePolicy(vhostOrRoot(o.Spec.Vhost), o.Spec.Name))
+// policyDiff checks the fields of a Policy or an OperatorPolicy (converted)
+// in which the broker's got differs from want.
+func policyDiff(diff *differs, got, want rabbithole.Policy) {
+	diff.check(got.Pattern != want.Pattern, "pattern")
+	diff.check(got.ApplyTo != want.ApplyTo, "applyTo")
+	diff.check(got.Priority != want.Priority, "priority")
+	diff.check(!sameArguments(got.Definition, want.Definition), "definition")
 }

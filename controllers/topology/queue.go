@@ -6,26 +6,33 @@ import (
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
-	"github.com/c5c3/orderhub/internal/rabbitmq"
 )
 
 // queueActuator declares a Queue: PUT /api/queues/{vhost}/{name}, with the
-// type sent as the x-queue-type argument.
-type queueActuator struct{ broker *rabbithole.Client }
-
-var _ actuator[*rmqv1.Queue] = queueActuator{}
-
-type queueDesired struct {
-	Vhost, Name string
-	Settings    rabbithole.QueueSettings
+// type sent as the x-queue-type argument. Its Delete replaces vhostScoped's
+// to honour deleteIfEmpty and deleteIfUnused (queue_delete.go).
+type queueActuator struct {
+	vhostScoped[*rmqv1.Queue, rabbithole.QueueSettings, *rabbithole.DetailedQueueInfo]
+	broker *rabbithole.Client
 }
 
-func (queueActuator) Resolve(_ context.Context, o *rmqv1.Queue) (any, error) {
-	args, err := arguments(o.Spec.Arguments)
-	if err != nil {
-		return nil, err
-	}
-	return queueDesired{Vhost: vhostOrRoot(o.Spec.Vhost), Name: o.Spec.Name, Settings: queueSettings(o.Spec, args)}, nil
+func newQueueActuator(b *rabbithole.Client) queueActuator {
+	return queueActuator{broker: b, vhostScoped: vhostScoped[*rmqv1.Queue, rabbithole.QueueSettings, *rabbithole.DetailedQueueInfo]{
+		key: "queue", noun: "queue",
+		named: func(o *rmqv1.Queue) (string, string) { return o.Spec.Vhost, o.Spec.Name },
+		resolve: func(_ context.Context, o *rmqv1.Queue) (rabbithole.QueueSettings, error) {
+			args, err := arguments(o.Spec.Arguments)
+			if err != nil {
+				return rabbithole.QueueSettings{}, err
+			}
+			return queueSettings(o.Spec, args), nil
+		},
+		put: b.DeclareQueue, get: b.GetQueue, diff: queueDiff,
+	}}
+}
+
+func (a queueActuator) Delete(_ context.Context, o *rmqv1.Queue) error {
+	return a.deleteQueue(o)
 }
 
 // queueSettings is the PUT body. PUT /api/queues has no type of its own, so
@@ -42,13 +49,24 @@ func queueSettings(s rmqv1.QueueSpec, args map[string]any) rabbithole.QueueSetti
 	return qs
 }
 
-func (a queueActuator) Declare(_ context.Context, _ *rmqv1.Queue, desired any) error {
-	d := desired.(queueDesired)
-	return rabbitmq.Done(a.broker.DeclareQueue(d.Vhost, d.Name, d.Settings))
-}
-
-func (a queueActuator) Delete(_ context.Context, o *rmqv1.Queue) error {
-	return a.deleteQueue(o)
+// queueDiff compares the broker's queue q with the settings declared; the
+// type is compared as the x-queue-type argument.
+func queueDiff(diff *differs, q *rabbithole.DetailedQueueInfo, s rabbithole.QueueSettings) {
+	want := map[string]any{}
+	for k, v := range s.Arguments {
+		want[k] = v
+	}
+	if s.Type != "" {
+		want["x-queue-type"] = s.Type
+	}
+	have := q.Arguments
+	if _, ok := want["x-queue-type"]; !ok {
+		// A queue declared without a type may be listed with the default.
+		have = withoutKey(have, "x-queue-type")
+	}
+	diff.check(q.Durable != s.Durable, "durable")
+	diff.check(bool(q.AutoDelete) != s.AutoDelete, "autoDelete")
+	diff.check(!sameArguments(have, want), "arguments")
 }
 
 // vhostOrRoot applies the schema default "/" for objects created without it.

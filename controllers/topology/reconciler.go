@@ -44,6 +44,16 @@ type actuator[T object] interface {
 	Delete(ctx context.Context, obj T) error
 }
 
+// brokerKind is what every kind's actuator implements (setup takes one):
+// the requests, the broker object it declares (declares.go) and the drift
+// check of a forced resync (drift.go). Test actuators implement actuator
+// alone.
+type brokerKind[T object] interface {
+	actuator[T]
+	declarer[T]
+	drifter[T]
+}
+
 // dependent is implemented by an actuator whose resources wait for other
 // resources of this controller before their first declaration (Binding:
 // dependency.go).

@@ -192,20 +192,20 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 		setup(mgr, c, "Permission", func() *rmqv1.Permission { return &rmqv1.Permission{} },
 			permissionActuator{broker: b, kube: kube, scheme: mgr.GetScheme()},
 			watching(&rmqv1.User{}, referrers(kube, indexUserRef, func() client.ObjectList { return &rmqv1.PermissionList{} }))),
-		setup(mgr, c, "Exchange", func() *rmqv1.Exchange { return &rmqv1.Exchange{} }, exchangeActuator{b}, nil),
-		setup(mgr, c, "Queue", func() *rmqv1.Queue { return &rmqv1.Queue{} }, queueActuator{b}, nil),
+		setup(mgr, c, "Exchange", func() *rmqv1.Exchange { return &rmqv1.Exchange{} }, exchangeActuator(b), nil),
+		setup(mgr, c, "Queue", func() *rmqv1.Queue { return &rmqv1.Queue{} }, newQueueActuator(b), nil),
 		setup(mgr, c, "Binding", func() *rmqv1.Binding { return &rmqv1.Binding{} }, bindingActuator{broker: b, kube: kube},
 			func(bld *ctrl.Builder) *ctrl.Builder {
 				return bld.
 					Watches(&rmqv1.Queue{}, handler.EnqueueRequestsFromMapFunc(bindingsOfDependency(kube)), builder.WithPredicates(readyReported)).
 					Watches(&rmqv1.Exchange{}, handler.EnqueueRequestsFromMapFunc(bindingsOfDependency(kube)), builder.WithPredicates(readyReported))
 			}),
-		setup(mgr, c, "Policy", func() *rmqv1.Policy { return &rmqv1.Policy{} }, policyActuator{b}, nil),
+		setup(mgr, c, "Policy", func() *rmqv1.Policy { return &rmqv1.Policy{} }, policyActuator(b), nil),
 		setup(mgr, c, "OperatorPolicy", func() *rmqv1.OperatorPolicy { return &rmqv1.OperatorPolicy{} },
-			operatorPolicyActuator{b}, nil),
-		setup(mgr, c, "Shovel", func() *rmqv1.Shovel { return &rmqv1.Shovel{} }, shovelActuator{broker: b, kube: kube},
+			operatorPolicyActuator(b), nil),
+		setup(mgr, c, "Shovel", func() *rmqv1.Shovel { return &rmqv1.Shovel{} }, shovelActuator(b, kube),
 			watching(&corev1.Secret{}, referrers(kube, indexURISecret, func() client.ObjectList { return &rmqv1.ShovelList{} }))),
-		setup(mgr, c, "Federation", func() *rmqv1.Federation { return &rmqv1.Federation{} }, federationActuator{broker: b, kube: kube},
+		setup(mgr, c, "Federation", func() *rmqv1.Federation { return &rmqv1.Federation{} }, federationActuator(b, kube),
 			watching(&corev1.Secret{}, referrers(kube, indexURISecret, func() client.ObjectList { return &rmqv1.FederationList{} }))),
 		setup(mgr, c, "SuperStream", func() *rmqv1.SuperStream { return &rmqv1.SuperStream{} },
 			superStreamActuator{kube: kube, scheme: mgr.GetScheme()}, ownsSuperStreamChildren),
@@ -226,18 +226,14 @@ func SetupWithManager(ctx context.Context, mgr ctrl.Manager, opts Options) (*Con
 	return c, nil
 }
 
-func setup[T object](mgr ctrl.Manager, c *Controllers, kind string, newObj func() T, act actuator[T],
+func setup[T object](mgr ctrl.Manager, c *Controllers, kind string, newObj func() T, act brokerKind[T],
 	extra func(*ctrl.Builder) *ctrl.Builder) error {
 	newList, err := listOf(mgr.GetScheme(), newObj())
 	if err != nil {
 		return err
 	}
-	d, ok := act.(declarer[T])
-	if !ok {
-		return fmt.Errorf("topology: the %s actuator does not say what it declares", kind)
-	}
 	if err := mgr.GetFieldIndexer().IndexField(context.Background(), newObj(), declaresIndex, func(o client.Object) []string {
-		if k := d.indexKey(o.(T)); k != "" {
+		if k := act.indexKey(o.(T)); k != "" {
 			return []string{declaresValue(k)}
 		}
 		return nil
@@ -249,8 +245,8 @@ func setup[T object](mgr ctrl.Manager, c *Controllers, kind string, newObj func(
 	r := newLoop(k, c, newObj, time.Now)
 	bld := ctrl.NewControllerManagedBy(mgr).
 		For(newObj()).
-		Watches(newObj(), handler.EnqueueRequestsFromMapFunc(declarationsOfSameObject(mgr.GetClient(), d, newList)),
-			builder.WithPredicates(declarationLeft(d))).
+		Watches(newObj(), handler.EnqueueRequestsFromMapFunc(declarationsOfSameObject[T](mgr.GetClient(), act, newList)),
+			builder.WithPredicates(declarationLeft[T](act))).
 		Named("topology-" + strings.ToLower(kind)).
 		WithOptions(controller.Options{
 			MaxConcurrentReconciles: c.opts.MaxConcurrentReconciles,

@@ -2,7 +2,6 @@ package topology
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	rabbithole "github.com/michaelklishin/rabbit-hole/v3"
@@ -10,7 +9,6 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	rmqv1 "github.com/c5c3/orderhub/api/rabbitmq/v1alpha1"
-	"github.com/c5c3/orderhub/internal/rabbitmq"
 )
 
 // Keys of a Shovel's uriSecret, as upstream reads them
@@ -24,29 +22,20 @@ const (
 // shovelActuator declares a Shovel: PUT /api/parameters/shovel/{vhost}/{name}
 // with the definition upstream's GenerateShovelDefinition builds
 // (internal/shovel_definition.go); deletion is DELETE of the same path.
-type shovelActuator struct {
-	broker *rabbithole.Client
-	kube   client.Client
-}
-
-var (
-	_ actuator[*rmqv1.Shovel] = shovelActuator{}
-	_ declarer[*rmqv1.Shovel] = shovelActuator{}
-	_ drifter[*rmqv1.Shovel]  = shovelActuator{}
-)
-
-type shovelDesired struct {
-	Vhost, Name string
-	Definition  rabbithole.ShovelDefinition
-}
-
-// uris reads srcUri and destUri of the Shovel's uriSecret (uriSecretValues).
-func (a shovelActuator) uris(ctx context.Context, o *rmqv1.Shovel) (src, dest string, err error) {
-	v, err := uriSecretValues(ctx, a.kube, o.Namespace, o.Spec.URISecret, ShovelSecretKeySourceURI, ShovelSecretKeyDestinationURI)
-	if err != nil {
-		return "", "", err
+func shovelActuator(b *rabbithole.Client, kube client.Reader) brokerKind[*rmqv1.Shovel] {
+	return vhostScoped[*rmqv1.Shovel, rabbithole.ShovelDefinition, *rabbithole.ShovelInfo]{
+		key: "shovel", noun: "shovel",
+		named: func(o *rmqv1.Shovel) (string, string) { return o.Spec.Vhost, o.Spec.Name },
+		resolve: func(ctx context.Context, o *rmqv1.Shovel) (rabbithole.ShovelDefinition, error) {
+			v, err := uriSecretValues(ctx, kube, o.Namespace, o.Spec.URISecret, ShovelSecretKeySourceURI, ShovelSecretKeyDestinationURI)
+			if err != nil {
+				return rabbithole.ShovelDefinition{}, err
+			}
+			return shovelDefinition(o.Spec, v[0], v[1])
+		},
+		put: b.DeclareShovel, get: b.GetShovel, del: b.DeleteShovel,
+		diff: shovelDiff,
 	}
-	return v[0], v[1], nil
 }
 
 // objects decodes the optional JSON object fields of the spec.
@@ -62,18 +51,16 @@ func objects(raws ...*runtime.RawExtension) ([]map[string]any, error) {
 	return out, nil
 }
 
-func (a shovelActuator) Resolve(ctx context.Context, o *rmqv1.Shovel) (any, error) {
-	src, dest, err := a.uris(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	s := o.Spec
+// shovelDefinition is upstream's GenerateShovelDefinition: the URIs src and
+// dest split at commas, the JSON object fields decoded, the others as they
+// are. Errors: a JSON field that is no object.
+func shovelDefinition(s rmqv1.ShovelSpec, src, dest string) (rabbithole.ShovelDefinition, error) {
 	m, err := objects(s.SourceConsumerArgs, s.DestinationApplicationProperties, s.DestinationProperties,
 		s.DestinationPublishProperties, s.DestinationMessageAnnotations, s.SourceQueueArgs, s.DestinationQueueArgs)
 	if err != nil {
-		return nil, err
+		return rabbithole.ShovelDefinition{}, err
 	}
-	return shovelDesired{Vhost: vhostOrRoot(s.Vhost), Name: s.Name, Definition: rabbithole.ShovelDefinition{
+	return rabbithole.ShovelDefinition{
 		SourceURI: strings.Split(src, ","), DestinationURI: strings.Split(dest, ","),
 		AckMode: s.AckMode, AddForwardHeaders: s.AddForwardHeaders, DeleteAfter: rabbithole.DeleteAfter(s.DeleteAfter),
 		DestinationAddForwardHeaders: s.DestinationAddForwardHeaders, DestinationAddTimestampHeader: s.DestinationAddTimestampHeader,
@@ -85,43 +72,16 @@ func (a shovelActuator) Resolve(ctx context.Context, o *rmqv1.Shovel) (any, erro
 		SourceDeleteAfter: rabbithole.DeleteAfter(s.SourceDeleteAfter), SourceExchange: s.SourceExchange,
 		SourceExchangeKey: s.SourceExchangeKey, SourcePrefetchCount: s.SourcePrefetchCount,
 		SourceProtocol: s.SourceProtocol, SourceQueue: s.SourceQueue, SourceQueueArgs: m[5], SourceConsumerArgs: m[0],
-	}}, nil
+	}, nil
 }
 
-func (a shovelActuator) Declare(_ context.Context, _ *rmqv1.Shovel, desired any) error {
-	d := desired.(shovelDesired)
-	return rabbitmq.Done(a.broker.DeclareShovel(d.Vhost, d.Name, d.Definition))
-}
-
-// Delete deletes the shovel; a vhost deleted first makes this a 404, which
-// counts as success.
-func (a shovelActuator) Delete(_ context.Context, o *rmqv1.Shovel) error {
-	return rabbitmq.Done(a.broker.DeleteShovel(vhostOrRoot(o.Spec.Vhost), o.Spec.Name))
-}
-
-func (shovelActuator) indexKey(o *rmqv1.Shovel) string {
-	return inVhost("shovel", o.Spec.Vhost, o.Spec.Name)
-}
-
-func (a shovelActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.Shovel) (string, string, error) {
-	return a.indexKey(o), fmt.Sprintf("shovel %q in vhost %q", o.Spec.Name, vhostOrRoot(o.Spec.Vhost)), nil
-}
-
-// Drift reads the shovel parameter and compares where messages come from
-// and go to; the other keys are re-sent only with a changed spec.
-func (a shovelActuator) Drift(_ context.Context, _ *rmqv1.Shovel, desired any) ([]string, error) {
-	d := desired.(shovelDesired)
-	what := fmt.Sprintf("shovel %q in vhost %q", d.Name, d.Vhost)
-	s, err := a.broker.GetShovel(d.Vhost, d.Name)
-	if err != nil {
-		return missing(err, what)
-	}
-	have, want := s.Definition, d.Definition
-	diff := differs{what: what}
+// shovelDiff compares where messages come from and go to; the other keys
+// are re-sent only with a changed spec.
+func shovelDiff(diff *differs, s *rabbithole.ShovelInfo, want rabbithole.ShovelDefinition) {
+	have := s.Definition
 	diff.check(!sameSet(have.SourceURI, want.SourceURI) || !sameSet(have.DestinationURI, want.DestinationURI), "URIs")
 	diff.check(have.SourceQueue != want.SourceQueue || have.SourceExchange != want.SourceExchange ||
 		have.SourceExchangeKey != want.SourceExchangeKey, "source")
 	diff.check(have.DestinationQueue != want.DestinationQueue || have.DestinationExchange != want.DestinationExchange ||
 		have.DestinationExchangeKey != want.DestinationExchangeKey, "destination")
-	return diff.out, nil
 }

@@ -25,12 +25,6 @@ type superStreamActuator struct {
 	scheme *runtime.Scheme
 }
 
-var (
-	_ actuator[*rmqv1.SuperStream] = superStreamActuator{}
-	_ declarer[*rmqv1.SuperStream] = superStreamActuator{}
-	_ drifter[*rmqv1.SuperStream]  = superStreamActuator{}
-)
-
 // superStreamDesired is what the owned resources are built from.
 type superStreamDesired struct {
 	Vhost, Name string
@@ -102,7 +96,7 @@ func (superStreamActuator) indexKey(o *rmqv1.SuperStream) string {
 }
 
 func (a superStreamActuator) declares(_ context.Context, _ client.Reader, o *rmqv1.SuperStream) (string, string, error) {
-	return a.indexKey(o), fmt.Sprintf("super stream %q in vhost %q", o.Name, vhostOrRoot(o.Spec.Vhost)), nil
+	return a.indexKey(o), namedInVhost("super stream", o.Spec.Vhost, o.Name), nil
 }
 
 // Drift reads the owned resources and names each one missing or changed;

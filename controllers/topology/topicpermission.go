@@ -21,12 +21,6 @@ type topicPermissionActuator struct {
 	users  userRef
 }
 
-var (
-	_ actuator[*rmqv1.TopicPermission] = topicPermissionActuator{}
-	_ declarer[*rmqv1.TopicPermission] = topicPermissionActuator{}
-	_ drifter[*rmqv1.TopicPermission]  = topicPermissionActuator{}
-)
-
 type topicPermissionDesired struct {
 	Vhost, User string
 	Permissions rabbithole.TopicPermissions
@@ -73,26 +67,28 @@ func (a topicPermissionActuator) declares(ctx context.Context, kube client.Reade
 	if user == "" || err != nil {
 		return "", "", err
 	}
-	return a.indexKey(o) + "\x00" + user, fmt.Sprintf("topic permissions of user %q on exchange %q in vhost %q",
-		user, o.Spec.Permissions.Exchange, o.Spec.Vhost), nil
+	return a.indexKey(o) + "\x00" + user, topicPermissionsWhat(user, o.Spec.Permissions.Exchange, o.Spec.Vhost), nil
 }
 
 // Drift lists the user's topic permissions in the vhost (GET
 // /api/topic-permissions/{vhost}/{user}) and compares the exchange's entry.
 func (a topicPermissionActuator) Drift(_ context.Context, _ *rmqv1.TopicPermission, desired any) ([]string, error) {
 	d := desired.(topicPermissionDesired)
-	what := fmt.Sprintf("topic permissions of user %q on exchange %q in vhost %q", d.User, d.Permissions.Exchange, d.Vhost)
-	listed, err := a.broker.GetTopicPermissionsIn(d.Vhost, d.User)
-	if err != nil {
-		return missing(err, what)
-	}
-	for _, p := range listed {
-		if p.Exchange == d.Permissions.Exchange {
-			diff := differs{what: what}
-			diff.check(p.Write != d.Permissions.Write, "write")
-			diff.check(p.Read != d.Permissions.Read, "read")
-			return diff.out, nil
-		}
-	}
-	return []string{what + " were missing"}, nil
+	return compared(topicPermissionsWhat(d.User, d.Permissions.Exchange, d.Vhost), a.broker.GetTopicPermissionsIn,
+		d.Vhost, d.User, d.Permissions, func(diff *differs, listed []rabbithole.TopicPermissionInfo, want rabbithole.TopicPermissions) {
+			for _, p := range listed {
+				if p.Exchange == want.Exchange {
+					diff.check(p.Write != want.Write, "write")
+					diff.check(p.Read != want.Read, "read")
+					return
+				}
+			}
+			diff.out = append(diff.out, diff.what+" were missing")
+		})
+}
+
+// topicPermissionsWhat is how messages name the topic permissions of user
+// on exchange in vhost.
+func topicPermissionsWhat(user, exchange, vhost string) string {
+	return fmt.Sprintf("topic permissions of user %q on exchange %q in vhost %q", user, exchange, vhost)
 }

@@ -36,8 +36,6 @@ type userActuator struct {
 	scheme *runtime.Scheme
 }
 
-var _ actuator[*rmqv1.User] = userActuator{}
-
 // userDesired holds the credentials; it is hashed (so a password change in
 // the same Secret is noticed) but never logged.
 type userDesired struct {
@@ -159,31 +157,30 @@ func (a userActuator) Declare(_ context.Context, o *rmqv1.User, desired any) err
 	if err != nil {
 		return err
 	}
-	current, err := a.broker.GetUserLimits(d.Username)
+	have, err := a.limits(d.Username)
 	if err != nil && !rabbitmq.IsNotFound(err) {
 		return err
 	}
-	have := map[string]int{}
-	for _, c := range current {
-		for k, v := range c.Value {
-			have[k] = v
-		}
-	}
-	put, del := limitChanges(have, d.Limits)
-	for k, v := range put {
-		if err := rabbitmq.Done(a.broker.PutUserLimits(d.Username, rabbithole.UserLimitsValues{k: v})); err != nil {
-			return err
-		}
-	}
-	for _, k := range del {
-		if err := rabbitmq.Done(a.broker.DeleteUserLimits(d.Username, rabbithole.UserLimits{k})); err != nil {
-			return err
-		}
+	err = applyLimits(have, d.Limits,
+		func(k string, v int) error {
+			return rabbitmq.Done(a.broker.PutUserLimits(d.Username, rabbithole.UserLimitsValues{k: v}))
+		},
+		func(k string) error {
+			return rabbitmq.Done(a.broker.DeleteUserLimits(d.Username, rabbithole.UserLimits{k}))
+		})
+	if err != nil {
+		return err
 	}
 	if d.previous != "" && d.previous != d.Username && o.EffectiveDeletionPolicy() == rmqv1.DeletionPolicyDelete {
 		return rabbitmq.Done(a.broker.DeleteUser(d.previous))
 	}
 	return nil
+}
+
+// limits is GET /api/user-limits/{username} as one map (empty on an error).
+func (a userActuator) limits(username string) (map[string]int, error) {
+	listed, err := a.broker.GetUserLimits(username)
+	return mergedLimits(listed, func(l rabbithole.UserLimitsInfo) map[string]int { return l.Value }), err
 }
 
 // Delete deletes the user named in status.username; without one nothing was

@@ -12,8 +12,6 @@ import (
 // vhostActuator declares a Vhost: PUT /api/vhosts/{name}, then its limits.
 type vhostActuator struct{ broker *rabbithole.Client }
 
-var _ actuator[*rmqv1.Vhost] = vhostActuator{}
-
 type vhostDesired struct {
 	Name     string
 	Settings rabbithole.VhostSettings
@@ -34,28 +32,23 @@ func (a vhostActuator) Declare(_ context.Context, _ *rmqv1.Vhost, desired any) e
 	if err := rabbitmq.Done(a.broker.PutVhost(d.Name, d.Settings)); err != nil {
 		return err
 	}
-	current, err := a.broker.GetVhostLimits(d.Name)
+	have, err := a.limits(d.Name)
 	if err != nil {
 		return err
 	}
-	have := map[string]int{}
-	for _, c := range current {
-		for k, v := range c.Value {
-			have[k] = v
-		}
-	}
-	put, del := limitChanges(have, d.Limits)
-	for k, v := range put {
-		if err := rabbitmq.Done(a.broker.PutVhostLimits(d.Name, rabbithole.VhostLimitsValues{k: v})); err != nil {
-			return err
-		}
-	}
-	for _, k := range del {
-		if err := rabbitmq.Done(a.broker.DeleteVhostLimits(d.Name, rabbithole.VhostLimits{k})); err != nil {
-			return err
-		}
-	}
-	return nil
+	return applyLimits(have, d.Limits,
+		func(k string, v int) error {
+			return rabbitmq.Done(a.broker.PutVhostLimits(d.Name, rabbithole.VhostLimitsValues{k: v}))
+		},
+		func(k string) error {
+			return rabbitmq.Done(a.broker.DeleteVhostLimits(d.Name, rabbithole.VhostLimits{k}))
+		})
+}
+
+// limits is GET /api/vhost-limits/{name} as one map.
+func (a vhostActuator) limits(name string) (map[string]int, error) {
+	listed, err := a.broker.GetVhostLimits(name)
+	return mergedLimits(listed, func(l rabbithole.VhostLimitsInfo) map[string]int { return l.Value }), err
 }
 
 func (a vhostActuator) Delete(_ context.Context, o *rmqv1.Vhost) error {
@@ -71,6 +64,35 @@ func limitValues(in map[string]*int32) map[string]int {
 		}
 	}
 	return out
+}
+
+// mergedLimits merges the limits of a vhost's or user's limit listing.
+func mergedLimits[L any](listed []L, values func(L) map[string]int) map[string]int {
+	out := map[string]int{}
+	for _, l := range listed {
+		for k, v := range values(l) {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// applyLimits makes the broker's limits have equal want (limitChanges): one
+// put per limit missing or different, then one del per limit not desired;
+// the first error stops it.
+func applyLimits(have, want map[string]int, put func(k string, v int) error, del func(k string) error) error {
+	puts, dels := limitChanges(have, want)
+	for k, v := range puts {
+		if err := put(k, v); err != nil {
+			return err
+		}
+	}
+	for _, k := range dels {
+		if err := del(k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // limitChanges compares the broker's limits with the desired ones: the
