@@ -82,6 +82,15 @@ type Admin struct {
 	User, Project, Domain       string
 }
 
+// DomainOr is domain, or the admin domain of plane cp (AdminOf) when empty:
+// an order's effective domain.
+func DomainOr(domain string, cp *c5c3v1alpha1.ControlPlane) string {
+	if domain != "" {
+		return domain
+	}
+	return AdminOf(cp).Domain
+}
+
 // AdminOf reads spec.korc.adminCredential with defaults.
 func AdminOf(cp *c5c3v1alpha1.ControlPlane) Admin {
 	a := cp.Spec.KORC.AdminCredential

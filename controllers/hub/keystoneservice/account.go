@@ -22,10 +22,7 @@ import (
 
 // EffectiveDomain is spec.account.domainName, or the plane's admin domain.
 func EffectiveDomain(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) string {
-	if d := ks.Spec.Account.DomainName; d != "" {
-		return string(d)
-	}
-	return controlplane.AdminOf(cp).Domain
+	return controlplane.DomainOr(string(ks.Spec.Account.DomainName), cp)
 }
 
 // AdminIdentityOf decides the admin-identity refusal under
