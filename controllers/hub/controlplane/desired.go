@@ -142,6 +142,20 @@ func Credentials(cp *c5c3v1alpha1.ControlPlane) orcv1alpha1.CloudCredentialsRefe
 	return orcv1alpha1.CloudCredentialsReference{SecretName: a.CloudsSecret, CloudName: a.CloudName}
 }
 
+// ImportChild is the K-ORC import or probe name in plane cp's namespace,
+// labelled labels, authenticating with Credentials.
+func ImportChild(cp *c5c3v1alpha1.ControlPlane, name string, labels map[string]string) korc.Child {
+	return korc.Child{Name: name, Namespace: cp.Namespace, Labels: labels, Credentials: Credentials(cp)}
+}
+
+// ManagedChild is the K-ORC managed child name in plane cp's namespace,
+// labelled labels, authenticating with the plane's admin password cloud
+// (docs/reference/controlplane.md, "Plane contract").
+func ManagedChild(cp *c5c3v1alpha1.ControlPlane, name string, labels map[string]string) korc.Child {
+	return korc.Child{Name: name, Namespace: cp.Namespace, Labels: labels, Credentials: orcv1alpha1.CloudCredentialsReference{
+		SecretName: korc.AdminPasswordCloudSecretName(cp.Name), CloudName: AdminOf(cp).CloudName}}
+}
+
 // DomainImport is the admin Domain import (docs/reference/controlplane.md, "Status").
 func DomainImport(cp *c5c3v1alpha1.ControlPlane) *orcv1alpha1.Domain {
 	a := AdminOf(cp)
