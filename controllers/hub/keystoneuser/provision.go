@@ -148,13 +148,8 @@ func (p *pass) defaultProject(ctx context.Context) (*c5c3v1alpha1.KeystoneProjec
 	if ref == nil {
 		return nil, "", nil
 	}
-	var project *c5c3v1alpha1.KeystoneProject
-	var kp c5c3v1alpha1.KeystoneProject
-	err := p.oc.Get(ctx, types.NamespacedName{Namespace: p.ku.Namespace, Name: ref.Name}, &kp)
-	switch {
-	case err == nil:
-		project = &kp
-	case !apierrors.IsNotFound(err):
+	project, err := orders.GetOrNil[c5c3v1alpha1.KeystoneProject](ctx, p.oc, p.ku.Namespace, ref.Name)
+	if err != nil {
 		return nil, "", err
 	}
 	planeNS, planeName := orders.PlaneKey(p.ku.Spec.ControlPlaneRef, p.ku.Namespace)
