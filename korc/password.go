@@ -42,6 +42,20 @@ func PasswordGeneration(s *corev1.Secret) (int64, bool) {
 	return n, err == nil && n > 0
 }
 
+// PasswordSecrets indexes the live password Secrets of secrets by
+// PasswordGeneration, each only under the name name gives its
+// PasswordDiscriminator; the map points into secrets.
+func PasswordSecrets(secrets []corev1.Secret, name func(discriminator string) string) map[int64]*corev1.Secret {
+	out := map[int64]*corev1.Secret{}
+	for i := range secrets {
+		s := &secrets[i]
+		if g, ok := PasswordGeneration(s); ok && s.DeletionTimestamp.IsZero() && s.Name == name(PasswordDiscriminator(g)) {
+			out[g] = s
+		}
+	}
+	return out
+}
+
 // GenerationOfPasswordRef parses N out of a passwordRef name ending in
 // "-password-v<N>" (PasswordDiscriminator); ok is false for any other name.
 func GenerationOfPasswordRef(ref string) (int64, bool) {

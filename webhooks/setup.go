@@ -166,36 +166,38 @@ func RemoveConfigurations(ctx context.Context, c client.Client, urlBase string, 
 		}
 		return len(cc) > 0
 	}
-	var errs []error
-	var m admissionregistrationv1.MutatingWebhookConfiguration
-	if err := c.Get(ctx, client.ObjectKey{Name: MutatingConfigurationName}, &m); err != nil {
-		if !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("reading %s: %w", MutatingConfigurationName, err))
+	return errors.Join(
+		removeMine(ctx, c, MutatingConfigurationName, &admissionregistrationv1.MutatingWebhookConfiguration{}, mine,
+			func(m *admissionregistrationv1.MutatingWebhookConfiguration) (cc []admissionregistrationv1.WebhookClientConfig) {
+				for _, w := range m.Webhooks {
+					cc = append(cc, w.ClientConfig)
+				}
+				return cc
+			}),
+		removeMine(ctx, c, ValidatingConfigurationName, &admissionregistrationv1.ValidatingWebhookConfiguration{}, mine,
+			func(v *admissionregistrationv1.ValidatingWebhookConfiguration) (cc []admissionregistrationv1.WebhookClientConfig) {
+				for _, w := range v.Webhooks {
+					cc = append(cc, w.ClientConfig)
+				}
+				return cc
+			}))
+}
+
+// removeMine reads the configuration name into obj and deletes it (deleteAt)
+// when mine holds for its webhooks' client configs (configs); an absent one
+// is no error. Errors: the read or the delete failed.
+func removeMine[T client.Object](ctx context.Context, c client.Client, name string, obj T,
+	mine func([]admissionregistrationv1.WebhookClientConfig) bool, configs func(T) []admissionregistrationv1.WebhookClientConfig) error {
+	if err := c.Get(ctx, client.ObjectKey{Name: name}, obj); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil
 		}
-	} else {
-		var cc []admissionregistrationv1.WebhookClientConfig
-		for _, w := range m.Webhooks {
-			cc = append(cc, w.ClientConfig)
-		}
-		if mine(cc) {
-			errs = append(errs, deleteAt(ctx, c, &m))
-		}
+		return fmt.Errorf("reading %s: %w", name, err)
 	}
-	var v admissionregistrationv1.ValidatingWebhookConfiguration
-	if err := c.Get(ctx, client.ObjectKey{Name: ValidatingConfigurationName}, &v); err != nil {
-		if !apierrors.IsNotFound(err) {
-			errs = append(errs, fmt.Errorf("reading %s: %w", ValidatingConfigurationName, err))
-		}
-	} else {
-		var cc []admissionregistrationv1.WebhookClientConfig
-		for _, w := range v.Webhooks {
-			cc = append(cc, w.ClientConfig)
-		}
-		if mine(cc) {
-			errs = append(errs, deleteAt(ctx, c, &v))
-		}
+	if !mine(configs(obj)) {
+		return nil
 	}
-	return errors.Join(errs...)
+	return deleteAt(ctx, c, obj)
 }
 
 // deleteAt deletes o at the UID and resourceVersion it was read with; gone

@@ -87,11 +87,7 @@ func (e ExternalSecret) Build() (*unstructured.Unstructured, error) {
 		}
 		target["template"] = tm
 	}
-	u := New(ExternalSecretGVK)
-	u.SetName(e.Name)
-	u.SetNamespace(e.Namespace)
-	setIf(e.Labels, u.SetLabels)
-	setIf(e.Annotations, u.SetAnnotations)
+	u := object(ExternalSecretGVK, e.Namespace, e.Name, e.Labels, e.Annotations)
 	u.Object["spec"] = map[string]any{
 		"refreshInterval": duration(e.RefreshInterval),
 		"secretStoreRef":  map[string]any{"name": e.StoreName, "kind": storeKind(e.StoreKind)},

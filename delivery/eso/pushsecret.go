@@ -71,11 +71,7 @@ func (p PushSecret) Build() (*unstructured.Unstructured, error) {
 			"remoteRef": map[string]any{"remoteKey": d.RemoteKey, "property": d.Property},
 		}})
 	}
-	u := New(PushSecretGVK)
-	u.SetName(p.Name)
-	u.SetNamespace(p.Namespace)
-	setIf(p.Labels, u.SetLabels)
-	setIf(p.Annotations, u.SetAnnotations)
+	u := object(PushSecretGVK, p.Namespace, p.Name, p.Labels, p.Annotations)
 	u.Object["spec"] = map[string]any{
 		"refreshInterval": duration(p.RefreshInterval),
 		"deletionPolicy":  DeletionPolicyDelete,

@@ -7,6 +7,7 @@ import (
 	"net/url"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 )
 
 // VaultKVVersion2 is the provider's KV engine version orderhub uses.
@@ -77,10 +78,7 @@ func (s SecretStore) Build() (*unstructured.Unstructured, error) {
 	if len(s.CABundle) > 0 {
 		vault["caBundle"] = base64.StdEncoding.EncodeToString(s.CABundle)
 	}
-	u := New(SecretStoreGVK)
-	u.SetName(s.Name)
-	u.SetNamespace(s.Namespace)
-	setIf(s.Labels, u.SetLabels)
+	u := object(SecretStoreGVK, s.Namespace, s.Name, s.Labels, nil)
 	u.Object["spec"] = map[string]any{"provider": map[string]any{"vault": vault}}
 	return u, nil
 }
@@ -107,9 +105,17 @@ func (s SecretStore) auth() (map[string]any, error) {
 	}
 }
 
-// setIf calls set with m when m is not empty.
-func setIf(m map[string]string, set func(map[string]string)) {
-	if len(m) > 0 {
-		set(m)
+// object is an empty object of gvk named namespace/name with labels and
+// annotations, each set only when not empty.
+func object(gvk schema.GroupVersionKind, namespace, name string, labels, annotations map[string]string) *unstructured.Unstructured {
+	u := New(gvk)
+	u.SetName(name)
+	u.SetNamespace(namespace)
+	if len(labels) > 0 {
+		u.SetLabels(labels)
 	}
+	if len(annotations) > 0 {
+		u.SetAnnotations(annotations)
+	}
+	return u
 }

@@ -94,27 +94,30 @@ func (k *KV) VerifyProperty(ctx context.Context, path, property, want string) (b
 
 // Exists reports whether path has metadata (any version, live or deleted).
 func (k *KV) Exists(ctx context.Context, path string) (bool, error) {
-	_, err := k.kv.GetMetadata(ctx, path)
-	if errors.Is(err, bao.ErrSecretNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("openbao: read metadata %s: %w", path, err)
-	}
-	return true, nil
+	m, err := k.metadata(ctx, path)
+	return m != nil, err
 }
 
 // ManagedByExternalSecrets reports whether path carries ESO's
 // managed-by=external-secrets custom metadata. A missing path reports false.
 func (k *KV) ManagedByExternalSecrets(ctx context.Context, path string) (bool, error) {
-	m, err := k.kv.GetMetadata(ctx, path)
-	if errors.Is(err, bao.ErrSecretNotFound) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("openbao: read metadata %s: %w", path, err)
+	m, err := k.metadata(ctx, path)
+	if m == nil {
+		return false, err
 	}
 	return fmt.Sprint(m.CustomMetadata[ManagedByKey]) == ManagedByESO, nil
+}
+
+// metadata reads path's metadata; nil and no error when path is missing.
+func (k *KV) metadata(ctx context.Context, path string) (*bao.KVMetadata, error) {
+	m, err := k.kv.GetMetadata(ctx, path)
+	if errors.Is(err, bao.ErrSecretNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("openbao: read metadata %s: %w", path, err)
+	}
+	return m, nil
 }
 
 // DeleteMetadata removes every version and the metadata of path: the

@@ -26,6 +26,18 @@ type Checker interface {
 	Credential(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, userID, id string, now time.Time) (Finding, error)
 }
 
+// OrDefault is period and c, with DefaultLoginPeriod for a period <= 0 and a
+// Keystone of the caller's own for a nil c (a reconciler's Options defaults).
+func OrDefault(period time.Duration, c Checker) (time.Duration, Checker) {
+	if period <= 0 {
+		period = DefaultLoginPeriod
+	}
+	if c == nil {
+		c = &Keystone{}
+	}
+	return period, c
+}
+
 // Keystone is the Checker talking to Keystone with gophercloud through the
 // plane's cached admin session (Sessions; nil: a private cache).
 type Keystone struct {

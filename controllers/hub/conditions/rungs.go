@@ -3,6 +3,7 @@ package conditions
 import (
 	"fmt"
 
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -69,4 +70,50 @@ func ProbeWaitMessage(probe korc.ProbeResult, domain *korc.State, importWhat str
 		msg += ": " + probe.Message
 	}
 	return msg
+}
+
+// Collision is the rung of a name or identity the order must not take: Next
+// unless hit; else False(reason, ownedMsg) when the order already owns the
+// Keystone object at stake (owned: its teardown would delete it), or
+// False(reason, refusedMsg) when nothing was touched.
+func Collision(hit, owned bool, reason, ownedMsg, refusedMsg string) (Verdict, bool) {
+	switch {
+	case !hit:
+		return Next()
+	case owned:
+		return False(reason, ownedMsg)
+	}
+	return False(reason, refusedMsg)
+}
+
+// Probe is a collision probe before the Keystone object it guards exists.
+type Probe struct {
+	Result korc.ProbeResult
+	// External: the plane is External-mode (ExternalCause).
+	External bool
+	// Collision and Failed are the kind's reasons; Collided is the message of
+	// a collision.
+	Collision, Failed, Collided string
+	// Waiting is the ProbingForCollision message, ExternalWaiting that of an
+	// external cause.
+	Waiting, ExternalWaiting string
+}
+
+// Verdict is p's rung (korc.DecideProbe, never adopting): Collide is
+// False(Collision, Collided), Fail False(Failed, "collision probe: <reason>:
+// <message>"), Wait the external cause of the probe's message or
+// ProbingForCollision.
+func (p Probe) Verdict() (Verdict, bool) {
+	switch korc.DecideProbe(p.Result, false) {
+	case korc.ProbeCollide:
+		return False(p.Collision, p.Collided)
+	case korc.ProbeFail:
+		return False(p.Failed, "collision probe: "+p.Result.Reason+": "+p.Result.Message)
+	case korc.ProbeWait:
+		if reason, ok := ExternalCause(p.External, korc.State{Phase: korc.PhaseProgressing, Message: p.Result.Message}); ok {
+			return False(reason, p.ExternalWaiting)
+		}
+		return False(c5c3v1alpha1.ReasonProbingForCollision, p.Waiting)
+	}
+	return Next()
 }

@@ -82,6 +82,15 @@ type Admin struct {
 	User, Project, Domain       string
 }
 
+// DomainOr is domain, or the admin domain of plane cp (AdminOf) when empty:
+// an order's effective domain.
+func DomainOr(domain string, cp *c5c3v1alpha1.ControlPlane) string {
+	if domain != "" {
+		return domain
+	}
+	return AdminOf(cp).Domain
+}
+
 // AdminOf reads spec.korc.adminCredential with defaults.
 func AdminOf(cp *c5c3v1alpha1.ControlPlane) Admin {
 	a := cp.Spec.KORC.AdminCredential
@@ -131,6 +140,20 @@ func SecretNames(cp *c5c3v1alpha1.ControlPlane) []string {
 func Credentials(cp *c5c3v1alpha1.ControlPlane) orcv1alpha1.CloudCredentialsReference {
 	a := AdminOf(cp)
 	return orcv1alpha1.CloudCredentialsReference{SecretName: a.CloudsSecret, CloudName: a.CloudName}
+}
+
+// ImportChild is the K-ORC import or probe name in plane cp's namespace,
+// labelled labels, authenticating with Credentials.
+func ImportChild(cp *c5c3v1alpha1.ControlPlane, name string, labels map[string]string) korc.Child {
+	return korc.Child{Name: name, Namespace: cp.Namespace, Labels: labels, Credentials: Credentials(cp)}
+}
+
+// ManagedChild is the K-ORC managed child name in plane cp's namespace,
+// labelled labels, authenticating with the plane's admin password cloud
+// (docs/reference/controlplane.md, "Plane contract").
+func ManagedChild(cp *c5c3v1alpha1.ControlPlane, name string, labels map[string]string) korc.Child {
+	return korc.Child{Name: name, Namespace: cp.Namespace, Labels: labels, Credentials: orcv1alpha1.CloudCredentialsReference{
+		SecretName: korc.AdminPasswordCloudSecretName(cp.Name), CloudName: AdminOf(cp).CloudName}}
 }
 
 // DomainImport is the admin Domain import (docs/reference/controlplane.md, "Status").

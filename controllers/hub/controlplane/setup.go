@@ -78,7 +78,7 @@ func SetupWithManager(mgr ctrl.Manager, opts Options) error {
 		Owns(&orcv1alpha1.Domain{}).
 		Watches(&corev1.Secret{}, handler.EnqueueRequestsFromMapFunc(planesOfSecret(c))).
 		// A plane created or deleted re-decides its namespace's duplicate guard.
-		Watches(&c5c3v1alpha1.ControlPlane{}, handler.EnqueueRequestsFromMapFunc(planesInNamespace(c)),
+		Watches(&c5c3v1alpha1.ControlPlane{}, handler.EnqueueRequestsFromMapFunc(lifecycle.InNamespace[c5c3v1alpha1.ControlPlaneList](c)),
 			builder.WithPredicates(createOrDelete))
 	if opts.OpenBao != nil {
 		b = b.Watches(eso.New(eso.SecretStoreGVK), handler.EnqueueRequestsFromMapFunc(planeOfLabels)).
@@ -124,21 +124,6 @@ func planeOfService(_ context.Context, o client.Object) []reconcile.Request {
 		return nil
 	}
 	return []reconcile.Request{{NamespacedName: client.ObjectKey{Namespace: ks.ControlPlaneNamespace(), Name: ks.Spec.ControlPlaneRef.Name}}}
-}
-
-// planesInNamespace maps an object to every ControlPlane in its namespace.
-func planesInNamespace(c client.Client) handler.MapFunc {
-	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		var list c5c3v1alpha1.ControlPlaneList
-		if err := c.List(ctx, &list, client.InNamespace(o.GetNamespace())); err != nil {
-			return nil
-		}
-		reqs := make([]reconcile.Request, 0, len(list.Items))
-		for _, cp := range list.Items {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&cp)})
-		}
-		return reqs
-	}
 }
 
 // planesOfSecret maps a Secret to the planes of its namespace that read or

@@ -44,18 +44,11 @@ func PasswordSecretName(cluster, namespace, user string, gen int64) string {
 func (p *pass) references(ctx context.Context) (refsRead, error) {
 	ac := p.ac
 	out := refsRead{References: applicationcredential.References{Namespace: ac.Namespace, Spec: ac.Spec}}
-	var user c5c3v1alpha1.KeystoneUser
-	switch err := p.oc.Get(ctx, types.NamespacedName{Namespace: ac.Namespace, Name: ac.Spec.UserRef.Name}, &user); {
-	case err == nil:
-		out.User = &user
-	case !apierrors.IsNotFound(err):
+	var err error
+	if out.User, err = orders.GetOrNil[c5c3v1alpha1.KeystoneUser](ctx, p.oc, ac.Namespace, ac.Spec.UserRef.Name); err != nil {
 		return out, fmt.Errorf("read KeystoneUser %s: %w", ac.Spec.UserRef.Name, err)
 	}
-	var project c5c3v1alpha1.KeystoneProject
-	switch err := p.oc.Get(ctx, types.NamespacedName{Namespace: ac.Namespace, Name: ac.Spec.ProjectRef.Name}, &project); {
-	case err == nil:
-		out.Project = &project
-	case !apierrors.IsNotFound(err):
+	if out.Project, err = orders.GetOrNil[c5c3v1alpha1.KeystoneProject](ctx, p.oc, ac.Namespace, ac.Spec.ProjectRef.Name); err != nil {
 		return out, fmt.Errorf("read KeystoneProject %s: %w", ac.Spec.ProjectRef.Name, err)
 	}
 	if err := p.keystoneIDs(ctx, &out); err != nil {

@@ -91,16 +91,11 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Budget == nil {
 		opts.Budget = orders.NewRotationBudget()
 	}
-	if opts.LoginPeriod <= 0 {
-		opts.LoginPeriod = atrest.DefaultLoginPeriod
-	}
-	if opts.Checker == nil {
-		opts.Checker = &atrest.Keystone{}
-	}
+	opts.LoginPeriod, opts.Checker = atrest.OrDefault(opts.LoginPeriod, opts.Checker)
 	r := &Reconciler{Base: base, now: opts.Now,
 		resync: opts.ReadyResync, prober: opts.Prober, revoker: opts.Revoker, roles: opts.Roles, budget: opts.Budget,
 		checker: opts.Checker, loginPeriod: opts.LoginPeriod}
-	kind := orders.KindKeystoneApplicationCredential
+	name := orders.KindKeystoneApplicationCredential
 	localOnly := orders.LocalOnly()
 	everywhere := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(true)}
 	workloads := []mcbuilder.WatchesOption{mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithEngageWithProviderClusters(true),
@@ -108,14 +103,11 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	return mcbuilder.ControllerManagedBy(hub.Manager).
 		Named("keystoneapplicationcredential").
 		For(&c5c3v1alpha1.KeystoneApplicationCredential{}, mcbuilder.WithEngageWithLocalCluster(true)).
-		Watches(&orcv1alpha1.ApplicationCredential{}, orders.EnqueueOrderOfChild(kind), localOnly...).
-		Watches(&corev1.Secret{}, orders.EnqueueOrderOfChild(kind), localOnly...).
-		Watches(eso.NewMetadata(eso.PushSecretGVK), orders.EnqueueOrderOfChild(kind), localOnly...).
-		Watches(&c5c3v1alpha1.ControlPlane{}, orders.EnqueueOrdersOfPlane(hub, kind,
-			func() client.ObjectList { return &c5c3v1alpha1.KeystoneApplicationCredentialList{} },
-			func(o client.Object) c5c3v1alpha1.ControlPlaneRefSpec {
-				return o.(*c5c3v1alpha1.KeystoneApplicationCredential).Spec.ControlPlaneRef
-			}), localOnly...).
+		Watches(&orcv1alpha1.ApplicationCredential{}, orders.EnqueueOrderOfChild(name), localOnly...).
+		Watches(&corev1.Secret{}, orders.EnqueueOrderOfChild(name), localOnly...).
+		Watches(eso.NewMetadata(eso.PushSecretGVK), orders.EnqueueOrderOfChild(name), localOnly...).
+		Watches(&c5c3v1alpha1.ControlPlane{}, orders.EnqueueOrdersOfPlane[c5c3v1alpha1.KeystoneApplicationCredentialList](hub, name, kind{}.PlaneRef),
+			localOnly...).
 		Watches(&c5c3v1alpha1.KeystoneUser{}, referencing(), everywhere...).
 		Watches(&c5c3v1alpha1.KeystoneProject{}, referencing(), everywhere...).
 		Watches(&c5c3v1alpha1.KeystoneRoleAssignment{}, referencing(), everywhere...).

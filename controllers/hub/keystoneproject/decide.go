@@ -1,6 +1,7 @@
 package keystoneproject
 
 import (
+	"cmp"
 	"fmt"
 	"sort"
 	"strings"
@@ -26,19 +27,13 @@ const (
 
 // EffectiveProjectName is spec.projectName, or metadata.name when unset.
 func EffectiveProjectName(kp *c5c3v1alpha1.KeystoneProject) string {
-	if n := kp.Spec.ProjectName; n != "" {
-		return string(n)
-	}
-	return kp.Name
+	return cmp.Or(string(kp.Spec.ProjectName), kp.Name)
 }
 
 // EffectiveDomain is the project's domain: spec.domainName, or the plane's
 // admin domain (controlplane.AdminOf(cp).Domain) when unset.
 func EffectiveDomain(kp *c5c3v1alpha1.KeystoneProject, cp *c5c3v1alpha1.ControlPlane) string {
-	if d := kp.Spec.DomainName; d != "" {
-		return string(d)
-	}
-	return controlplane.AdminOf(cp).Domain
+	return controlplane.DomainOr(string(kp.Spec.DomainName), cp)
 }
 
 // IsAdminDomain reports whether domain is the plane's admin domain under
@@ -127,32 +122,20 @@ func ProjectCondition(o Observation, gen int64) metav1.Condition {
 
 // adminProject: the project resolves to the plane's admin project.
 func adminProject(o Observation) (conditions.Verdict, bool) {
-	switch o.Admin {
-	case AdminProjectNotOwned:
-		return conditions.False(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
-			"the project resolves to ControlPlane %s's admin project, which is never orderable; nothing was touched: "+
-				"delete this KeystoneProject and re-create it with a projectName of its own", o.Plane))
-	case AdminProjectOwned:
-		return conditions.False(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
-			"ControlPlane %s's admin project was edited onto the project this order owns: "+
-				"change spec.korc.adminCredential on the ControlPlane back; do NOT delete this KeystoneProject, "+
-				"its teardown would delete that project from Keystone", o.Plane))
-	}
-	return conditions.Next()
+	return conditions.Collision(o.Admin != NotAdminProject, o.Admin == AdminProjectOwned, c5c3v1alpha1.ReasonProjectCollision,
+		fmt.Sprintf("ControlPlane %s's admin project was edited onto the project this order owns: "+
+			"change spec.korc.adminCredential on the ControlPlane back; do NOT delete this KeystoneProject, "+
+			"its teardown would delete that project from Keystone", o.Plane),
+		fmt.Sprintf("the project resolves to ControlPlane %s's admin project, which is never orderable; nothing was touched: "+
+			"delete this KeystoneProject and re-create it with a projectName of its own", o.Plane))
 }
 
 // nameClaimed: another order holds the claim on the project's name.
 func nameClaimed(o Observation) (conditions.Verdict, bool) {
-	switch {
-	case o.ClaimHolder == "":
-		return conditions.Next()
-	case o.ProjectExists:
-		return conditions.False(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
-			"another order, %s, holds this project name in domain %s, and this order's K-ORC Project, created before name claims existed, "+
-				"shares that Keystone project: do NOT delete this KeystoneProject, its teardown would delete the holder's project", o.ClaimHolder, o.DomainName))
-	}
-	return conditions.False(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
-		"another order, %s, holds this project name in domain %s; two orders never share a Keystone project and nothing was touched: "+
+	return conditions.Collision(o.ClaimHolder != "", o.ProjectExists, c5c3v1alpha1.ReasonProjectCollision,
+		fmt.Sprintf("another order, %s, holds this project name in domain %s, and this order's K-ORC Project, created before name claims existed, "+
+			"shares that Keystone project: do NOT delete this KeystoneProject, its teardown would delete the holder's project", o.ClaimHolder, o.DomainName),
+		fmt.Sprintf("another order, %s, holds this project name in domain %s; two orders never share a Keystone project and nothing was touched: "+
 			"delete this order and re-create it with spec.projectName set to a free name (the field is immutable), or delete the other order first", o.ClaimHolder, o.DomainName))
 }
 
@@ -161,21 +144,12 @@ func projectProbe(o Observation) (conditions.Verdict, bool) {
 	if o.ProjectExists {
 		return conditions.Next()
 	}
-	switch korc.DecideProbe(o.Probe, false) {
-	case korc.ProbeCollide:
-		return conditions.False(c5c3v1alpha1.ReasonProjectCollision, fmt.Sprintf(
-			"a project of this name already exists in domain %s (id %s) that this order does not own; nothing was touched: "+
-				"a KeystoneProject never adopts: delete this order and re-create it with spec.projectName set to a free name (the field is immutable)", o.DomainName, o.Probe.ID))
-	case korc.ProbeFail:
-		return conditions.False(c5c3v1alpha1.ReasonProjectFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
-	case korc.ProbeWait:
-		if reason, ok := conditions.ExternalCause(o.External, korc.State{Phase: korc.PhaseProgressing, Message: o.Probe.Message}); ok {
-			return conditions.False(reason, "collision probe: "+o.Probe.Message)
-		}
-		return conditions.False(c5c3v1alpha1.ReasonProbingForCollision,
-			conditions.ProbeWaitMessage(o.Probe, o.Domain, "the import of domain "+o.DomainName))
-	}
-	return conditions.Next()
+	return conditions.Probe{Result: o.Probe, External: o.External,
+		Collision: c5c3v1alpha1.ReasonProjectCollision, Failed: c5c3v1alpha1.ReasonProjectFailed,
+		Collided: fmt.Sprintf("a project of this name already exists in domain %s (id %s) that this order does not own; nothing was touched: "+
+			"a KeystoneProject never adopts: delete this order and re-create it with spec.projectName set to a free name (the field is immutable)", o.DomainName, o.Probe.ID),
+		Waiting:         conditions.ProbeWaitMessage(o.Probe, o.Domain, "the import of domain "+o.DomainName),
+		ExternalWaiting: "collision probe: " + o.Probe.Message}.Verdict()
 }
 
 // projectState: the managed Project's state; Ready only with a project id.

@@ -33,14 +33,13 @@ func (p *pass) childName(disc string) string {
 // importChild is an import or probe child: it authenticates with the
 // plane's application-credential cloud (controlplane.Credentials).
 func (p *pass) importChild(disc string) korc.Child {
-	return korc.Child{Name: p.childName(disc), Namespace: p.cp.Namespace, Labels: p.lbl, Credentials: controlplane.Credentials(p.cp)}
+	return controlplane.ImportChild(p.cp, p.childName(disc), p.lbl)
 }
 
 // managedChild is a managed child: it authenticates with the plane's admin
 // password cloud (docs/reference/controlplane.md, "Plane contract").
 func (p *pass) managedChild(disc string) korc.Child {
-	return korc.Child{Name: p.childName(disc), Namespace: p.cp.Namespace, Labels: p.lbl, Credentials: orcv1alpha1.CloudCredentialsReference{
-		SecretName: korc.AdminPasswordCloudSecretName(p.cp.Name), CloudName: controlplane.AdminOf(p.cp).CloudName}}
+	return controlplane.ManagedChild(p.cp, p.childName(disc), p.lbl)
 }
 
 // project projects the order and returns the observation and the project's

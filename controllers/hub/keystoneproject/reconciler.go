@@ -55,42 +55,31 @@ func (kind) PlaneRef(kp orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return kp.S
 func (k kind) Teardown(*orders.Pass[orderObj]) orders.Teardown[orderObj] { return k.teardown() }
 
 func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
-	return &actuator{r: k.Reconciler, p: p, o: Observation{Gate: p.Gate}}
+	return &actuator{Settled: orders.Settled[orderObj, orderStatus]{Pass: p, Now: k.now, After: RequeueAfter}, r: k.Reconciler,
+		o: Observation{Gate: p.Gate}}
 }
 
 // actuator is one normal pass of a KeystoneProject (orders.Actuator).
 type actuator struct {
+	orders.Settled[orderObj, orderStatus]
 	r        *Reconciler
-	p        *orders.Pass[orderObj]
 	o        Observation
 	domainID string
-	ready    bool
 }
 
 // Act projects the order (project).
 func (a *actuator) Act(ctx context.Context) error {
-	a.o, a.domainID = a.r.project(ctx, a.p.Obj, a.p.Plane, a.p.Order)
-	a.o.Gate = a.p.Gate
+	p := a.Pass
+	a.o, a.domainID = a.r.project(ctx, p.Obj, p.Plane, p.Order)
+	a.o.Gate = p.Gate
 	return a.o.Error
 }
 
-func (*actuator) Gated(context.Context) error { return nil }
-
 // Status is ProjectCondition and StatusOf.
 func (a *actuator) Status() lifecycle.StatusUpdate[orderStatus] {
-	kp := a.p.Obj
+	kp := a.Pass.Obj
 	cond := ProjectCondition(a.o, kp.Generation)
-	a.ready = cond.Status == metav1.ConditionTrue
-	return lifecycle.StatusUpdate[orderStatus]{Fields: StatusOf(kp.Status, a.o, EffectiveProjectName(kp), a.domainID),
-		Conditions: Conditions(cond, kp.Generation), Now: a.r.now()}
-}
-
-// Requeue is RequeueAfter, backing off from the time the order has not been
-// Ready (its conditions as this pass wrote them).
-func (a *actuator) Requeue() time.Duration {
-	kp := a.p.Obj
-	return RequeueAfter(a.ready, a.p.Order.OnTargetCluster(),
-		orders.NotReadyFor(kp.Status.Conditions, kp.CreationTimestamp.Time, a.r.now().Time))
+	return a.Settle(cond, Conditions(cond, kp.Generation), StatusOf(kp.Status, a.o, EffectiveProjectName(kp), a.domainID))
 }
 
 // TenantName is the effective domain and project name (orders.TenantNamed).

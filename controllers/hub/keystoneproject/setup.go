@@ -49,18 +49,14 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		return err
 	}
 	r := &Reconciler{Base: base, now: metav1.Now, heldRequeue: opts.HeldRequeue}
-	kind := orders.KindKeystoneProject
+	name := orders.KindKeystoneProject
 	localOnly := orders.LocalOnly()
 	return mcbuilder.ControllerManagedBy(hub.Manager).
 		Named("keystoneproject").
 		For(&c5c3v1alpha1.KeystoneProject{}, mcbuilder.WithEngageWithLocalCluster(true)).
-		Watches(&orcv1alpha1.Project{}, orders.EnqueueOrderOfChild(kind), localOnly...).
-		Watches(&orcv1alpha1.Domain{}, orders.EnqueueOrderOfChild(kind), localOnly...).
-		Watches(&c5c3v1alpha1.ControlPlane{}, orders.EnqueueOrdersOfPlane(hub, kind,
-			func() client.ObjectList { return &c5c3v1alpha1.KeystoneProjectList{} },
-			func(o client.Object) c5c3v1alpha1.ControlPlaneRefSpec {
-				return o.(*c5c3v1alpha1.KeystoneProject).Spec.ControlPlaneRef
-			}), localOnly...).
+		Watches(&orcv1alpha1.Project{}, orders.EnqueueOrderOfChild(name), localOnly...).
+		Watches(&orcv1alpha1.Domain{}, orders.EnqueueOrderOfChild(name), localOnly...).
+		Watches(&c5c3v1alpha1.ControlPlane{}, orders.EnqueueOrdersOfPlane[c5c3v1alpha1.KeystoneProjectList](hub, name, kind{}.PlaneRef), localOnly...).
 		Watches(&c5c3v1alpha1.KeystoneApplicationCredential{}, deletingProjectOf(projectOfCredential),
 			mcbuilder.WithEngageWithLocalCluster(true), mcbuilder.WithPredicates(orders.HoldChanged)).
 		Watches(&c5c3v1alpha1.KeystoneUser{}, deletingProjectOf(projectOfUser),

@@ -5,8 +5,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -32,30 +30,22 @@ func roleImportName(ord orders.Order, role string) string {
 // yet waits too. Errors: a read failure other than NotFound.
 func refs(ctx context.Context, oc, local client.Reader, ra *c5c3v1alpha1.KeystoneRoleAssignment, cp *c5c3v1alpha1.ControlPlane,
 	cluster string) (conditions.Gate, string, string, error) {
-	var user c5c3v1alpha1.KeystoneUser
-	userPtr := &user
-	if err := oc.Get(ctx, types.NamespacedName{Namespace: ra.Namespace, Name: ra.Spec.UserRef.Name}, &user); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return conditions.Gate{}, "", "", err
-		}
-		userPtr = nil
+	user, err := orders.GetOrNil[c5c3v1alpha1.KeystoneUser](ctx, oc, ra.Namespace, ra.Spec.UserRef.Name)
+	if err != nil {
+		return conditions.Gate{}, "", "", err
 	}
-	if g := orders.UserGate(ra.Namespace, ra.Spec.UserRef, userPtr, cp.Namespace, cp.Name); !g.Passed() {
+	if g := orders.UserGate(ra.Namespace, ra.Spec.UserRef, user, cp.Namespace, cp.Name); !g.Passed() {
 		return g, "", "", nil
 	}
 	if user.Status.UserID == "" {
 		return conditions.Gate{Reason: c5c3v1alpha1.ReasonWaitingForUser, Message: fmt.Sprintf(
 			"KeystoneUser %s reports no status.userID yet", user.Name)}, "", "", nil
 	}
-	var project c5c3v1alpha1.KeystoneProject
-	projectPtr := &project
-	if err := oc.Get(ctx, types.NamespacedName{Namespace: ra.Namespace, Name: ra.Spec.ProjectRef.Name}, &project); err != nil {
-		if !apierrors.IsNotFound(err) {
-			return conditions.Gate{}, "", "", err
-		}
-		projectPtr = nil
+	project, err := orders.GetOrNil[c5c3v1alpha1.KeystoneProject](ctx, oc, ra.Namespace, ra.Spec.ProjectRef.Name)
+	if err != nil {
+		return conditions.Gate{}, "", "", err
 	}
-	if g := orders.ProjectGate(ra.Namespace, ra.Spec.ProjectRef, projectPtr, cp.Namespace, cp.Name); !g.Passed() {
+	if g := orders.ProjectGate(ra.Namespace, ra.Spec.ProjectRef, project, cp.Namespace, cp.Name); !g.Passed() {
 		return g, "", "", nil
 	}
 	if project.Status.ProjectID == "" {

@@ -2,7 +2,6 @@ package keystoneroleassignment
 
 import (
 	"context"
-	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -56,22 +55,22 @@ func (kind) PlaneRef(ra orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return ra.S
 func (k kind) Teardown(*orders.Pass[orderObj]) orders.Teardown[orderObj] { return k.teardown() }
 
 func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
-	return &actuator{r: k.Reconciler, p: p, o: Observation{Gate: p.Gate, Role: string(p.Obj.Spec.Role), Namespace: p.Obj.Namespace}}
+	return &actuator{Settled: orders.Settled[orderObj, orderStatus]{Pass: p, Now: k.now, After: RequeueAfter}, r: k.Reconciler,
+		o: Observation{Gate: p.Gate, Role: string(p.Obj.Spec.Role), Namespace: p.Obj.Namespace}}
 }
 
 // actuator is one normal pass of a KeystoneRoleAssignment (orders.Actuator).
 type actuator struct {
+	orders.Settled[orderObj, orderStatus]
 	r                 *Reconciler
-	p                 *orders.Pass[orderObj]
 	o                 Observation
 	userID, projectID string
-	ready             bool
 }
 
 // Act checks the role against the namespace's allowedRoles and, when it is
 // allowed, assigns it (assign).
 func (a *actuator) Act(ctx context.Context) error {
-	p := a.p
+	p := a.Pass
 	as, _ := orders.Assigned(p.Plane, p.Order.Cluster, p.Order.Namespace)
 	a.o.Allowed = orders.RoleAllowed(as, string(p.Obj.Spec.Role))
 	a.o.Plane, a.o.External = p.Plane.Namespace+"/"+p.Plane.Name, controlplane.IsExternal(p.Plane)
@@ -81,21 +80,9 @@ func (a *actuator) Act(ctx context.Context) error {
 	return a.o.Error
 }
 
-func (*actuator) Gated(context.Context) error { return nil }
-
 // Status is AssignmentCondition and StatusOf.
 func (a *actuator) Status() lifecycle.StatusUpdate[orderStatus] {
-	ra := a.p.Obj
+	ra := a.Pass.Obj
 	cond := AssignmentCondition(a.o, ra.Generation)
-	a.ready = cond.Status == metav1.ConditionTrue
-	return lifecycle.StatusUpdate[orderStatus]{Fields: StatusOf(ra.Status, a.o, a.userID, a.projectID),
-		Conditions: Conditions(cond, ra.Generation), Now: a.r.now()}
-}
-
-// Requeue is RequeueAfter, backing off from the time the order has not been
-// Ready (its conditions as this pass wrote them).
-func (a *actuator) Requeue() time.Duration {
-	ra := a.p.Obj
-	return RequeueAfter(a.ready, a.p.Order.OnTargetCluster(),
-		orders.NotReadyFor(ra.Status.Conditions, ra.CreationTimestamp.Time, a.r.now().Time))
+	return a.Settle(cond, Conditions(cond, ra.Generation), StatusOf(ra.Status, a.o, a.userID, a.projectID))
 }

@@ -50,18 +50,14 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		return err
 	}
 	r := &Reconciler{Base: base, now: metav1.Now, granter: opts.Granter}
-	kind := orders.KindKeystoneRoleAssignment
+	name := orders.KindKeystoneRoleAssignment
 	localOnly := orders.LocalOnly()
 	everywhere := mcbuilder.WithEngageWithLocalCluster(true)
 	return mcbuilder.ControllerManagedBy(hub.Manager).
 		Named("keystoneroleassignment").
 		For(&c5c3v1alpha1.KeystoneRoleAssignment{}, everywhere).
-		Watches(&orcv1alpha1.Role{}, orders.EnqueueOrderOfChild(kind), localOnly...).
-		Watches(&c5c3v1alpha1.ControlPlane{}, orders.EnqueueOrdersOfPlane(hub, kind,
-			func() client.ObjectList { return &c5c3v1alpha1.KeystoneRoleAssignmentList{} },
-			func(o client.Object) c5c3v1alpha1.ControlPlaneRefSpec {
-				return o.(*c5c3v1alpha1.KeystoneRoleAssignment).Spec.ControlPlaneRef
-			}), localOnly...).
+		Watches(&orcv1alpha1.Role{}, orders.EnqueueOrderOfChild(name), localOnly...).
+		Watches(&c5c3v1alpha1.ControlPlane{}, orders.EnqueueOrdersOfPlane[c5c3v1alpha1.KeystoneRoleAssignmentList](hub, name, kind{}.PlaneRef), localOnly...).
 		Watches(&c5c3v1alpha1.KeystoneUser{}, assignmentsReferencing(func(o client.Object) (string, string) {
 			return o.GetName(), ""
 		}), everywhere).

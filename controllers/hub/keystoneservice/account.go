@@ -22,10 +22,7 @@ import (
 
 // EffectiveDomain is spec.account.domainName, or the plane's admin domain.
 func EffectiveDomain(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) string {
-	if d := ks.Spec.Account.DomainName; d != "" {
-		return string(d)
-	}
-	return controlplane.AdminOf(cp).Domain
+	return controlplane.DomainOr(string(ks.Spec.Account.DomainName), cp)
 }
 
 // AdminIdentityOf decides the admin-identity refusal under
@@ -65,12 +62,11 @@ func (p *accountPass) name(disc string) string {
 // managed children with its password cloud (docs/reference/controlplane.md,
 // "Plane contract").
 func (p *accountPass) importChild(disc string) korc.Child {
-	return korc.Child{Name: p.name(disc), Namespace: p.ns, Labels: p.lbl, Credentials: controlplane.Credentials(p.cp)}
+	return controlplane.ImportChild(p.cp, p.name(disc), p.lbl)
 }
 
 func (p *accountPass) managedChild(disc string) korc.Child {
-	return korc.Child{Name: p.name(disc), Namespace: p.ns, Labels: p.lbl, Credentials: orcv1alpha1.CloudCredentialsReference{
-		SecretName: korc.AdminPasswordCloudSecretName(p.cp.Name), CloudName: controlplane.AdminOf(p.cp).CloudName}}
+	return controlplane.ManagedChild(p.cp, p.name(disc), p.lbl)
 }
 
 // account projects the account block and returns the observation and
@@ -320,14 +316,7 @@ func (p *accountPass) passwordSecrets(ctx context.Context) (map[int64]*corev1.Se
 		client.HasLabels{korc.LabelPasswordGeneration}); err != nil {
 		return nil, err
 	}
-	out := map[int64]*corev1.Secret{}
-	for i := range list.Items {
-		s := &list.Items[i]
-		if g, ok := korc.PasswordGeneration(s); ok && s.DeletionTimestamp.IsZero() && s.Name == p.name(korc.PasswordDiscriminator(g)) {
-			out[g] = s
-		}
-	}
-	return out, nil
+	return korc.PasswordSecrets(list.Items, p.name), nil
 }
 
 func generationsOf(secrets map[int64]*corev1.Secret) map[int64]generations.Generation {

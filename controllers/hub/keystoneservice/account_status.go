@@ -112,50 +112,32 @@ func waitAccount(msg string) (conditions.Verdict, bool) {
 
 // adminAccount: the account resolves to the plane's admin identity.
 func adminAccount(o AccountObservation) (conditions.Verdict, bool) {
-	switch o.Admin {
-	case AdminNotOwned:
-		return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
-			"the account resolves to ControlPlane %s's admin identity, which is never registrable; nothing was touched: "+
-				"delete this KeystoneService and re-create it with a userName of its own", o.Plane))
-	case AdminOwned:
-		return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
-			"ControlPlane %s's admin identity was edited onto the user this registration owns: "+
-				"change spec.korc.adminCredential on the ControlPlane back; do NOT delete this KeystoneService, "+
-				"its teardown would delete that user from Keystone", o.Plane))
-	}
-	return conditions.Next()
+	return conditions.Collision(o.Admin != NotAdmin, o.Admin == AdminOwned, c5c3v1alpha1.ReasonServiceAccountCollision,
+		fmt.Sprintf("ControlPlane %s's admin identity was edited onto the user this registration owns: "+
+			"change spec.korc.adminCredential on the ControlPlane back; do NOT delete this KeystoneService, "+
+			"its teardown would delete that user from Keystone", o.Plane),
+		fmt.Sprintf("the account resolves to ControlPlane %s's admin identity, which is never registrable; nothing was touched: "+
+			"delete this KeystoneService and re-create it with a userName of its own", o.Plane))
 }
 
 // userClaimed: another registration or order holds the user name claim.
 func userClaimed(o AccountObservation) (conditions.Verdict, bool) {
-	switch {
-	case o.ClaimHolder == "":
-		return conditions.Next()
-	case o.UserExists:
-		return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
-			"another registration or order, %s, holds this user name in the domain, and this registration's K-ORC User, "+
-				"created before name claims existed, shares that Keystone user: do NOT delete this KeystoneService, "+
-				"its teardown would delete the user the holder delivers", o.ClaimHolder))
-	}
-	return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
-		"another registration or order, %s, holds this user name in the domain; two never share a Keystone user and "+
+	return conditions.Collision(o.ClaimHolder != "", o.UserExists, c5c3v1alpha1.ReasonServiceAccountCollision,
+		fmt.Sprintf("another registration or order, %s, holds this user name in the domain, and this registration's K-ORC User, "+
+			"created before name claims existed, shares that Keystone user: do NOT delete this KeystoneService, "+
+			"its teardown would delete the user the holder delivers", o.ClaimHolder),
+		fmt.Sprintf("another registration or order, %s, holds this user name in the domain; two never share a Keystone user and "+
 			"nothing was touched: delete this KeystoneService and re-create it with account.userName set to a free name "+
 			"(the field is immutable), or delete the other one first", o.ClaimHolder))
 }
 
 // projectClaimed: another registration or order holds the project name claim.
 func projectClaimed(o AccountObservation) (conditions.Verdict, bool) {
-	switch {
-	case o.ProjectClaimHolder == "":
-		return conditions.Next()
-	case o.ProjectExists:
-		return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
-			"another registration or order, %s, holds this project name in the domain, and this registration's K-ORC Project, "+
-				"created before name claims existed, shares that Keystone project: do NOT delete this KeystoneService, "+
-				"its teardown would delete the holder's project; delete the other one first if it never owned the project", o.ProjectClaimHolder))
-	}
-	return conditions.False(c5c3v1alpha1.ReasonServiceAccountCollision, fmt.Sprintf(
-		"another registration or order, %s, holds this project name in the domain; two never both create one Keystone "+
+	return conditions.Collision(o.ProjectClaimHolder != "", o.ProjectExists, c5c3v1alpha1.ReasonServiceAccountCollision,
+		fmt.Sprintf("another registration or order, %s, holds this project name in the domain, and this registration's K-ORC Project, "+
+			"created before name claims existed, shares that Keystone project: do NOT delete this KeystoneService, "+
+			"its teardown would delete the holder's project; delete the other one first if it never owned the project", o.ProjectClaimHolder),
+		fmt.Sprintf("another registration or order, %s, holds this project name in the domain; two never both create one Keystone "+
 			"project and nothing was touched: delete this KeystoneService and re-create it with account.project.create: false "+
 			"to reference the holder's project, or with account.project.name set to a free name (both fields are immutable), "+
 			"or delete the other one first", o.ProjectClaimHolder))

@@ -45,8 +45,7 @@ func (p *catalogPass) name(disc string) string {
 // managed is a managed child named name, authenticating with the plane's
 // password cloud.
 func (p *catalogPass) managed(name string) korc.Child {
-	return korc.Child{Name: name, Namespace: p.cp.Namespace, Labels: ChildLabels(p.ks), Credentials: orcv1alpha1.CloudCredentialsReference{
-		SecretName: korc.AdminPasswordCloudSecretName(p.cp.Name), CloudName: controlplane.AdminOf(p.cp).CloudName}}
+	return controlplane.ManagedChild(p.cp, name, ChildLabels(p.ks))
 }
 
 // run is the pass's steps: the probe (until the Service exists), the

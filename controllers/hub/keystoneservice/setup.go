@@ -9,7 +9,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/consumers"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/grants"
+	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 	"github.com/c5c3/orderhub/delivery/eso"
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 )
@@ -70,27 +70,12 @@ func SetupWithManager(mgr ctrl.Manager, opts ...Options) error {
 		Watches(&corev1.Secret{}, byLabel).
 		Watches(eso.NewMetadata(eso.PushSecretGVK), byLabel).
 		Watches(eso.New(eso.ExternalSecretGVK), byLabel).
-		Watches(eso.New(eso.SecretStoreGVK), handler.EnqueueRequestsFromMapFunc(registrationsInNamespace(c))).
+		// A SecretStore turning Ready unblocks its namespace's deliveries.
+		Watches(eso.New(eso.SecretStoreGVK), handler.EnqueueRequestsFromMapFunc(lifecycle.InNamespace[c5c3v1alpha1.KeystoneServiceList](c))).
 		Watches(&appsv1.Deployment{}, consumers.EnqueueLocal(consumerOrder), builder.WithPredicates(consumers.Changed)).
 		Watches(&appsv1.StatefulSet{}, consumers.EnqueueLocal(consumerOrder), builder.WithPredicates(consumers.Changed)).
 		Watches(&appsv1.DaemonSet{}, consumers.EnqueueLocal(consumerOrder), builder.WithPredicates(consumers.Changed)).
 		Complete(reconcile.Func(func(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
 			return r.loop().Reconcile(ctx, mcreconcile.Request{Request: req})
 		}))
-}
-
-// registrationsInNamespace maps an object to the KeystoneServices of its
-// namespace (a SecretStore turning Ready unblocks their delivery).
-func registrationsInNamespace(c client.Client) handler.MapFunc {
-	return func(ctx context.Context, o client.Object) []reconcile.Request {
-		var list c5c3v1alpha1.KeystoneServiceList
-		if err := c.List(ctx, &list, client.InNamespace(o.GetNamespace())); err != nil {
-			return nil
-		}
-		reqs := make([]reconcile.Request, 0, len(list.Items))
-		for i := range list.Items {
-			reqs = append(reqs, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&list.Items[i])})
-		}
-		return reqs
-	}
 }

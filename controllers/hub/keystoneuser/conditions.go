@@ -102,31 +102,19 @@ func UserCondition(o Observation, gen int64) metav1.Condition {
 
 // adminIdentity: the order resolves to the plane's admin identity.
 func adminIdentity(o Observation) (conditions.Verdict, bool) {
-	switch {
-	case !o.Admin:
-		return conditions.Next()
-	case o.AdminOwned:
-		return conditions.False(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
-			"ControlPlane %s's admin identity was edited onto the user this order owns: change spec.korc.adminCredential on the ControlPlane back; "+
-				"do NOT delete this KeystoneUser, its teardown would delete that user from Keystone", o.Plane))
-	}
-	return conditions.False(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
-		"the order resolves to ControlPlane %s's admin identity, which is never ordered; nothing was touched: "+
+	return conditions.Collision(o.Admin, o.AdminOwned, c5c3v1alpha1.ReasonUserCollision,
+		fmt.Sprintf("ControlPlane %s's admin identity was edited onto the user this order owns: change spec.korc.adminCredential on the ControlPlane back; "+
+			"do NOT delete this KeystoneUser, its teardown would delete that user from Keystone", o.Plane),
+		fmt.Sprintf("the order resolves to ControlPlane %s's admin identity, which is never ordered; nothing was touched: "+
 			"delete this KeystoneUser and re-create it with a userName of its own", o.Plane))
 }
 
 // nameClaimed: another order holds the claim on the user's name.
 func nameClaimed(o Observation) (conditions.Verdict, bool) {
-	switch {
-	case o.ClaimHolder == "":
-		return conditions.Next()
-	case o.UserExists:
-		return conditions.False(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
-			"another order, %s, holds this user name in the domain, and this order's K-ORC User, created before name claims existed, "+
-				"shares that Keystone user: do NOT delete this KeystoneUser, its teardown would delete the user the holder delivers", o.ClaimHolder))
-	}
-	return conditions.False(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
-		"another order, %s, holds this user name in the domain; two orders never share a Keystone user and nothing was touched: "+
+	return conditions.Collision(o.ClaimHolder != "", o.UserExists, c5c3v1alpha1.ReasonUserCollision,
+		fmt.Sprintf("another order, %s, holds this user name in the domain, and this order's K-ORC User, created before name claims existed, "+
+			"shares that Keystone user: do NOT delete this KeystoneUser, its teardown would delete the user the holder delivers", o.ClaimHolder),
+		fmt.Sprintf("another order, %s, holds this user name in the domain; two orders never share a Keystone user and nothing was touched: "+
 			"delete this order and re-create it with spec.userName set to a free name (the field is immutable), or delete the other order first", o.ClaimHolder))
 }
 
@@ -143,21 +131,12 @@ func userProbe(o Observation) (conditions.Verdict, bool) {
 	if o.UserExists {
 		return conditions.Next()
 	}
-	switch korc.DecideProbe(o.Probe, false) {
-	case korc.ProbeCollide:
-		return conditions.False(c5c3v1alpha1.ReasonUserCollision, fmt.Sprintf(
-			"a user of this name already exists in the domain (id %s) and this order does not own it; nothing was touched: "+
-				"a KeystoneUser never adopts: delete this order and re-create it with spec.userName set to a free name (the field is immutable)", o.Probe.ID))
-	case korc.ProbeFail:
-		return conditions.False(c5c3v1alpha1.ReasonUserFailed, "collision probe: "+o.Probe.Reason+": "+o.Probe.Message)
-	case korc.ProbeWait:
-		msg := conditions.ProbeWaitMessage(o.Probe, o.Domain, "the import of the user's domain")
-		if reason, ok := conditions.ExternalCause(o.External, korc.State{Phase: korc.PhaseProgressing, Message: o.Probe.Message}); ok {
-			return conditions.False(reason, msg)
-		}
-		return conditions.False(c5c3v1alpha1.ReasonProbingForCollision, msg)
-	}
-	return conditions.Next()
+	msg := conditions.ProbeWaitMessage(o.Probe, o.Domain, "the import of the user's domain")
+	return conditions.Probe{Result: o.Probe, External: o.External,
+		Collision: c5c3v1alpha1.ReasonUserCollision, Failed: c5c3v1alpha1.ReasonUserFailed,
+		Collided: fmt.Sprintf("a user of this name already exists in the domain (id %s) and this order does not own it; nothing was touched: "+
+			"a KeystoneUser never adopts: delete this order and re-create it with spec.userName set to a free name (the field is immutable)", o.Probe.ID),
+		Waiting: msg, ExternalWaiting: msg}.Verdict()
 }
 
 // firstGenerationHeld: a store not Ready withheld the first generation.

@@ -1,6 +1,7 @@
 package keystoneuser
 
 import (
+	"cmp"
 	"time"
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -23,19 +24,13 @@ const (
 
 // EffectiveUserName is spec.userName, or metadata.name when unset.
 func EffectiveUserName(u *c5c3v1alpha1.KeystoneUser) string {
-	if u.Spec.UserName != "" {
-		return string(u.Spec.UserName)
-	}
-	return u.Name
+	return cmp.Or(string(u.Spec.UserName), u.Name)
 }
 
 // EffectiveDomain is spec.domainName, or the plane's admin domain
 // (spec.korc.adminCredential.domainName, default "Default") when unset.
 func EffectiveDomain(u *c5c3v1alpha1.KeystoneUser, cp *c5c3v1alpha1.ControlPlane) string {
-	if u.Spec.DomainName != "" {
-		return string(u.Spec.DomainName)
-	}
-	return controlplane.AdminOf(cp).Domain
+	return controlplane.DomainOr(string(u.Spec.DomainName), cp)
 }
 
 // UsesAdminDomain reports whether the effective domain is the plane's admin

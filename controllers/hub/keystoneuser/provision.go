@@ -47,12 +47,11 @@ func (p *pass) name(disc string) string {
 // importChild authenticates with the plane's application-credential cloud,
 // managedChild with its admin password cloud (docs/reference/controlplane.md, "Plane contract").
 func (p *pass) importChild(disc string) korc.Child {
-	return korc.Child{Name: p.name(disc), Namespace: p.cp.Namespace, Labels: p.lbl, Credentials: controlplane.Credentials(p.cp)}
+	return controlplane.ImportChild(p.cp, p.name(disc), p.lbl)
 }
 
 func (p *pass) managedChild(disc string) korc.Child {
-	return korc.Child{Name: p.name(disc), Namespace: p.cp.Namespace, Labels: p.lbl, Credentials: orcv1alpha1.CloudCredentialsReference{
-		SecretName: korc.AdminPasswordCloudSecretName(p.cp.Name), CloudName: controlplane.AdminOf(p.cp).CloudName}}
+	return controlplane.ManagedChild(p.cp, p.name(disc), p.lbl)
 }
 
 // get reads the child name of the plane's namespace into obj; false when absent.
@@ -149,13 +148,8 @@ func (p *pass) defaultProject(ctx context.Context) (*c5c3v1alpha1.KeystoneProjec
 	if ref == nil {
 		return nil, "", nil
 	}
-	var project *c5c3v1alpha1.KeystoneProject
-	var kp c5c3v1alpha1.KeystoneProject
-	err := p.oc.Get(ctx, types.NamespacedName{Namespace: p.ku.Namespace, Name: ref.Name}, &kp)
-	switch {
-	case err == nil:
-		project = &kp
-	case !apierrors.IsNotFound(err):
+	project, err := orders.GetOrNil[c5c3v1alpha1.KeystoneProject](ctx, p.oc, p.ku.Namespace, ref.Name)
+	if err != nil {
 		return nil, "", err
 	}
 	planeNS, planeName := orders.PlaneKey(p.ku.Spec.ControlPlaneRef, p.ku.Namespace)
@@ -395,14 +389,7 @@ func (p *pass) passwordSecrets(ctx context.Context) (map[int64]*corev1.Secret, e
 	if _, err := orders.ListChildren(ctx, p.r.Children, &list, p.cp.Namespace, p.lbl); err != nil {
 		return nil, err
 	}
-	out := map[int64]*corev1.Secret{}
-	for i := range list.Items {
-		s := &list.Items[i]
-		if g, ok := korc.PasswordGeneration(s); ok && s.DeletionTimestamp.IsZero() && s.Name == p.name(korc.PasswordDiscriminator(g)) {
-			out[g] = s
-		}
-	}
-	return out, nil
+	return korc.PasswordSecrets(list.Items, p.name), nil
 }
 
 func generationsOf(secrets map[int64]*corev1.Secret) map[int64]generations.Generation {

@@ -80,13 +80,14 @@ func (kind) PlaneRef(ku orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return ku.S
 func (k kind) Teardown(*orders.Pass[orderObj]) orders.Teardown[orderObj] { return k.teardown() }
 
 func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
-	return &actuator{gate: p.Gate, obs: Observation{Gate: p.Gate}, p: &pass{r: k.Reconciler, o: p.Order, oc: p.Client, ku: p.Obj,
+	return &actuator{gate: p.Gate, obs: Observation{Gate: p.Gate}, op: p, p: &pass{r: k.Reconciler, o: p.Order, oc: p.Client, ku: p.Obj,
 		cp: p.Plane, st: p.Obj.Status.DeepCopy(), now: k.now(), lbl: orders.ChildLabels(p.Order)}}
 }
 
 // actuator is one normal pass of a KeystoneUser (orders.Actuator).
 type actuator struct {
 	p    *pass
+	op   *orders.Pass[orderObj]
 	gate conditions.Gate
 	obs  Observation
 	// heldSchedule is pass.heldSchedule after Act; ready is Ready=True.
@@ -122,9 +123,7 @@ func (a *actuator) Status() lifecycle.StatusUpdate[orderStatus] {
 
 // Requeue is Requeue, at most verifyInterval for a Ready order.
 func (a *actuator) Requeue() time.Duration {
-	ku := a.p.ku
-	d := Requeue(a.ready && !a.heldSchedule, a.p.st.NextPasswordRotation, a.p.now, a.p.o.OnTargetCluster(),
-		orders.NotReadyFor(ku.Status.Conditions, ku.CreationTimestamp.Time, a.p.now))
+	d := Requeue(a.ready && !a.heldSchedule, a.p.st.NextPasswordRotation, a.p.now, a.p.o.OnTargetCluster(), a.op.NotReadyFor(a.p.now))
 	if a.ready {
 		d = min(d, max(a.p.r.verifyInterval, time.Second))
 	}

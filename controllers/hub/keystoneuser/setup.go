@@ -75,12 +75,7 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if opts.Budget == nil {
 		opts.Budget = orders.NewRotationBudget()
 	}
-	if opts.LoginPeriod <= 0 {
-		opts.LoginPeriod = atrest.DefaultLoginPeriod
-	}
-	if opts.Checker == nil {
-		opts.Checker = &atrest.Keystone{}
-	}
+	opts.LoginPeriod, opts.Checker = atrest.OrDefault(opts.LoginPeriod, opts.Checker)
 	base, err := orders.NewBase(hub, ControllerName, childSets...)
 	if err != nil {
 		return err
@@ -89,11 +84,7 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		checker: opts.Checker, loginPeriod: opts.LoginPeriod}
 	child := orders.EnqueueOrderOfChild(orders.KindKeystoneUser)
 	localOnly := orders.LocalOnly()
-	planes := orders.EnqueueOrdersOfPlane(hub, orders.KindKeystoneUser,
-		func() client.ObjectList { return &c5c3v1alpha1.KeystoneUserList{} },
-		func(o client.Object) c5c3v1alpha1.ControlPlaneRefSpec {
-			return o.(*c5c3v1alpha1.KeystoneUser).Spec.ControlPlaneRef
-		})
+	planes := orders.EnqueueOrdersOfPlane[c5c3v1alpha1.KeystoneUserList](hub, orders.KindKeystoneUser, kind{}.PlaneRef)
 	return mcbuilder.ControllerManagedBy(hub.Manager).
 		Named("keystoneuser").
 		For(&c5c3v1alpha1.KeystoneUser{}, mcbuilder.WithEngageWithLocalCluster(true)).

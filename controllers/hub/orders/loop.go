@@ -36,6 +36,17 @@ type Pass[T client.Object] struct {
 	PlaneNamespace string
 	// Gate is unset in a teardown.
 	Gate conditions.Gate
+	// conditions reads Obj's conditions (Loop's StatusWriter.Fields).
+	conditions func() []metav1.Condition
+}
+
+// NotReadyFor is NotReadyFor of the order's conditions as this pass last
+// wrote them, at now; 0 outside a Loop.
+func (p *Pass[T]) NotReadyFor(now time.Time) time.Duration {
+	if p.conditions == nil {
+		return 0
+	}
+	return NotReadyFor(p.conditions(), p.Obj.GetCreationTimestamp().Time, now)
 }
 
 // Kind is the per-kind part of Loop for order type T with status type S, shaped
@@ -108,7 +119,8 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 		}
 		return reconcile.Result{}, client.IgnoreNotFound(err)
 	}
-	p := &Pass[T]{Order: OrderOf(l.Status.Kind, req), Client: oc, Obj: obj}
+	p := &Pass[T]{Order: OrderOf(l.Status.Kind, req), Client: oc, Obj: obj,
+		conditions: func() []metav1.Condition { _, conds, _ := l.Status.Fields(obj); return *conds }}
 	ref := l.Kind.PlaneRef(obj)
 	if p.Plane, err = Plane(ctx, l.Planes, ref, obj.GetNamespace()); err != nil {
 		return reconcile.Result{}, err
@@ -147,8 +159,7 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 		if kindWritten != nil {
 			kindWritten()
 		}
-		_, conds, _ := l.Status.Fields(obj)
-		RecordReady(p.Order, *conds) // docs/reference/metrics.md
+		RecordReady(p.Order, p.conditions()) // docs/reference/metrics.md
 	}
 	return l.Status.Finish(ctx, oc, obj, &u, pr)
 }
@@ -216,4 +227,30 @@ func (l Loop[T, S]) ensureFinalizer(ctx context.Context, p *Pass[T]) error {
 		return nil
 	}
 	return AddFinalizer(ctx, p.Client, p.Obj, l.Finalizer)
+}
+
+// Settled is the Actuator half of a kind with one condition and nothing to
+// do while gated, whose next pass is After (its RequeueAfter) of whether that
+// condition is True (KeystoneProject, KeystoneRoleAssignment).
+type Settled[T client.Object, S any] struct {
+	Pass  *Pass[T]
+	Now   func() metav1.Time
+	After func(ready, onTarget bool, notReadyFor time.Duration) time.Duration
+	ready bool
+}
+
+// Gated does nothing.
+func (*Settled[T, S]) Gated(context.Context) error { return nil }
+
+// Settle is the status update of fields and conds, stamped Now; cond, the
+// kind's condition, decides Requeue.
+func (s *Settled[T, S]) Settle(cond metav1.Condition, conds []metav1.Condition, fields S) lifecycle.StatusUpdate[S] {
+	s.ready = cond.Status == metav1.ConditionTrue
+	return lifecycle.StatusUpdate[S]{Fields: fields, Conditions: conds, Now: s.Now()}
+}
+
+// Requeue is After, backing off from the time the order has not been Ready
+// (Pass.NotReadyFor).
+func (s *Settled[T, S]) Requeue() time.Duration {
+	return s.After(s.ready, s.Pass.Order.OnTargetCluster(), s.Pass.NotReadyFor(s.Now().Time))
 }

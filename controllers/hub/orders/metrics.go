@@ -21,26 +21,35 @@ var (
 	orderReady = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orderhub_order_ready",
 		Help: "1 when the order's Ready condition is True, else 0; reason is that condition's reason."},
 		append(orderLabels[:4:4], "reason"))
-	credentialExpiry = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orderhub_credential_expiration_timestamp_seconds",
-		Help: "When the delivered credential expires in Keystone, in Unix seconds; absent for one without expiry."}, orderLabels)
-	credentialNextRotation = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orderhub_credential_next_rotation_timestamp_seconds",
-		Help: "When the schedule rotates the delivered credential next, in Unix seconds; absent with the schedule off."}, orderLabels)
-	credentialGracePeriod = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orderhub_credential_grace_period_seconds",
-		Help: "The order's rotation grace period in seconds."}, orderLabels)
-	rotationFailing = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orderhub_credential_rotation_failing",
-		Help: "1 while K-ORC reports a terminal error on a credential generation of the order (CredentialFailed), else 0."}, orderLabels)
-	rotations = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "orderhub_credential_rotations_total",
-		Help: "Switches of the delivered credential to a successor generation."}, orderLabels)
-	rotationFailures = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "orderhub_credential_rotation_failures_total",
-		Help: "Failed successor generations deleted to be replaced or superseded."}, orderLabels)
+	credentialExpiry = orderGauge("orderhub_credential_expiration_timestamp_seconds",
+		"When the delivered credential expires in Keystone, in Unix seconds; absent for one without expiry.")
+	credentialNextRotation = orderGauge("orderhub_credential_next_rotation_timestamp_seconds",
+		"When the schedule rotates the delivered credential next, in Unix seconds; absent with the schedule off.")
+	credentialGracePeriod = orderGauge("orderhub_credential_grace_period_seconds",
+		"The order's rotation grace period in seconds.")
+	rotationFailing = orderGauge("orderhub_credential_rotation_failing",
+		"1 while K-ORC reports a terminal error on a credential generation of the order (CredentialFailed), else 0.")
+	rotations = orderCounter("orderhub_credential_rotations_total",
+		"Switches of the delivered credential to a successor generation.")
+	rotationFailures = orderCounter("orderhub_credential_rotation_failures_total",
+		"Failed successor generations deleted to be replaced or superseded.")
 	rotationDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "orderhub_credential_rotation_duration_seconds",
 		Help:    "Time from the creation of a successor generation to the delivered Secret carrying it.",
 		Buckets: prometheus.ExponentialBuckets(1, 2, 16)}, []string{"kind"})
-	consumersPending = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "orderhub_consumers_pending",
-		Help: "Opted-in workloads reading the order's delivered Secret that have not rolled out to its current generation."}, orderLabels)
-	revokedBeforeRollout = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "orderhub_credential_revoked_before_rollout_total",
-		Help: "Superseded credentials revoked at the end of their grace period while waited-for consumers were not on the current generation."}, orderLabels)
+	consumersPending = orderGauge("orderhub_consumers_pending",
+		"Opted-in workloads reading the order's delivered Secret that have not rolled out to its current generation.")
+	revokedBeforeRollout = orderCounter("orderhub_credential_revoked_before_rollout_total",
+		"Superseded credentials revoked at the end of their grace period while waited-for consumers were not on the current generation.")
 )
+
+// orderGauge and orderCounter are per-order series (orderLabels).
+func orderGauge(name, help string) *prometheus.GaugeVec {
+	return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, orderLabels)
+}
+
+func orderCounter(name, help string) *prometheus.CounterVec {
+	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, orderLabels)
+}
 
 func init() {
 	metrics.Registry.MustRegister(orderReady, credentialExpiry, credentialNextRotation, credentialGracePeriod,

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -17,14 +15,11 @@ import (
 // when it does not exist. Errors: any other read failure.
 func Plane(ctx context.Context, hub client.Reader, ref c5c3v1alpha1.ControlPlaneRefSpec, orderNamespace string) (*c5c3v1alpha1.ControlPlane, error) {
 	ns, name := PlaneKey(ref, orderNamespace)
-	var cp c5c3v1alpha1.ControlPlane
-	if err := hub.Get(ctx, types.NamespacedName{Namespace: ns, Name: name}, &cp); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, nil
-		}
+	cp, err := GetOrNil[c5c3v1alpha1.ControlPlane](ctx, hub, ns, name)
+	if err != nil {
 		return nil, fmt.Errorf("read ControlPlane %s/%s: %w", ns, name, err)
 	}
-	return &cp, nil
+	return cp, nil
 }
 
 // DeliveredAuthURL is the Keystone URL delivered to an order on cluster, and

@@ -44,11 +44,14 @@ func EnqueueOrderOfChild(kind string) mchandler.TypedEventHandlerFunc[client.Obj
 	}
 }
 
-// EnqueueOrdersOfPlane maps a ControlPlane to every order of kind on every
-// engaged cluster whose controlPlaneRef resolves to it; an unlistable cluster
-// is skipped (RequeueTarget). Register it like EnqueueOrderOfChild.
-func EnqueueOrdersOfPlane(hub *clusters.Hub, kind string, newList func() client.ObjectList,
-	refOf func(client.Object) c5c3v1alpha1.ControlPlaneRefSpec) mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
+// EnqueueOrdersOfPlane maps a ControlPlane to every order of kind (list
+// type L, items T) on every engaged cluster whose controlPlaneRef (refOf,
+// the kind's Kind.PlaneRef) resolves to it; an unlistable cluster is skipped
+// (RequeueTarget). Register it like EnqueueOrderOfChild.
+func EnqueueOrdersOfPlane[L any, LP interface {
+	*L
+	client.ObjectList
+}, T client.Object](hub *clusters.Hub, kind string, refOf func(T) c5c3v1alpha1.ControlPlaneRefSpec) mchandler.TypedEventHandlerFunc[client.Object, mcreconcile.Request] {
 	return func(multicluster.ClusterName, cluster.Cluster) handler.TypedEventHandler[client.Object, mcreconcile.Request] {
 		return mchandler.TypedEnqueueRequestsFromMapFuncWithClusterPreservation(
 			func(ctx context.Context, plane client.Object) []mcreconcile.Request {
@@ -59,7 +62,7 @@ func EnqueueOrdersOfPlane(hub *clusters.Hub, kind string, newList func() client.
 					if err != nil {
 						continue
 					}
-					list := newList()
+					list := LP(new(L))
 					if err := c.List(ctx, list); err != nil {
 						logf.FromContext(ctx).V(1).Info("cannot list orders for a ControlPlane event", "kind", kind, "cluster", name, "error", err.Error())
 						continue
@@ -69,7 +72,7 @@ func EnqueueOrdersOfPlane(hub *clusters.Hub, kind string, newList func() client.
 						continue
 					}
 					for _, it := range items {
-						obj, ok := it.(client.Object)
+						obj, ok := it.(T)
 						if !ok {
 							continue
 						}
