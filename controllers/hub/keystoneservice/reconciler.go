@@ -1,14 +1,9 @@
 package keystoneservice
 
 import (
-	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/recorder"
@@ -19,7 +14,6 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/grants"
 	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
-	"github.com/c5c3/orderhub/korc"
 )
 
 // ControllerName names the controller, its field owner and its event source.
@@ -65,39 +59,6 @@ func (k kind) Start(p *orders.Pass[ksObj]) orders.Actuator[c5c3v1alpha1.Keystone
 	return &pass{r: k.r, p: p}
 }
 
-// pass is one normal pass: both blocks, each reading the gate itself.
-type pass struct {
-	r     *Reconciler
-	p     *orders.Pass[ksObj]
-	conds []metav1.Condition
-	st    c5c3v1alpha1.KeystoneServiceStatus
-}
-
-func (a *pass) Act(ctx context.Context) error {
-	ks, cp := a.p.Obj, a.p.Plane
-	var errs []error
-	catalog, catStatus := a.r.catalogBlock(ctx, ks, cp, a.p.Gate, &errs)
-	account, accStatus := a.r.accountBlock(ctx, ks, cp, a.p.Gate, &errs)
-	a.conds = Conditions(catalog, account, ks.Generation)
-	a.st = ks.Status
-	a.st.Catalog, a.st.Account = catStatus, accStatus
-	return errors.Join(errs...)
-}
-
-// Gated is Act: a closed gate keeps each block's status and changes nothing.
-func (a *pass) Gated(ctx context.Context) error { return a.Act(ctx) }
-
-func (a *pass) Status() lifecycle.StatusUpdate[c5c3v1alpha1.KeystoneServiceStatus] {
-	return lifecycle.StatusUpdate[c5c3v1alpha1.KeystoneServiceStatus]{Fields: a.st, Conditions: a.conds, Now: a.r.now()}
-}
-
-func (a *pass) Requeue() time.Duration {
-	if meta.IsStatusConditionTrue(a.conds, c5c3v1alpha1.ConditionReady) {
-		return ReadyResync
-	}
-	return NotReadyRequeue
-}
-
 // loop is the KeystoneService's orders.Loop: its own gate (GateOf), an
 // unconditional finalizer and children listed by its own labels (lister).
 func (r *Reconciler) loop() orders.Loop[ksObj, c5c3v1alpha1.KeystoneServiceStatus] {
@@ -108,81 +69,6 @@ func (r *Reconciler) loop() orders.Loop[ksObj, c5c3v1alpha1.KeystoneServiceStatu
 			Finalize: func(*orders.Pass[ksObj]) bool { return true },
 			Children: func(p *orders.Pass[ksObj]) orders.ChildLister { return r.lister(p.Obj) },
 		}}
-}
-
-// catalogBlock reports CatalogReady and status.catalog, projecting the
-// block when the gate is open and sweeping it when it was removed.
-func (r *Reconciler) catalogBlock(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane,
-	gate Gate, errs *[]error) (metav1.Condition, *c5c3v1alpha1.KeystoneServiceCatalogStatus) {
-	switch {
-	case ks.Spec.Catalog == nil:
-		c := NotDeclaredCatalog(ks.Generation)
-		if gate.Passed() {
-			// A removed block is swept; its condition waits for the sweep.
-			left, err := r.sweep(ctx, ks, cp.Namespace, catalogSets)
-			if err != nil {
-				*errs = append(*errs, err)
-			}
-			if left > 0 {
-				c = CatalogCondition(CatalogObservation{ServiceExists: true,
-					Service: korc.State{Phase: korc.PhaseProgressing, Message: "removing the catalog children"}}, ks.Generation)
-			}
-		}
-		return c, nil
-	case !gate.Passed():
-		return CatalogCondition(CatalogObservation{Gate: gate}, ks.Generation), ks.Status.Catalog
-	}
-	o := r.catalog(ctx, ks, cp)
-	o.External = controlplane.IsExternal(cp)
-	return CatalogCondition(o, ks.Generation), catalogStatus(ks, o)
-}
-
-// accountBlock reports AccountReady and status.account, projecting the
-// block when the gate is open and sweeping it when it was removed.
-func (r *Reconciler) accountBlock(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane,
-	gate Gate, errs *[]error) (metav1.Condition, *c5c3v1alpha1.KeystoneServiceAccountStatus) {
-	switch {
-	case ks.Spec.Account == nil:
-		c := NotDeclaredAccount(ks.Generation)
-		if gate.Passed() {
-			left, err := r.sweep(ctx, ks, cp.Namespace, accountSets(ks))
-			if err != nil {
-				*errs = append(*errs, err)
-			}
-			if left > 0 {
-				c = AccountCondition(AccountObservation{Children: []Child{{What: "the account children",
-					State: korc.State{Phase: korc.PhaseProgressing, Message: fmt.Sprintf("removing %d of them", left)}}}}, ks.Generation)
-			}
-		}
-		return c, nil
-	case !gate.Passed():
-		return AccountCondition(AccountObservation{Gate: gate}, ks.Generation), ks.Status.Account
-	}
-	o, st := r.account(ctx, ks, cp)
-	return AccountCondition(o, ks.Generation), st
-}
-
-// catalogStatus is status.catalog for o.
-func catalogStatus(ks *c5c3v1alpha1.KeystoneService, o CatalogObservation) *c5c3v1alpha1.KeystoneServiceCatalogStatus {
-	s := &c5c3v1alpha1.KeystoneServiceCatalogStatus{}
-	if o.Service.Phase == korc.PhaseAvailable {
-		s.ServiceID = o.Service.ID
-	}
-	for _, e := range ks.Spec.Catalog.Endpoints {
-		es := c5c3v1alpha1.KeystoneServiceEndpointStatus{Interface: e.Interface}
-		if st, ok := o.Endpoints[e.Interface]; ok && st.Phase == korc.PhaseAvailable {
-			es.ID = st.ID
-		}
-		s.Endpoints = append(s.Endpoints, es)
-	}
-	return s
-}
-
-func (r *Reconciler) deleteIfExists(ctx context.Context, o client.Object) error {
-	if err := r.client.Delete(ctx, o); err != nil && !apierrors.IsNotFound(err) {
-		return fmt.Errorf("delete %T %s/%s: %w", o, o.GetNamespace(), o.GetName(), err)
-	}
-	return nil
 }
 
 // statusWriter is the KeystoneService's only status writer.

@@ -1,0 +1,89 @@
+package keystoneservice
+
+import (
+	"context"
+	"fmt"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/korc"
+)
+
+// catalogBlock reports CatalogReady and status.catalog, projecting the
+// block when the gate is open and sweeping it when it was removed.
+func (r *Reconciler) catalogBlock(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane,
+	gate Gate, errs *[]error) (metav1.Condition, *c5c3v1alpha1.KeystoneServiceCatalogStatus) {
+	switch {
+	case ks.Spec.Catalog == nil:
+		c := NotDeclaredCatalog(ks.Generation)
+		if gate.Passed() {
+			// A removed block is swept; its condition waits for the sweep.
+			left, err := r.sweep(ctx, ks, cp.Namespace, catalogSets)
+			if err != nil {
+				*errs = append(*errs, err)
+			}
+			if left > 0 {
+				c = CatalogCondition(CatalogObservation{ServiceExists: true,
+					Service: korc.State{Phase: korc.PhaseProgressing, Message: "removing the catalog children"}}, ks.Generation)
+			}
+		}
+		return c, nil
+	case !gate.Passed():
+		return CatalogCondition(CatalogObservation{Gate: gate}, ks.Generation), ks.Status.Catalog
+	}
+	o := r.catalog(ctx, ks, cp)
+	o.External = controlplane.IsExternal(cp)
+	return CatalogCondition(o, ks.Generation), catalogStatus(ks, o)
+}
+
+// accountBlock reports AccountReady and status.account, projecting the
+// block when the gate is open and sweeping it when it was removed.
+func (r *Reconciler) accountBlock(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane,
+	gate Gate, errs *[]error) (metav1.Condition, *c5c3v1alpha1.KeystoneServiceAccountStatus) {
+	switch {
+	case ks.Spec.Account == nil:
+		c := NotDeclaredAccount(ks.Generation)
+		if gate.Passed() {
+			left, err := r.sweep(ctx, ks, cp.Namespace, accountSets(ks))
+			if err != nil {
+				*errs = append(*errs, err)
+			}
+			if left > 0 {
+				c = AccountCondition(AccountObservation{Children: []Child{{What: "the account children",
+					State: korc.State{Phase: korc.PhaseProgressing, Message: fmt.Sprintf("removing %d of them", left)}}}}, ks.Generation)
+			}
+		}
+		return c, nil
+	case !gate.Passed():
+		return AccountCondition(AccountObservation{Gate: gate}, ks.Generation), ks.Status.Account
+	}
+	o, st := r.account(ctx, ks, cp)
+	return AccountCondition(o, ks.Generation), st
+}
+
+// catalogStatus is status.catalog for o.
+func catalogStatus(ks *c5c3v1alpha1.KeystoneService, o CatalogObservation) *c5c3v1alpha1.KeystoneServiceCatalogStatus {
+	s := &c5c3v1alpha1.KeystoneServiceCatalogStatus{}
+	if o.Service.Phase == korc.PhaseAvailable {
+		s.ServiceID = o.Service.ID
+	}
+	for _, e := range ks.Spec.Catalog.Endpoints {
+		es := c5c3v1alpha1.KeystoneServiceEndpointStatus{Interface: e.Interface}
+		if st, ok := o.Endpoints[e.Interface]; ok && st.Phase == korc.PhaseAvailable {
+			es.ID = st.ID
+		}
+		s.Endpoints = append(s.Endpoints, es)
+	}
+	return s
+}
+
+func (r *Reconciler) deleteIfExists(ctx context.Context, o client.Object) error {
+	if err := r.client.Delete(ctx, o); err != nil && !apierrors.IsNotFound(err) {
+		return fmt.Errorf("delete %T %s/%s: %w", o, o.GetNamespace(), o.GetName(), err)
+	}
+	return nil
+}
