@@ -10,6 +10,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -19,19 +20,12 @@ func (r *Reconciler) catalogBlock(ctx context.Context, ks *c5c3v1alpha1.Keystone
 	gate Gate, errs *[]error) (metav1.Condition, *c5c3v1alpha1.KeystoneServiceCatalogStatus) {
 	switch {
 	case ks.Spec.Catalog == nil:
-		c := NotDeclaredCatalog(ks.Generation)
-		if gate.Passed() {
-			// A removed block is swept; its condition waits for the sweep.
-			left, err := r.sweep(ctx, ks, cp.Namespace, catalogSets)
-			if err != nil {
-				*errs = append(*errs, err)
-			}
-			if left > 0 {
-				c = CatalogCondition(CatalogObservation{ServiceExists: true,
-					Service: korc.State{Phase: korc.PhaseProgressing, Message: "removing the catalog children"}}, ks.Generation)
-			}
+		left := r.sweepRemoved(ctx, ks, cp, gate, catalogSets, errs)
+		if left == 0 {
+			return NotDeclaredCatalog(ks.Generation), nil
 		}
-		return c, nil
+		return CatalogCondition(CatalogObservation{ServiceExists: true,
+			Service: korc.State{Phase: korc.PhaseProgressing, Message: "removing the catalog children"}}, ks.Generation), nil
 	case !gate.Passed():
 		return CatalogCondition(CatalogObservation{Gate: gate}, ks.Generation), ks.Status.Catalog
 	}
@@ -46,23 +40,33 @@ func (r *Reconciler) accountBlock(ctx context.Context, ks *c5c3v1alpha1.Keystone
 	gate Gate, errs *[]error) (metav1.Condition, *c5c3v1alpha1.KeystoneServiceAccountStatus) {
 	switch {
 	case ks.Spec.Account == nil:
-		c := NotDeclaredAccount(ks.Generation)
-		if gate.Passed() {
-			left, err := r.sweep(ctx, ks, cp.Namespace, accountSets(ks))
-			if err != nil {
-				*errs = append(*errs, err)
-			}
-			if left > 0 {
-				c = AccountCondition(AccountObservation{Children: []Child{{What: "the account children",
-					State: korc.State{Phase: korc.PhaseProgressing, Message: fmt.Sprintf("removing %d of them", left)}}}}, ks.Generation)
-			}
+		left := r.sweepRemoved(ctx, ks, cp, gate, accountSets(ks), errs)
+		if left == 0 {
+			return NotDeclaredAccount(ks.Generation), nil
 		}
-		return c, nil
+		return AccountCondition(AccountObservation{Children: []Child{{What: "the account children",
+			State: korc.State{Phase: korc.PhaseProgressing, Message: fmt.Sprintf("removing %d of them", left)}}}}, ks.Generation), nil
 	case !gate.Passed():
 		return AccountCondition(AccountObservation{Gate: gate}, ks.Generation), ks.Status.Account
 	}
 	o, st := r.account(ctx, ks, cp)
 	return AccountCondition(o, ks.Generation), st
+}
+
+// sweepRemoved sweeps the children of a block removed from the spec once the
+// gate is open (a removed block's condition waits for the sweep) and returns
+// how many are left (0 with the gate closed). A failed sweep is appended to
+// errs.
+func (r *Reconciler) sweepRemoved(ctx context.Context, ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane,
+	gate Gate, sets []orders.ChildSet, errs *[]error) int {
+	if !gate.Passed() {
+		return 0
+	}
+	left, err := r.sweep(ctx, ks, cp.Namespace, sets)
+	if err != nil {
+		*errs = append(*errs, err)
+	}
+	return left
 }
 
 // catalogStatus is status.catalog for o.
