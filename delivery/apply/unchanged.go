@@ -45,15 +45,15 @@ func DigestOf(fieldOwner string, sent *unstructured.Unstructured) (Digest, error
 
 // AlreadyApplied reports whether the apply with Digest d of sent would write
 // nothing cur (the object as the client read it, nil when absent) lacks,
-// so it may be skipped (docs/performance.md, "Hub cuts"). It is true only
+// so it may be skipped (docs/performance.md, "Hub: 500 application credentials (2000 orders)", "Next cuts"). It is true only
 // when all four hold:
 //
 //  1. last (nil: never) records a successful apply with the same Digest;
 //  2. cur exists with last's UID and metadata.generation: a spec edit by
 //     anyone bumps the generation, so the apply then runs again and
 //     repairs it;
-//  3. every label, annotation and owner reference of sent is on cur as
-//     sent (metadata edits do not bump the generation);
+//  3. every label, annotation, owner reference and finalizer of sent is on
+//     cur as sent (metadata edits do not bump the generation);
 //  4. cur is not being deleted.
 //
 // Pure.
@@ -67,6 +67,11 @@ func AlreadyApplied(last *Record, d Digest, sent, cur metav1.Object) bool {
 		return false
 	case cur.GetDeletionTimestamp() != nil:
 		return false
+	}
+	for _, f := range sent.GetFinalizers() {
+		if !slices.Contains(cur.GetFinalizers(), f) {
+			return false
+		}
 	}
 	have := cur.GetOwnerReferences()
 	for _, ref := range sent.GetOwnerReferences() {

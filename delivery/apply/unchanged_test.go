@@ -17,6 +17,7 @@ func child(mutate func(u *unstructured.Unstructured)) *unstructured.Unstructured
 	u.SetLabels(owned("KeystoneProject", "tenant-a", "reports", ""))
 	u.SetAnnotations(map[string]string{"c5c3.io/grant": "u1/p1"})
 	u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "o", UID: "owner-1", Controller: ptr.To(true)}})
+	u.SetFinalizers([]string{"c5c3.io/test"})
 	if mutate != nil {
 		mutate(u)
 	}
@@ -80,7 +81,7 @@ func TestAlreadyApplied(t *testing.T) {
 		{"deleted and created again", last, d, cur(func(u *unstructured.Unstructured) { u.SetUID("uid-2") }), false},
 		{"a spec edit bumped the generation", last, d, cur(func(u *unstructured.Unstructured) { u.SetGeneration(4) }), false},
 		{"the cache lags behind the apply", last, d, cur(func(u *unstructured.Unstructured) { u.SetGeneration(2) }), false},
-		// (3) every label, annotation and owner reference sent, as sent
+		// (3) every label, annotation, owner reference and finalizer sent, as sent
 		{"a label removed", last, d, cur(func(u *unstructured.Unstructured) {
 			l := u.GetLabels()
 			delete(l, "c5c3.io/owner-name")
@@ -98,6 +99,7 @@ func TestAlreadyApplied(t *testing.T) {
 		{"the owner reference no longer the controller", last, d, cur(func(u *unstructured.Unstructured) {
 			u.SetOwnerReferences([]metav1.OwnerReference{{APIVersion: "v1", Kind: "ConfigMap", Name: "o", UID: "owner-1"}})
 		}), false},
+		{"the finalizer removed", last, d, cur(func(u *unstructured.Unstructured) { u.SetFinalizers(nil) }), false},
 		// (4) not being deleted
 		{"being deleted", last, d, cur(func(u *unstructured.Unstructured) { u.SetDeletionTimestamp(&deleting) }), false},
 	} {

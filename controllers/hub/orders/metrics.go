@@ -44,8 +44,7 @@ var (
 )
 
 // childApplies serves orderhub_child_applies_total from apply.Children's
-// counts, which korc.Apply and eso.Apply keep (docs/performance.md, "Hub
-// cuts").
+// counts, which korc.Apply and eso.Apply keep (docs/reference/metrics.md).
 type childApplies struct{ desc *prometheus.Desc }
 
 var childAppliesDesc = prometheus.NewDesc("orderhub_child_applies_total",
