@@ -31,12 +31,9 @@ func Apply(ctx context.Context, c client.Client, fieldOwner string, obj client.O
 	u := &unstructured.Unstructured{Object: m}
 	unstructured.RemoveNestedField(u.Object, "metadata", "creationTimestamp")
 	unstructured.RemoveNestedField(u.Object, "status")
-	pending, skip, err := apply.Children.Check(fieldOwner, u, cur)
-	switch {
-	case err != nil:
-		return fmt.Errorf("apply %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
-	case skip:
-		return apply.Fill(obj, cur)
+	pending, skip, err := apply.Children.Check(fieldOwner, u, cur, obj)
+	if err != nil || skip {
+		return err
 	}
 	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
 		return fmt.Errorf("apply %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)

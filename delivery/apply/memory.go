@@ -68,15 +68,16 @@ type Pending struct {
 
 // Check decides whether applying sent under fieldOwner may be skipped,
 // given cur, ReadOwned's read of the object (nil: absent or not read). On a
-// skip it counts OutcomeSkipped and returns true; otherwise the caller
+// skip it makes into (the caller's object, of cur's type) a copy of cur
+// (Fill), counts OutcomeSkipped and returns true; otherwise the caller
 // applies and then calls Pending.Done with the server's answer. Errors:
-// sent does not encode (DigestOf).
-func (m *Memory) Check(fieldOwner string, sent *unstructured.Unstructured, cur client.Object) (Pending, bool, error) {
+// sent does not encode (DigestOf), the Fill failing; they name the object.
+func (m *Memory) Check(fieldOwner string, sent *unstructured.Unstructured, cur, into client.Object) (Pending, bool, error) {
+	gvk := sent.GroupVersionKind()
 	d, err := DigestOf(fieldOwner, sent)
 	if err != nil {
-		return Pending{}, false, err
+		return Pending{}, false, fmt.Errorf("apply %s %s/%s: %w", gvk.Kind, sent.GetNamespace(), sent.GetName(), err)
 	}
-	gvk := sent.GroupVersionKind()
 	p := Pending{m: m, key: childKey{gvk.Group, gvk.Version, gvk.Kind, sent.GetNamespace(), sent.GetName()}, digest: d}
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -86,6 +87,9 @@ func (m *Memory) Check(fieldOwner string, sent *unstructured.Unstructured, cur c
 	}
 	if cur == nil || !AlreadyApplied(last, d, sent, cur) {
 		return p, false, nil
+	}
+	if err := Fill(into, cur); err != nil {
+		return Pending{}, false, fmt.Errorf("apply %s %s/%s: %w", gvk.Kind, sent.GetNamespace(), sent.GetName(), err)
 	}
 	m.counts[CountKey{gvk.Kind, OutcomeSkipped}]++
 	return p, true, nil

@@ -121,28 +121,29 @@ func TestMemory(t *testing.T) {
 		u.SetUID("uid-1")
 		u.SetGeneration(1)
 	})
-	p, skip, err := m.Check("f", sent, read)
+	p, skip, err := m.Check("f", sent, read, child(nil))
 	if err != nil || skip {
 		t.Fatalf("first Check: skip %v, err %v; want an apply", skip, err)
 	}
 	answer := read.DeepCopy()
 	p.Done(answer)
-	if _, skip, _ := m.Check("f", sent, read); !skip {
-		t.Fatal("second Check of the same apply, the read showing its answer: not skipped")
+	into := child(nil)
+	if _, skip, _ := m.Check("f", sent, read, into); !skip || into.GetUID() != "uid-1" {
+		t.Fatalf("second Check of the same apply, the read showing its answer: skip %v, filled UID %q", skip, into.GetUID())
 	}
-	if _, skip, _ := m.Check("f", sent, nil); skip {
+	if _, skip, _ := m.Check("f", sent, nil, child(nil)); skip {
 		t.Fatal("Check without a read object skipped")
 	}
 	// Two more children: the third record clears the memory first.
 	for _, name := range []string{"b", "c"} {
 		s := child(func(u *unstructured.Unstructured) { u.SetName(name) })
-		p, _, _ := m.Check("f", s, nil)
+		p, _, _ := m.Check("f", s, nil, child(nil))
 		p.Done(answer)
 	}
 	if n := m.Len(); n != 1 {
 		t.Fatalf("Len = %d after a third record over a limit of 2, want 1 (cleared, then the third)", n)
 	}
-	if _, skip, _ := m.Check("f", sent, read); skip {
+	if _, skip, _ := m.Check("f", sent, read, child(nil)); skip {
 		t.Fatal("a cleared record still skipped")
 	}
 	c := m.Counts()

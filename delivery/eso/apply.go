@@ -27,12 +27,9 @@ func Apply(ctx context.Context, c client.Client, fieldOwner string, u *unstructu
 	if err != nil {
 		return err
 	}
-	pending, skip, err := apply.Children.Check(fieldOwner, u, cur)
-	switch {
-	case err != nil:
-		return fmt.Errorf("eso: apply %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
-	case skip:
-		return apply.Fill(u, cur)
+	pending, skip, err := apply.Children.Check(fieldOwner, u, cur, u)
+	if err != nil || skip {
+		return err
 	}
 	if err := c.Apply(ctx, client.ApplyConfigurationFromUnstructured(u), client.FieldOwner(fieldOwner), client.ForceOwnership); err != nil {
 		return fmt.Errorf("eso: apply %s %s/%s: %w", u.GetKind(), u.GetNamespace(), u.GetName(), err)
