@@ -96,14 +96,14 @@ func (m *Memory) Check(fieldOwner string, sent *unstructured.Unstructured, cur, 
 }
 
 // Done records the apply p stands for as answered by the server (answer's
-// UID and metadata.generation) and counts OutcomeApplied.
+// UID and metadata.resourceVersion) and counts OutcomeApplied.
 func (p Pending) Done(answer client.Object) {
 	p.m.mu.Lock()
 	defer p.m.mu.Unlock()
 	if _, ok := p.m.records[p.key]; !ok && len(p.m.records) >= p.m.limit {
 		clear(p.m.records)
 	}
-	p.m.records[p.key] = Record{UID: answer.GetUID(), Generation: answer.GetGeneration(), Digest: p.digest}
+	p.m.records[p.key] = Record{UID: answer.GetUID(), ResourceVersion: answer.GetResourceVersion(), Digest: p.digest}
 	p.m.counts[CountKey{p.key.kind, OutcomeApplied}]++
 }
 

@@ -15,11 +15,11 @@ import (
 type Digest [sha256.Size]byte
 
 // Record is what a successful apply left, as the server answered it: the
-// object's UID and metadata.generation, and the Digest of the request.
+// object's UID and metadata.resourceVersion, and the Digest of the request.
 type Record struct {
-	UID        types.UID
-	Generation int64
-	Digest     Digest
+	UID             types.UID
+	ResourceVersion string
+	Digest          Digest
 }
 
 // DigestOf is the Digest of applying sent under fieldOwner. The preconditions
@@ -49,9 +49,11 @@ func DigestOf(fieldOwner string, sent *unstructured.Unstructured) (Digest, error
 // when all four hold:
 //
 //  1. last (nil: never) records a successful apply with the same Digest;
-//  2. cur exists with last's UID and metadata.generation: a spec edit by
-//     anyone bumps the generation, so the apply then runs again and
-//     repairs it;
+//  2. cur exists with last's UID and metadata.resourceVersion, so cur is
+//     the object as that apply answered it: any later write (a spec edit by
+//     anyone, which the apply then repairs, or a status K-ORC or ESO wrote)
+//     sends the apply once more, and a cache behind the answer never shows
+//     a status older than the last pass saw;
 //  3. every label, annotation, owner reference and finalizer of sent is on
 //     cur as sent (metadata edits do not bump the generation);
 //  4. cur is not being deleted.
@@ -61,7 +63,7 @@ func AlreadyApplied(last *Record, d Digest, sent, cur metav1.Object) bool {
 	switch {
 	case last == nil || last.Digest != d:
 		return false
-	case cur == nil || cur.GetUID() != last.UID || cur.GetGeneration() != last.Generation:
+	case cur == nil || cur.GetUID() != last.UID || cur.GetResourceVersion() != last.ResourceVersion:
 		return false
 	case !holds(cur.GetLabels(), sent.GetLabels()) || !holds(cur.GetAnnotations(), sent.GetAnnotations()):
 		return false

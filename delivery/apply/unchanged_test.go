@@ -37,9 +37,9 @@ func TestAlreadyApplied(t *testing.T) {
 	t.Parallel()
 	sent := child(nil)
 	d := digest(t, "orderhub-keystoneproject", sent)
-	last := &Record{UID: "uid-1", Generation: 3, Digest: d}
-	// cur is the object as read after K-ORC wrote its status and stamped a
-	// label and an annotation of its own.
+	last := &Record{UID: "uid-1", ResourceVersion: "42", Digest: d}
+	// cur is the object as that apply answered it: K-ORC had written its
+	// status and stamped a label and an annotation of its own.
 	cur := func(mutate func(u *unstructured.Unstructured)) *unstructured.Unstructured {
 		return child(func(u *unstructured.Unstructured) {
 			u.SetUID("uid-1")
@@ -76,11 +76,14 @@ func TestAlreadyApplied(t *testing.T) {
 			_ = unstructured.SetNestedField(u.Object, "payroll", "spec", "resource", "description")
 		})), cur(nil), false},
 		{"another field owner", last, digest(t, "orderhub-keystoneuser", sent), cur(nil), false},
-		// (2) the same object at the generation the apply left
+		// (2) the same object at the resourceVersion the apply answered
 		{"absent", last, d, nil, false},
 		{"deleted and created again", last, d, cur(func(u *unstructured.Unstructured) { u.SetUID("uid-2") }), false},
-		{"a spec edit bumped the generation", last, d, cur(func(u *unstructured.Unstructured) { u.SetGeneration(4) }), false},
-		{"the cache lags behind the apply", last, d, cur(func(u *unstructured.Unstructured) { u.SetGeneration(2) }), false},
+		{"written since (a spec edit, a status)", last, d, cur(func(u *unstructured.Unstructured) {
+			u.SetGeneration(4)
+			u.SetResourceVersion("43")
+		}), false},
+		{"the cache lags behind the apply", last, d, cur(func(u *unstructured.Unstructured) { u.SetResourceVersion("41") }), false},
 		// (3) every label, annotation, owner reference and finalizer sent, as sent
 		{"a label removed", last, d, cur(func(u *unstructured.Unstructured) {
 			l := u.GetLabels()
