@@ -51,30 +51,32 @@ func SameOwner(have, want map[string]string) bool {
 	return wantCluster || have[c5c3v1alpha1.LabelOwnerCluster] == ""
 }
 
-// GuardOwner reads the object of obj's kind, namespace and name through r
-// and refuses with an *OwnedElsewhereError (also recorded in ctx's
-// Refusals) when it exists without obj's ownership labels. An obj without
-// c5c3v1alpha1.LabelOwnerKind is no order's child and passes, as do an
-// absent object and a kind not installed (the write then fails on its own).
-// obj is not modified. Errors: the refusal, or the read failing.
-func GuardOwner(ctx context.Context, r client.Reader, obj client.Object) error {
+// ReadOwned reads the object of obj's kind, namespace and name through r
+// and returns it (nil when absent or its kind is not installed; the write
+// then fails on its own), refusing with an *OwnedElsewhereError (also
+// recorded in ctx's Refusals) when it exists without obj's ownership
+// labels. An obj without c5c3v1alpha1.LabelOwnerKind is no order's child:
+// nothing is read, and it passes with nil. The returned object is a copy of
+// obj's type the caller may keep; obj is not modified. Errors: the refusal,
+// or the read failing.
+func ReadOwned(ctx context.Context, r client.Reader, obj client.Object) (client.Object, error) {
 	want := obj.GetLabels()
 	if want[c5c3v1alpha1.LabelOwnerKind] == "" {
-		return nil
+		return nil, nil
 	}
 	kind := obj.GetObjectKind().GroupVersionKind().Kind
 	cur, ok := obj.DeepCopyObject().(client.Object)
 	if !ok {
-		return fmt.Errorf("apply: guard %s %s/%s: %T is not a client.Object copy", kind, obj.GetNamespace(), obj.GetName(), obj)
+		return nil, fmt.Errorf("apply: guard %s %s/%s: %T is not a client.Object copy", kind, obj.GetNamespace(), obj.GetName(), obj)
 	}
 	err := r.Get(ctx, client.ObjectKeyFromObject(obj), cur)
 	switch {
 	case apierrors.IsNotFound(err) || meta.IsNoMatchError(err):
-		return nil
+		return nil, nil
 	case err != nil:
-		return fmt.Errorf("apply: read %s %s/%s: %w", kind, obj.GetNamespace(), obj.GetName(), err)
+		return nil, fmt.Errorf("apply: read %s %s/%s: %w", kind, obj.GetNamespace(), obj.GetName(), err)
 	case SameOwner(cur.GetLabels(), want):
-		return nil
+		return cur, nil
 	}
 	owner := map[string]string{}
 	for _, k := range ownerKeys {
@@ -86,7 +88,7 @@ func GuardOwner(ctx context.Context, r client.Reader, obj client.Object) error {
 	if rs, ok := ctx.Value(refusalsKey{}).(*Refusals); ok {
 		rs.add(refusal)
 	}
-	return refusal
+	return nil, refusal
 }
 
 // Refusals collects the OwnedElsewhereErrors of one pass, also those a
@@ -99,7 +101,7 @@ type Refusals struct {
 
 type refusalsKey struct{}
 
-// WithRefusals returns ctx carrying a new, empty Refusals that GuardOwner
+// WithRefusals returns ctx carrying a new, empty Refusals that ReadOwned
 // records into.
 func WithRefusals(ctx context.Context) (context.Context, *Refusals) {
 	rs := &Refusals{}

@@ -41,7 +41,7 @@ func TestSameOwner(t *testing.T) {
 	}
 }
 
-func TestGuardOwner(t *testing.T) {
+func TestReadOwned(t *testing.T) {
 	t.Parallel()
 	mine := owned("KeystoneUser", "tenant-a", "reports", "")
 	foreign := &corev1.ConfigMap{ObjectMeta: metav1.ObjectMeta{Namespace: "openstack", Name: "taken",
@@ -63,7 +63,10 @@ func TestGuardOwner(t *testing.T) {
 		ctx, rs := WithRefusals(context.Background())
 		obj := &corev1.ConfigMap{TypeMeta: metav1.TypeMeta{APIVersion: "v1", Kind: "ConfigMap"},
 			ObjectMeta: metav1.ObjectMeta{Namespace: "openstack", Name: tc.name, Labels: tc.labels}}
-		err := GuardOwner(ctx, c, obj)
+		cur, err := ReadOwned(ctx, c, obj)
+		if wantCur := tc.name == "ours"; (cur != nil) != wantCur || (wantCur && cur.GetName() != "ours") {
+			t.Errorf("%s (labels %v): read %v, want the object: %v", tc.name, tc.labels, cur, wantCur)
+		}
 		var oe *OwnedElsewhereError
 		if got := errors.As(err, &oe); got != tc.refuse {
 			t.Fatalf("%s (labels %v): err = %v, want refusal %v", tc.name, tc.labels, err, tc.refuse)
@@ -78,7 +81,7 @@ func TestGuardOwner(t *testing.T) {
 			t.Errorf("%s: refusal %+v, recorded %+v", tc.name, oe, rs.First())
 		}
 		if obj.Labels[c5c3v1alpha1.LabelOwnerName] != "reports" {
-			t.Errorf("%s: GuardOwner modified obj: %v", tc.name, obj.Labels)
+			t.Errorf("%s: ReadOwned modified obj: %v", tc.name, obj.Labels)
 		}
 	}
 }

@@ -39,7 +39,11 @@ var (
 )
 
 func TestMain(m *testing.M) {
-	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Namespaces: []string{tenantNS, unassignedNS, secondNS},
+	// The audit log shows which writes reach the children
+	// (TestResyncSendsNoApplyForAppliedChildren).
+	so := testenv.HubStackOptions()
+	so.AuditLog = true
+	os.Exit(testenv.RunHubSuite(m, testenv.HubSuiteOptions{Stack: &so, Namespaces: []string{tenantNS, unassignedNS, secondNS},
 		Plane: &testenv.PlaneSeed{Namespace: planeNS, PasswordSecret: controlplane.DefaultPasswordSecret,
 			PasswordKey: controlplane.DefaultPasswordKey,
 			Spec:        c5c3v1alpha1.ControlPlaneSpec{NamespaceAssignments: []c5c3v1alpha1.NamespaceAssignment{assigned(tenantNS)}}},

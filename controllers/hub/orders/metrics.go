@@ -9,6 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/delivery/apply"
 )
 
 // The hub's order metrics on controller-runtime's registry, served by the
@@ -51,8 +52,24 @@ func orderCounter(name, help string) *prometheus.CounterVec {
 	return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, orderLabels)
 }
 
+// childApplies serves orderhub_child_applies_total from apply.Children's
+// counts, which korc.Apply and eso.Apply keep (docs/reference/metrics.md).
+type childApplies struct{ desc *prometheus.Desc }
+
+var childAppliesDesc = prometheus.NewDesc("orderhub_child_applies_total",
+	"Server-side applies of the hub's K-ORC and ESO children by kind: applied (sent) or skipped (the read object already showed the last apply).",
+	[]string{"kind", "outcome"}, nil)
+
+func (c childApplies) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+func (c childApplies) Collect(ch chan<- prometheus.Metric) {
+	for k, n := range apply.Children.Counts() {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.CounterValue, float64(n), k.Kind, string(k.Outcome))
+	}
+}
+
 func init() {
-	metrics.Registry.MustRegister(orderReady, credentialExpiry, credentialNextRotation, credentialGracePeriod,
+	metrics.Registry.MustRegister(childApplies{childAppliesDesc}, orderReady, credentialExpiry, credentialNextRotation, credentialGracePeriod,
 		rotationFailing, rotations, rotationFailures, rotationDuration, consumersPending, revokedBeforeRollout)
 }
 
