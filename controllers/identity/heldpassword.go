@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"time"
 
+	"github.com/c5c3/orderhub/internal/lockedmap"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -35,7 +36,7 @@ func probeDue(last heldPassword, ok bool, uid types.UID, userID string, sum [sha
 // It is kept in memory: after a restart every enabled user is probed once.
 // A nil heldPasswords remembers nothing.
 type heldPasswords struct {
-	entries lockedMap[types.NamespacedName, heldPassword]
+	entries lockedmap.Map[types.NamespacedName, heldPassword]
 }
 
 func newHeldPasswords() *heldPasswords { return &heldPasswords{} }
@@ -46,7 +47,7 @@ func (h *heldPasswords) due(key types.NamespacedName, uid types.UID, userID, pas
 	if h == nil {
 		return true
 	}
-	last, ok := h.entries.get(key, nil)
+	last, ok := h.entries.Get(key, nil)
 	return probeDue(last, ok, uid, userID, sha256.Sum256([]byte(password)), resync, now, interval)
 }
 
@@ -54,7 +55,7 @@ func (h *heldPasswords) due(key types.NamespacedName, uid types.UID, userID, pas
 // resource at now.
 func (h *heldPasswords) note(key types.NamespacedName, uid types.UID, userID, password string, now time.Time) {
 	if h != nil {
-		h.entries.put(key, heldPassword{uid: uid, userID: userID, sum: sha256.Sum256([]byte(password)), at: now})
+		h.entries.Put(key, heldPassword{uid: uid, userID: userID, sum: sha256.Sum256([]byte(password)), at: now})
 	}
 }
 
@@ -62,6 +63,6 @@ func (h *heldPasswords) note(key types.NamespacedName, uid types.UID, userID, pa
 // (a re-enabled user is probed again).
 func (h *heldPasswords) forget(key types.NamespacedName) {
 	if h != nil {
-		h.entries.del(key)
+		h.entries.Delete(key)
 	}
 }

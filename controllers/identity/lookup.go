@@ -16,6 +16,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/pagination"
 
 	"github.com/c5c3/orderhub/internal/keystone"
+	"github.com/c5c3/orderhub/internal/lockedmap"
 )
 
 // missingError is a dependency absent from Keystone, such as the domain of a
@@ -95,7 +96,7 @@ type cachedID struct {
 // idCache is a small name → ID map with expiry, safe for concurrent use. A
 // nil *idCache caches nothing.
 type idCache struct {
-	entries lockedMap[string, cachedID]
+	entries lockedmap.Map[string, cachedID]
 }
 
 // get is the ID cached for name, unless it expired before now (it is then
@@ -104,19 +105,19 @@ func (c *idCache) get(name string, now time.Time) (string, bool) {
 	if c == nil {
 		return "", false
 	}
-	e, ok := c.entries.get(name, func(e cachedID) bool { return now.After(e.expires) })
+	e, ok := c.entries.Get(name, func(e cachedID) bool { return now.After(e.expires) })
 	return e.id, ok
 }
 
 func (c *idCache) del(name string) {
 	if c != nil {
-		c.entries.del(name)
+		c.entries.Delete(name)
 	}
 }
 
 func (c *idCache) put(name, id string, expires time.Time) {
 	if c != nil {
-		c.entries.put(name, cachedID{id: id, expires: expires})
+		c.entries.Put(name, cachedID{id: id, expires: expires})
 	}
 }
 

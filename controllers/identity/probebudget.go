@@ -3,6 +3,7 @@ package identity
 import (
 	"crypto/sha256"
 
+	"github.com/c5c3/orderhub/internal/lockedmap"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -20,7 +21,7 @@ import (
 // error) or with another status learnt nothing, so nothing is written and the
 // next attempt probes again. A nil probeBudget remembers nothing.
 type probeBudget struct {
-	entries lockedMap[types.NamespacedName, rejectedProbe]
+	entries lockedmap.Map[types.NamespacedName, rejectedProbe]
 }
 
 // rejectedProbe is a Secret value (as its SHA-256) whose probe Keystone
@@ -46,7 +47,7 @@ func (b *probeBudget) rejected(key types.NamespacedName, uid types.UID, password
 	if b == nil {
 		return false
 	}
-	last, ok := b.entries.get(key, nil)
+	last, ok := b.entries.Get(key, nil)
 	return knownRejected(last, ok, uid, sha256.Sum256([]byte(password)))
 }
 
@@ -54,7 +55,7 @@ func (b *probeBudget) rejected(key types.NamespacedName, uid types.UID, password
 // the resource.
 func (b *probeBudget) noteRejected(key types.NamespacedName, uid types.UID, password string) {
 	if b != nil {
-		b.entries.put(key, rejectedProbe{uid: uid, sum: sha256.Sum256([]byte(password))})
+		b.entries.Put(key, rejectedProbe{uid: uid, sum: sha256.Sum256([]byte(password))})
 	}
 }
 
@@ -62,6 +63,6 @@ func (b *probeBudget) noteRejected(key types.NamespacedName, uid types.UID, pass
 // the resource is gone.
 func (b *probeBudget) forget(key types.NamespacedName) {
 	if b != nil {
-		b.entries.del(key)
+		b.entries.Delete(key)
 	}
 }

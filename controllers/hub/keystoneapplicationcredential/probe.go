@@ -70,10 +70,10 @@ type probeRecord struct {
 // later.
 func (p *pass) probe(ctx context.Context, in *applicationcredential.Input, secret, ca []byte, userID string) {
 	key, id := p.prefix, p.st.CredentialID
-	rec, _ := p.r.probes.get(key)
+	rec, _ := p.r.probes.Get(key, nil)
 	if rec.id != id || id == "" {
 		rec = probeRecord{id: id, at: p.now} // a new credential: start the clock
-		p.r.probes.set(key, rec)
+		p.r.probes.Put(key, rec)
 	}
 	out := p.r.rest.Verify(ctx, atrest.Step{Key: key, Due: len(secret) > 0 && applicationcredential.ProbeDue(*in, rec.at, p.r.resync),
 		Changed: userID == "", Subject: id, UID: p.ac.UID, Now: p.now, LoginPeriod: p.r.loginPeriod,
@@ -100,7 +100,7 @@ func (p *pass) probe(ctx context.Context, in *applicationcredential.Input, secre
 		log.Info("verifying the delivered credential failed; retried a resync later",
 			"generation", p.st.CredentialGeneration, "error", out.LoginErr.Error())
 	}
-	p.r.probes.set(key, rec)
+	p.r.probes.Put(key, rec)
 	in.Rejected, p.obs.Rejected = rec.rejected, rec.rejected
 }
 

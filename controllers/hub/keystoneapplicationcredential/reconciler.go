@@ -12,6 +12,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/atrest"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/internal/lockedmap"
 )
 
 // Reconciler reconciles KeystoneApplicationCredentials on every engaged
@@ -24,9 +25,9 @@ type Reconciler struct {
 	// login Keystone refused (ErrLoginRefused).
 	resync  time.Duration
 	prober  Prober
-	probes  memo[probeRecord]
+	probes  lockedmap.Map[string, probeRecord]
 	revoker Revoker
-	logins  memo[int64]
+	logins  lockedmap.Map[string, int64]
 	roles   RoleLister
 	budget  *orders.RotationBudget
 	// rest is the at-rest record per order (probe), checker the cheap check,

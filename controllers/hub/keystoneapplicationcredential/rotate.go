@@ -120,13 +120,13 @@ func (p *pass) confirmRevoked(ctx context.Context, gen int64) bool {
 		return true
 	}
 	var err error
-	if g, refused := p.r.logins.get(p.prefix); refused && g == p.passwordGen {
+	if g, refused := p.r.logins.Get(p.prefix, nil); refused && g == p.passwordGen {
 		err = ErrLoginRefused // not tried again with this password
 	} else {
 		var existed bool
 		existed, err = p.r.revoker(ctx, RevokeRequest{Mint: *p.mint, CredentialID: id})
 		if err == nil {
-			p.r.logins.forget(p.prefix)
+			p.r.logins.Delete(p.prefix)
 			if existed {
 				p.event(corev1.EventTypeWarning, EventPreviousRevoked, "Rotate",
 					"K-ORC released generation %d while Keystone still held its credential %s; deleted it from Keystone as its user", gen, id)
@@ -134,7 +134,7 @@ func (p *pass) confirmRevoked(ctx context.Context, gen int64) bool {
 			return true
 		}
 		if errors.Is(err, ErrLoginRefused) {
-			p.r.logins.set(p.prefix, p.passwordGen)
+			p.r.logins.Put(p.prefix, p.passwordGen)
 		}
 	}
 	var urgent string

@@ -58,8 +58,8 @@ func (q *pass) teardown() orders.Teardown[orderObj] {
 	return orders.Teardown[orderObj]{
 		Finalizer: c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown,
 		Forget: func(*orders.Pass[orderObj]) {
-			q.r.probes.forget(q.prefix)
-			q.r.logins.forget(q.prefix)
+			q.r.probes.Delete(q.prefix)
+			q.r.logins.Delete(q.prefix)
 			q.r.rest.Forget(q.prefix)
 		},
 		Phases: []orders.Phase[orderObj]{
