@@ -3,9 +3,9 @@ package atrest
 import (
 	"context"
 	"errors"
-	"sync"
 	"time"
 
+	"github.com/c5c3/orderhub/internal/lockedmap"
 	"k8s.io/apimachinery/pkg/types"
 )
 
@@ -46,8 +46,7 @@ type Outcome struct {
 // Confirm fill it. It is lost with the process: after a restart every
 // converged order logs in once.
 type Memory struct {
-	mu sync.Mutex
-	m  map[string]Record
+	m lockedmap.Map[string, Record]
 }
 
 // Verify runs the recipe: Decide; a Check whose Gone finding is reported as
@@ -102,24 +101,8 @@ func (m *Memory) Confirm(key, subject string, uid types.UID, now time.Time) {
 }
 
 // Forget drops the record of key (the order is gone or starts over).
-func (m *Memory) Forget(key string) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	delete(m.m, key)
-}
+func (m *Memory) Forget(key string) { m.m.Delete(key) }
 
-func (m *Memory) get(key string) (Record, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	r, ok := m.m[key]
-	return r, ok
-}
+func (m *Memory) get(key string) (Record, bool) { return m.m.Get(key, nil) }
 
-func (m *Memory) set(key string, r Record) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.m == nil {
-		m.m = map[string]Record{}
-	}
-	m.m[key] = r
-}
+func (m *Memory) set(key string, r Record) { m.m.Put(key, r) }

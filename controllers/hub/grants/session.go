@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
 	"github.com/gophercloud/gophercloud/v2"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
+	"github.com/c5c3/orderhub/internal/lockedmap"
 )
 
 // DefaultRefusalHold is how long Sessions answers a refused admin login
@@ -38,8 +38,7 @@ type Sessions struct {
 	// Now is the clock (default time.Now); for tests.
 	Now func() time.Time
 
-	mu sync.Mutex
-	m  map[string]session // by Credentials.Key
+	m lockedmap.Map[string, session] // by Credentials.Key
 }
 
 type session struct {
@@ -59,9 +58,7 @@ func (s *Sessions) Client(ctx context.Context, c Credentials) (*gophercloud.Serv
 	}
 	key, digest := c.Key(), c.digest()
 	now := s.now()
-	s.mu.Lock()
-	e, ok := s.m[key]
-	s.mu.Unlock()
+	e, ok := s.m.Get(key, nil)
 	if ok && e.digest == digest {
 		if e.sc != nil {
 			return e.sc, nil
@@ -73,20 +70,11 @@ func (s *Sessions) Client(ctx context.Context, c Credentials) (*gophercloud.Serv
 	sc, err := login(ctx, a, c.CABundle)
 	switch {
 	case err == nil:
-		s.put(key, session{digest: digest, sc: sc})
+		s.m.Put(key, session{digest: digest, sc: sc})
 	case gophercloud.ResponseCodeIs(err, http.StatusUnauthorized):
-		s.put(key, session{digest: digest, err: err, until: now.Add(s.hold())})
+		s.m.Put(key, session{digest: digest, err: err, until: now.Add(s.hold())})
 	}
 	return sc, err
-}
-
-func (s *Sessions) put(key string, e session) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = map[string]session{}
-	}
-	s.m[key] = e
 }
 
 func (s *Sessions) now() time.Time {
