@@ -165,7 +165,7 @@ func (b *bench) runHub(ctx context.Context, rep int) ([]result, error) {
 	for p, pid := range pids {
 		cpu0[p], _ = cpuSecondsOf(pid)
 	}
-	k0, kr0, be0 := kp.Counts(), kp.CountsByResource(), b.keystoneProxy.Counts()
+	k0, kr0, be0, ber0 := kp.Counts(), kp.CountsByResource(), b.keystoneProxy.Counts(), b.keystoneProxy.CountsByResource()
 	start := time.Now()
 	if err := b.applyAll(ctx, objs); err != nil {
 		return nil, err
@@ -181,6 +181,8 @@ func (b *bench) runHub(ctx context.Context, rep int) ([]result, error) {
 	hub.Metrics[mKubeWrites] = float64(kp.Counts().Sub(k0).Writes()) / n
 	hub.Writes = writesOnly(kp.CountsByResource().Sub(kr0))
 	b.logf("%s / %s: apiserver writes while applying: %s", setHub, runnerOrderhub, topWrites(hub.Writes, 8))
+	b.logf("%s / %s: Keystone requests while applying: %s", setHub, runnerOrderhub,
+		topWrites(collapseIDs(b.keystoneProxy.CountsByResource().Sub(ber0)), 16))
 	cpu := map[string]float64{}
 	for p, pid := range pids {
 		c, _ := cpuSecondsOf(pid)
