@@ -82,11 +82,15 @@ type Admin struct {
 	User, Project, Domain       string
 }
 
-// DomainOr is domain, or the admin domain of plane cp (AdminOf) when empty:
+// DomainOr is domain, or when empty the admin domain of plane cp (AdminOf;
+// DefaultAdminDomain with cp nil, as when a deletion outlives its plane):
 // an order's effective domain.
 func DomainOr(domain string, cp *c5c3v1alpha1.ControlPlane) string {
-	if domain != "" {
+	switch {
+	case domain != "":
 		return domain
+	case cp == nil:
+		return DefaultAdminDomain
 	}
 	return AdminOf(cp).Domain
 }

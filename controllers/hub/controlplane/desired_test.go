@@ -92,3 +92,26 @@ func TestPasswordCloudValidates(t *testing.T) {
 		t.Errorf("cloud = %+v", c)
 	}
 }
+
+// TestDomainOr: the order's domain wins, then the plane's admin domain, and
+// with no plane (a deletion that outlives it) DefaultAdminDomain.
+func TestDomainOr(t *testing.T) {
+	t.Parallel()
+	custom := plane(func(cp *c5c3v1alpha1.ControlPlane) { cp.Spec.KORC.AdminCredential.DomainName = "Ops" })
+	tests := []struct {
+		name, domain string
+		cp           *c5c3v1alpha1.ControlPlane
+		want         string
+	}{
+		{"order's domain", "Tenant", custom, "Tenant"},
+		{"order's domain, no plane", "Tenant", nil, "Tenant"},
+		{"plane's admin domain", "", custom, "Ops"},
+		{"plane's default admin domain", "", plane(nil), DefaultAdminDomain},
+		{"no plane", "", nil, DefaultAdminDomain},
+	}
+	for _, tc := range tests {
+		if got := DomainOr(tc.domain, tc.cp); got != tc.want {
+			t.Errorf("%s: DomainOr(%q) = %q, want %q", tc.name, tc.domain, got, tc.want)
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/apply"
+	"github.com/c5c3/orderhub/delivery/eso"
 	"github.com/c5c3/orderhub/internal/password"
 	"github.com/c5c3/orderhub/korc"
 )
@@ -214,4 +215,40 @@ func expiresAtOf(o *orcv1alpha1.ApplicationCredential) *time.Time {
 	}
 	t := o.Spec.Resource.ExpiresAt.Time
 	return &t
+}
+
+// Child lists of the order's children in the plane's namespace, indexed by
+// owner (orders.IndexChildren): the credential generations, the Secrets
+// (source, mint-cloud, secret-v<N>) and the PushSecret (its metadata, which
+// the watch caches).
+var (
+	credentialList = func() client.ObjectList { return &orcv1alpha1.ApplicationCredentialList{} }
+	secretList     = func() client.ObjectList { return &corev1.SecretList{} }
+	pushList       = func() client.ObjectList { return eso.NewMetadataList(eso.PushSecretGVK) }
+	// roleList and serviceList hold the scope's K-ORC imports (scope.go).
+	roleList    = func() client.ObjectList { return &orcv1alpha1.RoleList{} }
+	serviceList = func() client.ObjectList { return &orcv1alpha1.ServiceList{} }
+)
+
+// childSets are the kinds IndexChildren indexes for the order.
+var childSets = []orders.ChildSet{{List: credentialList}, {List: secretList}, {List: pushList},
+	{List: roleList}, {List: serviceList}}
+
+// ownCredential selects the order's credential-v<N> children.
+func (q *pass) ownCredential(o client.Object) bool {
+	gen, ok := applicationcredential.GenerationOfChild(q.prefix, o.GetName())
+	return ok && o.GetName() == q.child(korc.CredentialDiscriminator(gen))
+}
+
+// generational selects the order's generation Secrets and its source Secret.
+func (q *pass) generational(o client.Object) bool {
+	_, ok := applicationcredential.GenerationOfChild(q.prefix, o.GetName())
+	return ok || o.GetName() == q.child(korc.DiscSource)
+}
+
+// forget drops the order's probe, refused-login and at-rest memories.
+func (q *pass) forget(*orders.Pass[orderObj]) {
+	q.r.probes.Delete(q.prefix)
+	q.r.logins.Delete(q.prefix)
+	q.r.rest.Forget(q.prefix)
 }

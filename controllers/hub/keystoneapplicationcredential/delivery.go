@@ -9,6 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/orderhub/controllers/hub/applicationcredential"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
@@ -142,4 +143,18 @@ func (p *pass) deliver(ctx context.Context, cur *corev1.Secret) {
 	// contract": it "stays valid for the grace period after the switch" of the
 	// delivered Secret).
 	p.st = applicationcredential.MarkDelivered(p.st, p.schedule, p.now, orders.SecretName(p.ac.Name))
+}
+
+// deleteDelivered deletes the delivered Secret on the order's cluster
+// unless it is foreign (no controller reference to the order) or already
+// being deleted. NotFound is success.
+func (q *pass) deleteDelivered(ctx context.Context, _ *orders.Pass[orderObj]) error {
+	delivered, foreign, err := q.readDelivered(ctx)
+	if err != nil || delivered == nil || foreign || !delivered.DeletionTimestamp.IsZero() {
+		return err
+	}
+	if err := q.oc.Delete(ctx, delivered); client.IgnoreNotFound(err) != nil {
+		return fmt.Errorf("delete the delivered Secret: %w", err)
+	}
+	return nil
 }

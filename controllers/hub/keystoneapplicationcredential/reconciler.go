@@ -65,8 +65,26 @@ func (kind) New() orderObj { return &c5c3v1alpha1.KeystoneApplicationCredential{
 
 func (kind) PlaneRef(ac orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return ac.Spec.ControlPlaneRef }
 
+// TeardownRequeue is how soon a teardown that waits on K-ORC or ESO looks
+// again when no watched event arrives.
+const TeardownRequeue = 10 * time.Second
+
+// Teardown is the c5c3.io/keystoneapplicationcredential-teardown deletion
+// path in two phases (docs/reference/keystoneapplicationcredential.md,
+// "Deletion Semantics"): first the PushSecret (the OpenBao path), every
+// credential-v<N> (K-ORC deletes it in Keystone through mint-cloud), every
+// secret-v<N> and the source Secret; once none is listed, mint-cloud, the
+// scope's Role and Service imports and the delivered Secret. The mint-cloud
+// document is not rebuilt here (a user password rotated during the teardown
+// strands the finalizer, as that page says).
 func (k kind) Teardown(p *orders.Pass[orderObj]) orders.Teardown[orderObj] {
-	return k.newPass(p).teardown()
+	q := k.newPass(p)
+	return orders.Teardown[orderObj]{Finalizer: c5c3v1alpha1.FinalizerKeystoneApplicationCredentialTeardown, Forget: q.forget,
+		Phases: []orders.Phase[orderObj]{
+			{Sets: []orders.ChildSet{{List: pushList}, {List: credentialList, Select: q.ownCredential}, {List: secretList, Select: q.generational}}},
+			{Sets: []orders.ChildSet{{List: secretList}, {List: roleList}, {List: serviceList}}, After: q.deleteDelivered},
+		},
+		WaitRequeue: TeardownRequeue}
 }
 
 func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {

@@ -52,7 +52,12 @@ type kind struct{ *Reconciler }
 func (kind) New() orderObj                                         { return &c5c3v1alpha1.KeystoneProject{} }
 func (kind) PlaneRef(kp orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return kp.Spec.ControlPlaneRef }
 
-func (k kind) Teardown(*orders.Pass[orderObj]) orders.Teardown[orderObj] { return k.teardown() }
+// Teardown is the KeystoneProject deletion path
+// (docs/reference/keystoneproject.md, "Deletion Semantics").
+func (k kind) Teardown(*orders.Pass[orderObj]) orders.Teardown[orderObj] {
+	return orders.Teardown[orderObj]{Finalizer: c5c3v1alpha1.FinalizerKeystoneProjectTeardown, Phases: []orders.Phase[orderObj]{{Sets: childSets}},
+		Hold: k.hold, Waiting: deleting, WaitRequeue: NotReadyRequeue, Release: k.release}
+}
 
 func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
 	return &actuator{Settled: orders.Settled[orderObj, orderStatus]{Pass: p, Now: k.now, After: RequeueAfter}, r: k.Reconciler,

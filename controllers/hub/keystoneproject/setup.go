@@ -30,6 +30,13 @@ import (
 // +kubebuilder:rbac:groups="";events.k8s.io,resources=events,verbs=create;patch
 // +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=projects;domains,verbs=get;list;watch;create;update;patch;delete
 
+// childSets are the order's children in the plane's namespace: the managed
+// Project and its probe, and the Domain import.
+var childSets = []orders.ChildSet{
+	{List: func() client.ObjectList { return &orcv1alpha1.ProjectList{} }},
+	{List: func() client.ObjectList { return &orcv1alpha1.DomainList{} }},
+}
+
 // Options configure the reconciler; the zero value is the default.
 type Options struct {
 	// HeldRequeue is how soon a held deletion looks again without an event

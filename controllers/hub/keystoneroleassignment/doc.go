@@ -13,7 +13,7 @@
 // korc.RoleDiscriminator(role)) and labelled orders.ChildLabels.
 //
 // Layout: decide.go holds the pure decisions, assign.go the projection
-// pass (the grants authenticate with grants.AdminCredentials), teardown.go
-// the finalizer, reconciler.go the pass and its status write, setup.go the
-// watches.
+// pass (the grants authenticate with grants.AdminCredentials), revoke.go
+// the deletion hold and revoke, reconciler.go the pass, its status write and
+// the declared teardown, setup.go the children and watches.
 package keystoneroleassignment

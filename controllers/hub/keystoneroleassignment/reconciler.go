@@ -52,7 +52,12 @@ type kind struct{ *Reconciler }
 func (kind) New() orderObj                                         { return &c5c3v1alpha1.KeystoneRoleAssignment{} }
 func (kind) PlaneRef(ra orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return ra.Spec.ControlPlaneRef }
 
-func (k kind) Teardown(*orders.Pass[orderObj]) orders.Teardown[orderObj] { return k.teardown() }
+// Teardown is the KeystoneRoleAssignment deletion path
+// (docs/reference/keystoneroleassignment.md, "Deletion Semantics").
+func (k kind) Teardown(*orders.Pass[orderObj]) orders.Teardown[orderObj] {
+	return orders.Teardown[orderObj]{Finalizer: c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown, Phases: []orders.Phase[orderObj]{{Sets: childSets}},
+		Hold: hold, Before: k.revokeStep, WaitRequeue: NotReadyRequeue}
+}
 
 func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
 	return &actuator{Settled: orders.Settled[orderObj, orderStatus]{Pass: p, Now: k.now, After: RequeueAfter}, r: k.Reconciler,

@@ -32,6 +32,9 @@ import (
 // +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=roles,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=users;projects,verbs=get;list;watch
 
+// childSets are the order's children in the plane's namespace (the Role import).
+var childSets = []orders.ChildSet{{List: func() client.ObjectList { return &orcv1alpha1.RoleList{} }}}
+
 // Options configure the reconciler; zero values take the defaults.
 type Options struct {
 	// Granter reads, assigns and revokes roles; default grants.Keystone.

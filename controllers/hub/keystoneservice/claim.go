@@ -4,7 +4,6 @@ import (
 	"context"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
-	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 )
 
@@ -18,34 +17,22 @@ const UserClaimKind = "user"
 // keystoneproject.ClaimKind.
 const ProjectClaimKind = "project"
 
-// AccountClaim is the claim on the account's user name in claimDomain; ok is
+// AccountClaim is the claim on the account's user name in EffectiveDomain; ok is
 // false without an account block.
 func AccountClaim(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) (orders.Claim, bool) {
 	if ks.Spec.Account == nil {
 		return orders.Claim{}, false
 	}
-	return orders.Claim{Kind: UserClaimKind, Domain: claimDomain(ks, cp), Name: ks.EffectiveUserName()}, true
+	return orders.Claim{Kind: UserClaimKind, Domain: EffectiveDomain(ks, cp), Name: ks.EffectiveUserName()}, true
 }
 
 // AccountProjectClaim is the claim on a created project's name in
-// claimDomain; ok is false without an account block or with project.create false.
+// EffectiveDomain; ok is false without an account block or with project.create false.
 func AccountProjectClaim(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) (orders.Claim, bool) {
 	if ks.Spec.Account == nil || !ks.Spec.Account.Project.Create {
 		return orders.Claim{}, false
 	}
-	return orders.Claim{Kind: ProjectClaimKind, Domain: claimDomain(ks, cp), Name: string(ks.Spec.Account.Project.Name)}, true
-}
-
-// claimDomain is EffectiveDomain, or with cp nil spec.account.domainName or
-// controlplane.DefaultAdminDomain. ks must have an account block.
-func claimDomain(ks *c5c3v1alpha1.KeystoneService, cp *c5c3v1alpha1.ControlPlane) string {
-	switch {
-	case cp != nil:
-		return EffectiveDomain(ks, cp)
-	case ks.Spec.Account.DomainName != "":
-		return string(ks.Spec.Account.DomainName)
-	}
-	return controlplane.DefaultAdminDomain
+	return orders.Claim{Kind: ProjectClaimKind, Domain: EffectiveDomain(ks, cp), Name: string(ks.Spec.Account.Project.Name)}, true
 }
 
 // ClaimHolder is ks as a claim holder (kind KeystoneService, management cluster).
@@ -86,4 +73,10 @@ func (r *Reconciler) ReleaseAccountClaim(ctx context.Context, ks *c5c3v1alpha1.K
 // the lease RBAC has no list or watch).
 func (r *Reconciler) claims() orders.ClaimClient {
 	return orders.ClaimClient{Client: r.client, Reader: r.reader}
+}
+
+// releaseClaims is ReleaseAccountClaim as the teardown's last step
+// (orders.Teardown.Release).
+func (r *Reconciler) releaseClaims(ctx context.Context, p *orders.Pass[ksObj]) error {
+	return r.ReleaseAccountClaim(ctx, p.Obj, p.Plane)
 }

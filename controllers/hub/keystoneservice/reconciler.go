@@ -39,6 +39,8 @@ const (
 	ReadyResync     = 10 * time.Minute
 )
 
+type ksObj = *c5c3v1alpha1.KeystoneService
+
 // kind is the KeystoneService kind of orders.Loop.
 type kind struct{ r *Reconciler }
 
@@ -46,7 +48,13 @@ func (kind) New() ksObj { return &c5c3v1alpha1.KeystoneService{} }
 
 func (kind) PlaneRef(ks ksObj) c5c3v1alpha1.ControlPlaneRefSpec { return ks.Spec.ControlPlaneRef }
 
-func (k kind) Teardown(p *orders.Pass[ksObj]) orders.Teardown[ksObj] { return k.r.teardown(p.Obj) }
+// Teardown is the finalizer's spec (docs/reference/keystoneservice.md,
+// "Deletion Semantics"): every child of both blocks, the account's name
+// claims released last. It writes no status.
+func (k kind) Teardown(p *orders.Pass[ksObj]) orders.Teardown[ksObj] {
+	return orders.Teardown[ksObj]{Finalizer: c5c3v1alpha1.FinalizerKeystoneServiceTeardown, Release: k.r.releaseClaims,
+		Phases: []orders.Phase[ksObj]{{Sets: append(append([]orders.ChildSet{}, catalogSets...), accountSets(p.Obj)...)}}}
+}
 
 // Start announces a deferred rotation schedule once, on the first pass.
 func (k kind) Start(p *orders.Pass[ksObj]) orders.Actuator[c5c3v1alpha1.KeystoneServiceStatus] {

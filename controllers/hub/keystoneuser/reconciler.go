@@ -76,7 +76,13 @@ func (kind) New() orderObj { return &c5c3v1alpha1.KeystoneUser{} }
 
 func (kind) PlaneRef(ku orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return ku.Spec.ControlPlaneRef }
 
-func (k kind) Teardown(*orders.Pass[orderObj]) orders.Teardown[orderObj] { return k.teardown() }
+// Teardown is the KeystoneUser deletion path
+// (docs/reference/keystoneuser.md, "Deletion Semantics"); a frozen order is
+// torn down all the same.
+func (k kind) Teardown(*orders.Pass[orderObj]) orders.Teardown[orderObj] {
+	return orders.Teardown[orderObj]{Finalizer: c5c3v1alpha1.FinalizerKeystoneUserTeardown, Phases: []orders.Phase[orderObj]{{Sets: childSets}},
+		Hold: k.hold, WaitRequeue: NotReadyRequeue, Forget: k.forget, Release: k.release}
+}
 
 func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {
 	return &actuator{gate: p.Gate, obs: Observation{Gate: p.Gate}, op: p, p: &pass{r: k.Reconciler, o: p.Order, oc: p.Client, ku: p.Obj,

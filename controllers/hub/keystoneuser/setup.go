@@ -38,6 +38,19 @@ import (
 // +kubebuilder:rbac:groups=external-secrets.io,resources=secretstores;clustersecretstores,verbs=get;list;watch
 // +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;delete
 
+// childSets are the order's children in the plane's namespace, in the
+// order the teardown deletes them: the PushSecret (ESO removes the OpenBao
+// path), the K-ORC User (K-ORC deletes the Keystone user), the Secrets
+// (password generations, source), the probe (a User too) and the Domain
+// import. The delivered Secret goes with the order through its owner
+// reference (garbage collector).
+var childSets = []orders.ChildSet{
+	{List: func() client.ObjectList { return eso.NewMetadataList(eso.PushSecretGVK) }},
+	{List: func() client.ObjectList { return &orcv1alpha1.UserList{} }},
+	{List: func() client.ObjectList { return &corev1.SecretList{} }},
+	{List: func() client.ObjectList { return &orcv1alpha1.DomainList{} }},
+}
+
 // Options configure the reconciler; zero values take the defaults.
 type Options struct {
 	// Verifier checks an applied password with Keystone before delivery;

@@ -19,18 +19,6 @@ import (
 	"github.com/c5c3/orderhub/korc"
 )
 
-// teardown is the KeystoneRoleAssignment deletion path
-// (docs/reference/keystoneroleassignment.md, "Deletion Semantics").
-func (r *Reconciler) teardown() orders.Teardown[orderObj] {
-	return orders.Teardown[orderObj]{
-		Finalizer:   c5c3v1alpha1.FinalizerKeystoneRoleAssignmentTeardown,
-		Hold:        hold,
-		Before:      r.revokeStep,
-		Phases:      []orders.Phase[orderObj]{{Sets: childSets}},
-		WaitRequeue: NotReadyRequeue,
-	}
-}
-
 // hold holds an assignment that granted its role (status.roleID) while a
 // credential of the same user and project exists.
 func hold(ctx context.Context, p *orders.Pass[orderObj]) (orders.Hold, error) {
@@ -116,6 +104,3 @@ func (r *Reconciler) revoke(ctx context.Context, oc client.Client, ra *c5c3v1alp
 		"revoked role %s (id %s) from KeystoneUser %s on KeystoneProject %s", ra.Spec.Role, rev.RoleID, ra.Spec.UserRef.Name, ra.Spec.ProjectRef.Name)
 	return nil
 }
-
-// childSets are the order's children in the plane's namespace (the Role import).
-var childSets = []orders.ChildSet{{List: func() client.ObjectList { return &orcv1alpha1.RoleList{} }}}
