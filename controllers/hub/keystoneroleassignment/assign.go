@@ -75,8 +75,9 @@ func refs(ctx context.Context, oc, local client.Reader, ra *c5c3v1alpha1.Keyston
 // assign runs the projection of an order whose shared gate is open and
 // whose role is allowed: the reference gates, the Role import (an unmanaged
 // K-ORC Role by name, authenticated with the plane's application-credential
-// cloud), and, once it resolved, the grant, read back from Keystone every
-// pass and made when missing (which repairs an out-of-band revoke). It fills
+// cloud), and, once it resolved, the grant: made at once by an order that
+// has not granted yet, otherwise read back from Keystone every pass and made
+// when missing (which repairs an out-of-band revoke). It fills
 // o and returns the user's and project's Keystone ids.
 func (r *Reconciler) assign(ctx context.Context, oc client.Client, ra *c5c3v1alpha1.KeystoneRoleAssignment,
 	cp *c5c3v1alpha1.ControlPlane, ord orders.Order, o *Observation) (userID, projectID string) {
@@ -107,14 +108,19 @@ func (r *Reconciler) assign(ctx context.Context, oc client.Client, ra *c5c3v1alp
 		o.Error = err
 		return userID, projectID
 	}
-	granted, err := r.granter.Granted(ctx, creds, userID, projectID)
-	if err != nil {
-		o.GrantError = err
-		return userID, projectID
-	}
-	if granted[o.RoleImport.ID] {
-		o.Granted = true
-		return userID, projectID
+	// An order that has not granted yet grants without reading first: the
+	// grant is idempotent in Keystone (docs/reference/keystoneroleassignment.md,
+	// "How roles are granted").
+	if ra.Status.RoleID != "" {
+		granted, err := r.granter.Granted(ctx, creds, userID, projectID)
+		if err != nil {
+			o.GrantError = err
+			return userID, projectID
+		}
+		if granted[o.RoleImport.ID] {
+			o.Granted = true
+			return userID, projectID
+		}
 	}
 	if err := r.granter.Grant(ctx, creds, userID, projectID, o.RoleImport.ID); err != nil {
 		o.GrantError = err
