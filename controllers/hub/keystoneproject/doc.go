@@ -10,7 +10,7 @@
 //
 // Layout: decide.go holds the pure decisions (effective names, the admin
 // project refusal, ProjectReady, the teardown verdict), project.go the
-// projection pass, hold.go the deletion hold and the claim release,
+// projection pass, hold.go the deletion hold,
 // reconciler.go the pass, its status write and the declared teardown,
 // setup.go the children and watches.
 package keystoneproject

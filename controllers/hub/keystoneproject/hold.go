@@ -41,9 +41,3 @@ func (r *Reconciler) hold(ctx context.Context, p *orders.Pass[orderObj]) (orders
 func deleting(p *orders.Pass[orderObj], left int, err error) []metav1.Condition {
 	return Conditions(DeletingCondition(left, err, p.Obj.Generation), p.Obj.Generation)
 }
-
-// release releases the order's name claim (orders.Teardown.Release).
-func (r *Reconciler) release(ctx context.Context, p *orders.Pass[orderObj]) error {
-	claim := projectClaim(EffectiveProjectName(p.Obj), EffectiveDomain(p.Obj, p.Plane))
-	return orders.Release(ctx, r.Claims, p.PlaneNamespace, claim, p.Order)
-}

@@ -56,7 +56,7 @@ func (kind) PlaneRef(kp orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return kp.S
 // (docs/reference/keystoneproject.md, "Deletion Semantics").
 func (k kind) Teardown(*orders.Pass[orderObj]) orders.Teardown[orderObj] {
 	return orders.Teardown[orderObj]{Finalizer: c5c3v1alpha1.FinalizerKeystoneProjectTeardown, Phases: []orders.Phase[orderObj]{{Sets: childSets}},
-		Hold: k.hold, Waiting: deleting, WaitRequeue: NotReadyRequeue, Release: k.release}
+		Hold: k.hold, Waiting: deleting, WaitRequeue: NotReadyRequeue, Release: orders.ReleaseTenantName[orderObj](k, k.Claims, ClaimKind)}
 }
 
 func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {

@@ -9,5 +9,5 @@
 // Files: decide.go and conditions.go hold the pure decisions (unit-tested);
 // reconciler.go runs a pass, provision.go projects the Keystone side,
 // delivery.go the backup and the delivered Secret, hold.go the
-// deletion hold and the claim release, setup.go the children and watches.
+// deletion hold and forget, setup.go the children and watches.
 package keystoneuser

@@ -35,9 +35,3 @@ func (r *Reconciler) forget(p *orders.Pass[orderObj]) {
 	r.refused.Delete(verifiedKey(p.Order))
 	r.rest.Forget(verifiedKey(p.Order))
 }
-
-// release releases the order's name claim (orders.Teardown.Release).
-func (r *Reconciler) release(ctx context.Context, p *orders.Pass[orderObj]) error {
-	claim := userClaim(EffectiveUserName(p.Obj), EffectiveDomain(p.Obj, p.Plane))
-	return orders.Release(ctx, r.Claims, p.PlaneNamespace, claim, p.Order)
-}

@@ -81,7 +81,7 @@ func (kind) PlaneRef(ku orderObj) c5c3v1alpha1.ControlPlaneRefSpec { return ku.S
 // torn down all the same.
 func (k kind) Teardown(*orders.Pass[orderObj]) orders.Teardown[orderObj] {
 	return orders.Teardown[orderObj]{Finalizer: c5c3v1alpha1.FinalizerKeystoneUserTeardown, Phases: []orders.Phase[orderObj]{{Sets: childSets}},
-		Hold: k.hold, WaitRequeue: NotReadyRequeue, Forget: k.forget, Release: k.release}
+		Hold: k.hold, WaitRequeue: NotReadyRequeue, Forget: k.forget, Release: orders.ReleaseTenantName[orderObj](k, k.Claims, ClaimKind)}
 }
 
 func (k kind) Start(p *orders.Pass[orderObj]) orders.Actuator[orderStatus] {

@@ -169,6 +169,16 @@ func legacyHolder(ctx context.Context, c client.Client, planeNamespace string, c
 	return *cur.Spec.HolderIdentity, nil
 }
 
+// ReleaseTenantName is the Teardown.Release of a TenantNamed kind: it
+// releases the order's claim of claimKind on the kind's TenantName, through
+// c (Base.Claims). Errors: as Release.
+func ReleaseTenantName[T client.Object](named TenantNamed[T], c client.Client, claimKind string) func(context.Context, *Pass[T]) error {
+	return func(ctx context.Context, p *Pass[T]) error {
+		domain, name := named.TenantName(p.Obj, p.Plane)
+		return Release(ctx, c, p.PlaneNamespace, Claim{Kind: claimKind, Domain: domain, Name: name}, p.Order)
+	}
+}
+
 // Release deletes claim (and its pre-upgrade Lease) when o holds it. Call it
 // last in o's teardown. Errors: Kubernetes failures.
 func Release(ctx context.Context, c client.Client, planeNamespace string, claim Claim, o Order) error {

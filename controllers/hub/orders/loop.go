@@ -167,8 +167,9 @@ func (l Loop[T, S]) Reconcile(ctx context.Context, req mcreconcile.Request) (rec
 // TenantNamed is a Kind whose orders create a named Keystone object
 // (KeystoneUser, KeystoneProject): Loop closes its gate with TenantNameGate.
 type TenantNamed[T client.Object] interface {
-	// TenantName is the effective domain and name obj creates on plane cp,
-	// which is not nil.
+	// TenantName is the effective domain and name obj creates on plane cp.
+	// cp is nil only in a teardown whose plane is gone; the domain is then
+	// the one controlplane.DomainOr answers without a plane.
 	TenantName(obj T, cp *c5c3v1alpha1.ControlPlane) (domain, name string)
 }
 
