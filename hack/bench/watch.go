@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -25,10 +27,13 @@ type readyState struct {
 	want   map[string]bool
 	ready  map[string]bool
 	wakeup chan struct{}
+	// after is, per object, the time from its creationTimestamp to the
+	// event that first showed it ready (whole seconds: the timestamp's).
+	after map[string]time.Duration
 }
 
 func newReadyState(objs []*unstructured.Unstructured) *readyState {
-	s := &readyState{want: map[string]bool{}, ready: map[string]bool{}, wakeup: make(chan struct{}, 1)}
+	s := &readyState{want: map[string]bool{}, ready: map[string]bool{}, wakeup: make(chan struct{}, 1), after: map[string]time.Duration{}}
 	for _, o := range objs {
 		s.want[o.GetKind()+"/"+o.GetName()] = true
 	}
@@ -46,6 +51,9 @@ func (s *readyState) set(u *unstructured.Unstructured, ready func(*unstructured.
 		delete(s.ready, key)
 	} else {
 		s.ready[key] = ready(u)
+		if _, seen := s.after[key]; s.ready[key] && !seen {
+			s.after[key] = time.Since(u.GetCreationTimestamp().Time)
+		}
 	}
 	s.mu.Unlock()
 	select {
@@ -92,6 +100,40 @@ func (s *readyState) describe() string {
 	return strings.Join(parts, ", ")
 }
 
+// latencies is "Kind p50 Ns, p90 Ns, max Ns" per kind, kinds sorted: how
+// long each kind's objects took from creation to ready.
+func (s *readyState) latencies() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	byKind := map[string][]time.Duration{}
+	for key, d := range s.after {
+		kind, _, _ := strings.Cut(key, "/")
+		byKind[kind] = append(byKind[kind], d)
+	}
+	kinds := make([]string, 0, len(byKind))
+	for k := range byKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	parts := make([]string, 0, len(kinds))
+	for _, k := range kinds {
+		p50, p90, most := quantiles(byKind[k])
+		parts = append(parts, fmt.Sprintf("%s p50 %.0fs, p90 %.0fs, max %.0fs", k, p50.Seconds(), p90.Seconds(), most.Seconds()))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// quantiles is the median, the 90th percentile (nearest rank) and the
+// largest of ds; zeros for none. ds is sorted in place.
+func quantiles(ds []time.Duration) (p50, p90, most time.Duration) {
+	if len(ds) == 0 {
+		return 0, 0, 0
+	}
+	slices.Sort(ds)
+	rank := func(q float64) time.Duration { return ds[int(math.Ceil(q*float64(len(ds))))-1] }
+	return rank(0.5), rank(0.9), ds[len(ds)-1]
+}
+
 // waitReady waits until every object of objs exists in ns and is ready, at
 // most b.timeout. It watches each kind through a client-go dynamic informer
 // (one list, then the changes) instead of listing the whole set again and
@@ -133,6 +175,9 @@ func (b *bench) waitReady(ctx context.Context, ns string, objs []*unstructured.U
 	for {
 		good := s.count()
 		if good == len(objs) {
+			if len(kinds(objs)) > 1 {
+				b.logf("%s: creation→Ready by kind: %s", ns, s.latencies())
+			}
 			return nil
 		}
 		select {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/client-go/tools/cache"
@@ -43,5 +44,32 @@ func TestReadyStateCountsTheSetOnly(t *testing.T) {
 	s.onEvent(cache.DeletedFinalStateUnknown{Key: "ns/q-1", Obj: readyObj("Queue", "q-1", "True")}, ready, true)
 	if good, byKind := s.count(), s.describe(); good != 2 || byKind != "Binding 1/1, Queue 1/2" {
 		t.Fatalf("after a deletion count = %d %q, want 2 \"Binding 1/1, Queue 1/2\"", good, byKind)
+	}
+}
+
+func TestQuantiles(t *testing.T) {
+	t.Parallel()
+	s := func(n ...int) []time.Duration {
+		out := make([]time.Duration, len(n))
+		for i, v := range n {
+			out[i] = time.Duration(v) * time.Second
+		}
+		return out
+	}
+	tests := []struct {
+		name           string
+		in             []time.Duration
+		p50, p90, most time.Duration
+	}{
+		{"none", nil, 0, 0, 0},
+		{"one", s(7), 7 * time.Second, 7 * time.Second, 7 * time.Second},
+		{"ten, unsorted", s(10, 1, 9, 2, 8, 3, 7, 4, 6, 5), 5 * time.Second, 9 * time.Second, 10 * time.Second},
+		{"three", s(30, 10, 20), 20 * time.Second, 30 * time.Second, 30 * time.Second},
+	}
+	for _, tc := range tests {
+		p50, p90, most := quantiles(tc.in)
+		if p50 != tc.p50 || p90 != tc.p90 || most != tc.most {
+			t.Errorf("%s: quantiles = %v, %v, %v; want %v, %v, %v", tc.name, p50, p90, most, tc.p50, tc.p90, tc.most)
+		}
 	}
 }
