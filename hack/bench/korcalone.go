@@ -183,6 +183,42 @@ func (b *bench) grantAll(ctx context.Context, authURL, ns string, identities []*
 		if uid == "" || pid == "" {
 			return fmt.Errorf("no status.id on User %s or Project %s", u.GetName(), p)
 		}
-		return roles.Assign(ctx, c, roleID, roles.AssignOpts{UserID: uid, ProjectID: pid}).ExtractErr()
+		return retryBusy(ctx, func() error {
+			return roles.Assign(ctx, c, roleID, roles.AssignOpts{UserID: uid, ProjectID: pid}).ExtractErr()
+		})
 	})
+}
+
+// busyAttempts and busyFirstWait bound retryBusy: 5 tries, 1 s before the
+// second and doubling.
+const (
+	busyAttempts  = 5
+	busyFirstWait = time.Second
+)
+
+// retryBusy calls f again while it fails with a busy answer (busy), as a
+// controller's requeue would: the stack's Keystone serves one request at a
+// time and, at a production hash cost, can leave a connection unaccepted long
+// enough for the counting proxy to answer 502. Other errors, and the last
+// busy one, are returned.
+func retryBusy(ctx context.Context, f func() error) error {
+	wait := busyFirstWait
+	for attempt := 1; ; attempt++ {
+		err := f()
+		if err == nil || !busy(err) || attempt == busyAttempts {
+			return err
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		wait *= 2
+	}
+}
+
+// busy reports a 502, 503 or 504 answer from Keystone or its proxy.
+func busy(err error) bool {
+	return gophercloud.ResponseCodeIs(err, http.StatusBadGateway) || gophercloud.ResponseCodeIs(err, http.StatusServiceUnavailable) ||
+		gophercloud.ResponseCodeIs(err, http.StatusGatewayTimeout)
 }
