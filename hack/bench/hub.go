@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -110,18 +111,25 @@ func (b *bench) hubOrders() []*unstructured.Unstructured {
 func (b *bench) runHubSet(ctx context.Context, rep int) ([]result, error) {
 	tag := fmt.Sprintf("r%dn%d%s", rep, b.n, b.runID)
 	var out []result
-	floor, err := b.hubFloor(ctx, tag+"f")
-	if err != nil {
-		return out, fmt.Errorf("%s / %s: %w", setHub, runnerFloor, err)
+	if b.runs(runnerFloor) {
+		floor, err := b.hubFloor(ctx, tag+"f")
+		if err != nil {
+			return out, fmt.Errorf("%s / %s: %w", setHub, runnerFloor, err)
+		}
+		b.logf("%s / %s: %s", setHub, runnerFloor, floor.summary())
+		out = append(out, floor)
 	}
-	b.logf("%s / %s: %s", setHub, runnerFloor, floor.summary())
-	out = append(out, floor)
-	alone, err := b.korcAlone(ctx, tag+"k")
-	if err != nil {
-		return out, fmt.Errorf("%s / %s: %w", setHub, runnerKORCAlone, err)
+	if b.runs(runnerKORCAlone) {
+		alone, err := b.korcAlone(ctx, tag+"k")
+		if err != nil {
+			return out, fmt.Errorf("%s / %s: %w", setHub, runnerKORCAlone, err)
+		}
+		b.logf("%s / %s: %s", setHub, runnerKORCAlone, alone.summary())
+		out = append(out, alone)
 	}
-	b.logf("%s / %s: %s", setHub, runnerKORCAlone, alone.summary())
-	out = append(out, alone)
+	if !b.runs(runnerOrderhub) {
+		return out, nil
+	}
 	rows, err := b.runHub(ctx, rep)
 	return append(out, rows...), err
 }
@@ -222,7 +230,10 @@ func (b *bench) runHub(ctx context.Context, rep int) ([]result, error) {
 	}
 	start = time.Now()
 	var deleteErr error
-	if err := b.deleteAll(ctx, ns, acs, b.deleteTimeout, b.deleteStall); err != nil {
+	if b.deleteTimeout == 0 {
+		// -delete-timeout 0: the stack is thrown away with the orders.
+		hub.Note = strings.TrimPrefix(hub.Note+"; deletion not measured (-delete-timeout 0)", "; ")
+	} else if err := b.deleteAll(ctx, ns, acs, b.deleteTimeout, b.deleteStall); err != nil {
 		deleteErr = err
 	} else if err := b.deleteAll(ctx, ns, rest, b.deleteTimeout, b.deleteStall); err != nil {
 		deleteErr = err
@@ -324,4 +335,27 @@ func (b *bench) hubArgs() []string {
 		return nil
 	}
 	return []string{"--pprof-bind-address=" + b.hubPprof}
+}
+
+// runs reports whether -runners selects runner (all run when it is empty).
+func (b *bench) runs(runner string) bool {
+	return len(b.runners) == 0 || slices.Contains(b.runners, runner)
+}
+
+// hubRunners are the runners of the hub set that -runners can choose.
+var hubRunners = []string{runnerFloor, runnerKORCAlone, runnerOrderhub}
+
+// checkHubRunners rejects, for the hub set, a -runners list naming a
+// runner the hub set does not have: its K-ORC and ESO rows describe the
+// hub's own run and cannot be chosen apart.
+func checkHubRunners(hubSet bool, runners []string) error {
+	if !hubSet {
+		return nil
+	}
+	for _, r := range runners {
+		if !slices.Contains(hubRunners, r) {
+			return fmt.Errorf("-runners: the hub set runs floor, k-orc-alone and orderhub, not %q", r)
+		}
+	}
+	return nil
 }

@@ -135,7 +135,7 @@ func run() error {
 	flag.DurationVar(&b.resync, "resync", 0, "Forced resync period of orderhub identity; when set, its runs also count the Keystone requests of one period from 1.5 periods after Ready on, when every object resyncs once per period. 0: off (the default period, 30m).")
 	flag.IntVar(&b.cliSample, "cli-sample", 10, "openstack CLI calls timed for the projects set; the time is extrapolated to N.")
 	flag.DurationVar(&b.timeout, "timeout", 60*time.Minute, "Longest wait for a set to be Ready, or gone after deletion.")
-	flag.DurationVar(&b.deleteTimeout, "delete-timeout", 15*time.Minute, "Longest wait for a controller's deletion; past it the row notes it as incomplete.")
+	flag.DurationVar(&b.deleteTimeout, "delete-timeout", 15*time.Minute, "Longest wait for a controller's deletion; past it the row notes it as incomplete. 0, in the hub set: no deletion (for one N per run at large N; the stack goes with the run).")
 	flag.DurationVar(&b.deleteStall, "delete-stall", 3*time.Minute, "A controller's deletion during which no object went away for this long is noted as incomplete.")
 	flag.StringVar(&orderhubBin, "orderhub", "", "orderhub binary (default: built from this checkout into the log folder).")
 	flag.BoolVar(&asJSON, "json", false, "Print JSON lines (every run and every median) instead of the table.")
@@ -144,15 +144,15 @@ func run() error {
 	flag.IntVar(&b.hashRounds, "hash-rounds", 0, "The stack Keystone's [identity] password_hash_rounds (bcrypt cost, 4 to 31) for the passwords written after start; "+
 		"0: the stack's 4. Keystone's own default is 12 (keystone/conf/identity.py); the bootstrapped admin keeps a cost of 4.")
 	flag.StringVar(&jsonOut, "json-out", "", "Also write the JSON lines to this file.")
-	flag.StringVar(&runnersFlag, "runners", "", "Comma-separated runners of the identity and topology sets to run (floor, lookup-floor, kube-floor, both-floors, finalizer-floors, orderhub, k-orc, mto, osh-python, cli; default all): "+
+	flag.StringVar(&runnersFlag, "runners", "", "Comma-separated runners to run (identity and topology: floor, lookup-floor, kube-floor, both-floors, finalizer-floors, orderhub, k-orc, mto, osh-python, cli; hub: floor, k-orc-alone, orderhub; default all): "+
 		"a large N with the peers left out; × floor is taken over the plain floors that ran (floor, kube-floor), and a ratio with none, or without the orderhub row, is left empty.")
 	flag.StringVar(&b.oshCheckout, "osh-checkout", "", "An OpenStack-Helm checkout: the topology set also runs its Python reference controller (runner osh-python, rabbitmq/templates/bin/_rabbitmq_topology_controller.py.tpl, "+
 		"with Debian's python3, python3-kubernetes and python3-requests). Empty: that runner is skipped with a note.")
 	flag.Parse()
 	if runnersFlag != "" {
 		for _, r := range strings.Split(runnersFlag, ",") {
-			if !slices.Contains([]string{runnerFloor, runnerKubeFloor, runnerBothFloors, runnerFinalizerFloors, runnerLookupFloor, runnerOrderhub, runnerKORC, runnerMTO, runnerOSHPython, runnerCLI}, r) {
-				return fmt.Errorf("-runners: unknown runner %q (want floor, kube-floor, both-floors, finalizer-floors, lookup-floor, orderhub, k-orc, mto, osh-python or cli)", r)
+			if !slices.Contains([]string{runnerFloor, runnerKubeFloor, runnerBothFloors, runnerFinalizerFloors, runnerLookupFloor, runnerOrderhub, runnerKORC, runnerKORCAlone, runnerMTO, runnerOSHPython, runnerCLI}, r) {
+				return fmt.Errorf("-runners: unknown runner %q (want floor, kube-floor, both-floors, finalizer-floors, lookup-floor, orderhub, k-orc, k-orc-alone, mto, osh-python or cli)", r)
 			}
 			b.runners = append(b.runners, r)
 		}
@@ -171,8 +171,8 @@ func run() error {
 	// The hub set's stack runs K-ORC and ESO for every namespace, which
 	// would also reconcile the K-ORC runner's objects of the identity sets.
 	hubSet := slices.Contains(sets, setHub)
-	if hubSet && len(b.runners) > 0 {
-		return errors.New("-runners: the hub set has no runners to choose (its K-ORC and ESO rows describe the hub's own run)")
+	if err := checkHubRunners(hubSet, b.runners); err != nil {
+		return err
 	}
 	if hubSet && len(sets) > 1 {
 		return errors.New("-sets: the hub set runs alone (its stack's K-ORC would also reconcile the identity sets' K-ORC objects)")
@@ -184,6 +184,9 @@ func run() error {
 			return fmt.Errorf("-n: %q is not a positive number", f)
 		}
 		ns = append(ns, n)
+	}
+	if hubSet && b.deleteTimeout == 0 && (len(ns) > 1 || repeat > 1) {
+		return errors.New("-delete-timeout 0: one N and one repeat per run (the next run's hub would inherit the orders left behind)")
 	}
 	if b.hashRounds != 0 && (b.hashRounds < 4 || b.hashRounds > 31) {
 		return errors.New("-hash-rounds must be between 4 and 31 (bcrypt)")

@@ -140,3 +140,22 @@ func TestHubRatios(t *testing.T) {
 		t.Fatalf("table lacks the hub ratios:\n%s", out.String())
 	}
 }
+
+func TestCheckHubRunners(t *testing.T) {
+	if err := checkHubRunners(true, []string{runnerOrderhub, runnerFloor}); err != nil {
+		t.Errorf("hub set, orderhub and floor: %v", err)
+	}
+	if err := checkHubRunners(true, []string{runnerKORC}); err == nil {
+		t.Error("hub set, k-orc: want an error (the hub set's K-ORC row is the hub's own run)")
+	}
+	if err := checkHubRunners(false, []string{runnerKORC}); err != nil {
+		t.Errorf("identity sets, k-orc: %v", err)
+	}
+	b := &bench{runners: []string{runnerOrderhub}}
+	if b.runs(runnerFloor) || !b.runs(runnerOrderhub) {
+		t.Errorf("-runners orderhub: runs(floor)=%v runs(orderhub)=%v, want false, true", b.runs(runnerFloor), b.runs(runnerOrderhub))
+	}
+	if !(&bench{}).runs(runnerFloor) {
+		t.Error("no -runners: want every runner to run")
+	}
+}
