@@ -174,6 +174,7 @@ func (b *bench) runHub(ctx context.Context, rep int) ([]result, error) {
 		cpu0[p], _ = cpuSecondsOf(pid)
 	}
 	k0, kr0, be0, ber0 := kp.Counts(), kp.CountsByResource(), b.keystoneProxy.Counts(), b.keystoneProxy.CountsByResource()
+	bel0 := b.keystoneProxy.CountsByClass()
 	start := time.Now()
 	if err := b.applyAll(ctx, objs); err != nil {
 		return nil, err
@@ -191,6 +192,7 @@ func (b *bench) runHub(ctx context.Context, rep int) ([]result, error) {
 	b.logf("%s / %s: apiserver writes while applying: %s", setHub, runnerOrderhub, topWrites(hub.Writes, 8))
 	b.logf("%s / %s: Keystone requests while applying: %s", setHub, runnerOrderhub,
 		topWrites(collapseIDs(b.keystoneProxy.CountsByResource().Sub(ber0)), 16))
+	b.logf("%s / %s: Keystone logins while applying: %s", setHub, runnerOrderhub, topWrites(b.keystoneProxy.CountsByClass().Sub(bel0), 8))
 	cpu := map[string]float64{}
 	for p, pid := range pids {
 		c, _ := cpuSecondsOf(pid)

@@ -102,7 +102,7 @@ func (b *bench) korcAlone(ctx context.Context, tag string) (result, error) {
 	}
 	b.logf("%s / %s: %d K-ORC objects in namespace %s", setHub, runnerKORCAlone, len(set.identities)+len(set.creds), ns)
 	cpu0, _ := cpuSecondsOf(korcPid)
-	be0, ber0 := b.keystoneProxy.Counts(), b.keystoneProxy.CountsByResource()
+	be0, ber0, bel0 := b.keystoneProxy.Counts(), b.keystoneProxy.CountsByResource(), b.keystoneProxy.CountsByClass()
 	start := time.Now()
 	if err := b.applyAll(ctx, append(append([]*unstructured.Unstructured{}, set.secrets...), set.identities...)); err != nil {
 		return res, err
@@ -125,6 +125,7 @@ func (b *bench) korcAlone(ctx context.Context, tag string) (result, error) {
 	res.Metrics[mBackendApply] = float64(reqs) / float64(res.Objects)
 	b.logf("%s / %s: Keystone requests while applying: %s", setHub, runnerKORCAlone,
 		topWrites(collapseIDs(b.keystoneProxy.CountsByResource().Sub(ber0)), 16))
+	b.logf("%s / %s: Keystone logins while applying: %s", setHub, runnerKORCAlone, topWrites(b.keystoneProxy.CountsByClass().Sub(bel0), 8))
 	res.Metrics[mReqPerCredential] = float64(reqs) / float64(b.n)
 	if cpu1, err := cpuSecondsOf(korcPid); err == nil {
 		res.Metrics[mCPU] = cpu1 - cpu0
