@@ -22,6 +22,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/keystoneroleassignment"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneservice"
 	"github.com/c5c3/orderhub/controllers/hub/keystoneuser"
+	"github.com/c5c3/orderhub/controllers/hub/nameprobe"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/clusters"
 	"github.com/c5c3/orderhub/webhooks"
@@ -302,14 +303,17 @@ func (h *hubFlags) setupControllers(mgr ctrl.Manager, hub *clusters.Hub) error {
 func setupOrders(hub *clusters.Hub, sessions *grants.Sessions) error {
 	budget := orders.NewRotationBudget()
 	rest := &atrest.Keystone{Sessions: sessions}
+	names := &nameprobe.Keystone{Sessions: sessions}
 	for _, o := range []struct {
 		kind  string
 		setup func(*clusters.Hub) error
 	}{
 		{"KeystoneUser", func(h *clusters.Hub) error {
-			return keystoneuser.SetupWithManager(h, keystoneuser.Options{Budget: budget, Checker: rest})
+			return keystoneuser.SetupWithManager(h, keystoneuser.Options{Budget: budget, Checker: rest, Prober: names})
 		}},
-		{"KeystoneProject", func(h *clusters.Hub) error { return keystoneproject.SetupWithManager(h, keystoneproject.Options{}) }},
+		{"KeystoneProject", func(h *clusters.Hub) error {
+			return keystoneproject.SetupWithManager(h, keystoneproject.Options{Prober: names})
+		}},
 		{"KeystoneRoleAssignment", func(h *clusters.Hub) error {
 			return keystoneroleassignment.SetupWithManager(h, keystoneroleassignment.Options{Granter: grants.Keystone{Sessions: sessions}})
 		}},

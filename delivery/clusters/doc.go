@@ -74,9 +74,10 @@
 //   - applicationcredentials.openstack.k-orc.cloud: KeystoneApplicationCredential's
 //     credential-v<N> (K-ORC deletes the Keystone credential);
 //   - users.openstack.k-orc.cloud: KeystoneUser's managed user (K-ORC deletes
-//     the Keystone user) and its collision probe;
-//   - projects.openstack.k-orc.cloud: KeystoneProject's managed project and
-//     its probe;
+//     the Keystone user), and the collision probe import an order probed
+//     before controllers/hub/nameprobe may still have;
+//   - projects.openstack.k-orc.cloud: KeystoneProject's managed project, and
+//     such a probe import;
 //   - roles.openstack.k-orc.cloud: KeystoneRoleAssignment's unmanaged role
 //     import (the Keystone role stays; the assignment itself was made through
 //     the Keystone API and is not revoked by kubectl);

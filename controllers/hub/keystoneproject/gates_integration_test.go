@@ -7,13 +7,12 @@ import (
 	"strings"
 	"testing"
 
-	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
-	"github.com/c5c3/orderhub/internal/testenv"
-	"github.com/c5c3/orderhub/korc"
+	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/domains"
 )
 
 // TestReasons_Gates: the ProjectReady reasons of an order that creates
@@ -24,9 +23,9 @@ import (
 //   - ControlPlaneNotFound: spec.controlPlaneRef names no ControlPlane;
 //   - WaitingForAdminCredential: the plane has no admin password Secret
 //     (its AdminCredentialReady is WaitingForCloudsYaml);
-//   - ProbingForCollision: the apiserver refuses K-ORC's status writes on
-//     the order's collision-probe import, so the probe never resolves; once
-//     the refusal is lifted the project is provisioned.
+//   - ProbingForCollision: the order's domain is not in Keystone yet, so
+//     K-ORC's import of it waits and the collision probe cannot ask; once
+//     the domain is created the project is provisioned in it.
 func TestReasons_Gates(t *testing.T) {
 	const noAdminNS = "openstack-noadmin"
 	create(t, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: noAdminNS}})
@@ -66,23 +65,26 @@ func TestReasons_Gates(t *testing.T) {
 		t.Parallel()
 		const name = "gate-probing"
 		kp := order(tenantNS, name, "", "")
-		lift := testenv.Refuse(t, kube, testenv.Refusal{Namespace: planeNS, Group: "openstack.k-orc.cloud",
-			Resources:  []string{"projects/status"},
-			Operations: []admissionregistrationv1.OperationType{admissionregistrationv1.Update},
-			Allow:      `object.metadata.name != "` + childName(kp, korc.DiscProjectProbe) + `"`})
+		kp.Spec.DomainName = laterDomain
 		create(t, kp)
 		waitForReason(t, kp, c5c3v1alpha1.ConditionProjectReady, c5c3v1alpha1.ReasonProbingForCollision)
 		waitForReason(t, kp, c5c3v1alpha1.ConditionReady, c5c3v1alpha1.ReasonNotAllReady)
 		if ps := keystoneProjects(t, name); len(ps) != 0 {
 			t.Errorf("Keystone holds projects %v while the collision probe is unresolved", ps)
 		}
-		lift()
-		touchProjects(t, planeNS, kp)
+		ctx := context.Background()
+		d, err := domains.Create(ctx, identity, domains.CreateOpts{Name: laterDomain, Enabled: ptr.To(true)}).Extract()
+		if err != nil {
+			t.Fatal(err)
+		}
 		got := waitForReason(t, kp, c5c3v1alpha1.ConditionProjectReady, c5c3v1alpha1.ReasonProjectProvisioned)
-		if ps := keystoneProjects(t, name); len(ps) != 1 || ps[0].ID != got.Status.ProjectID {
-			t.Errorf("Keystone projects named %s: %v, want one with id %s", name, ps, got.Status.ProjectID)
+		if ps := keystoneProjects(t, name); len(ps) != 1 || ps[0].ID != got.Status.ProjectID || ps[0].DomainID != d.ID {
+			t.Errorf("Keystone projects named %s: %v, want one with id %s in domain %s", name, ps, got.Status.ProjectID, d.ID)
 		}
 		deleteOrder(t, kp)
+		if _, err := domains.Update(ctx, identity, d.ID, domains.UpdateOpts{Enabled: ptr.To(false)}).Extract(); err == nil {
+			_ = domains.Delete(ctx, identity, d.ID).ExtractErr()
+		}
 	})
 }
 

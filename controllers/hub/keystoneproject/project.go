@@ -12,6 +12,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/nameprobe"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/korc"
 )
@@ -66,8 +67,8 @@ func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if create, err := p.probe(ctx, o, domainRef); err != nil || !create {
-		return "", err
+	if !p.probe(ctx, o) {
+		return "", nil
 	}
 	kn := orcv1alpha1.KeystoneName(EffectiveProjectName(p.kp))
 	dref := orcv1alpha1.KubernetesNameRef(domainRef)
@@ -78,7 +79,7 @@ func (p *pass) run(ctx context.Context, o *Observation) (string, error) {
 	}
 	o.ProjectExists = true
 	o.Project = korc.StateOf(want)
-	// The probe has served once the managed Project exists.
+	// An order probed by K-ORC before nameprobe leaves its probe import.
 	if err := orders.DeleteIfPresent(ctx, p.r.Local, &orcv1alpha1.Project{ObjectMeta: metav1.ObjectMeta{Namespace: p.cp.Namespace,
 		Name: p.childName(korc.DiscProjectProbe)}}); err != nil {
 		return "", err
@@ -140,23 +141,25 @@ func (p *pass) domain(ctx context.Context, o *Observation) (string, error) {
 	return domainRef, nil
 }
 
-// probe applies the collision probe before the managed create (a
-// KeystoneProject never adopts); create is true when the Project exists or
-// the probe found none.
-func (p *pass) probe(ctx context.Context, o *Observation, domainRef string) (create bool, err error) {
+// probe asks Keystone, with the plane's admin session, whether the name is
+// taken in the project's domain before the managed create (a KeystoneProject
+// never adopts); create is true when the Project exists or the name is free.
+// It waits for the domain's id.
+func (p *pass) probe(ctx context.Context, o *Observation) (create bool) {
 	if o.ProjectExists {
-		return true, nil
+		return true
+	}
+	domainID := nameprobe.DomainID(o.Domain)
+	if domainID == "" {
+		o.Probe = korc.ProbeResult{Outcome: korc.ProbePending}
+		return false
 	}
 	name := EffectiveProjectName(p.kp)
-	probe := korc.ProjectProbe(p.importChild(korc.DiscProjectProbe), name, domainRef)
-	if err := korc.Apply(ctx, p.r.Local, ControllerName, probe); err != nil {
-		return false, err
-	}
-	o.Probe = korc.Probe(probe)
+	o.Probe = p.r.prober.Project(ctx, p.r.Local, p.cp, domainID, name)
 	if korc.DecideProbe(o.Probe, false) != korc.ProbeCreate {
-		return false, nil
+		return false
 	}
 	orders.Event(p.r.Recorder, p.ord, p.kp, corev1.EventTypeNormal, "ProjectCreate", "Create",
 		"no project %s in domain %s: creating the managed K-ORC Project %s/%s", name, o.DomainName, p.cp.Namespace, p.childName(korc.DiscProject))
-	return true, nil
+	return true
 }

@@ -10,6 +10,7 @@ import (
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/lifecycle"
+	"github.com/c5c3/orderhub/controllers/hub/nameprobe"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 )
 
@@ -23,6 +24,8 @@ type Reconciler struct {
 	now func() metav1.Time
 	// heldRequeue is Options.HeldRequeue.
 	heldRequeue time.Duration
+	// prober is Options.Prober.
+	prober nameprobe.Prober
 }
 
 type (

@@ -17,6 +17,7 @@ import (
 	mcreconcile "sigs.k8s.io/multicluster-runtime/pkg/reconcile"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
+	"github.com/c5c3/orderhub/controllers/hub/nameprobe"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/clusters"
 )
@@ -31,7 +32,8 @@ import (
 // +kubebuilder:rbac:groups=openstack.k-orc.cloud,resources=projects;domains,verbs=get;list;watch;create;update;patch;delete
 
 // childSets are the order's children in the plane's namespace: the managed
-// Project and its probe, and the Domain import.
+// Project (and the K-ORC probe of an order probed before nameprobe), and the
+// Domain import.
 var childSets = []orders.ChildSet{
 	{List: func() client.ObjectList { return &orcv1alpha1.ProjectList{} }},
 	{List: func() client.ObjectList { return &orcv1alpha1.DomainList{} }},
@@ -42,6 +44,9 @@ type Options struct {
 	// HeldRequeue is how soon a held deletion looks again without an event
 	// (zero: NotReadyRequeue), a safety net behind deletingProjectOf.
 	HeldRequeue time.Duration
+	// Prober answers the collision probe (nil: nameprobe.Keystone with a
+	// session cache of its own).
+	Prober nameprobe.Prober
 }
 
 // SetupWithManager registers the KeystoneProject reconciler on the hub's
@@ -55,7 +60,7 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 	if err != nil {
 		return err
 	}
-	r := &Reconciler{Base: base, now: metav1.Now, heldRequeue: opts.HeldRequeue}
+	r := &Reconciler{Base: base, now: metav1.Now, heldRequeue: opts.HeldRequeue, prober: nameprobe.OrDefault(opts.Prober)}
 	name := orders.KindKeystoneProject
 	localOnly := orders.LocalOnly()
 	return mcbuilder.ControllerManagedBy(hub.Manager).

@@ -73,8 +73,13 @@ func setup(ctx context.Context, s *testenv.HubSuite) (manager.Runnable, error) {
 }
 
 // assigned is ns's assignment on the suite's planes: it lists the plane's
-// admin domain, where the tests order, closed to an assignment without
-// domains (docs/reference/controlplane.md, "Tenant names").
+// admin domain, where the tests order, and laterDomain, which a test
+// creates in Keystone only after ordering in it; closed to an assignment
+// without domains (docs/reference/controlplane.md, "Tenant names").
 func assigned(ns string) c5c3v1alpha1.NamespaceAssignment {
-	return c5c3v1alpha1.NamespaceAssignment{Namespace: ns, Domains: []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain}}
+	return c5c3v1alpha1.NamespaceAssignment{Namespace: ns, Domains: []c5c3v1alpha1.KeystoneName{controlplane.DefaultAdminDomain, laterDomain}}
 }
+
+// laterDomain is the domain the ProbingForCollision case of
+// TestReasons_Gates creates.
+const laterDomain = "kp-later-domain"

@@ -32,7 +32,7 @@ import (
 //     a Role import nor the user's K-ORC child names: deleting the order
 //     revokes nothing and says so (Warning RevokeSkipped, "Deletion");
 //   - WaitingForProject: the apiserver refuses the KeystoneProject's
-//     collision-probe import, so the project is never provisioned.
+//     managed K-ORC Project, so the project is never provisioned.
 func TestReasons_Gates(t *testing.T) {
 	ids := sharedFixture(t)
 	member := roleID(t, "member")
@@ -56,7 +56,7 @@ func TestReasons_Gates(t *testing.T) {
 	}
 	const unprovisioned = "gate-unprovisioned-project"
 	testenv.Refuse(t, kube, testenv.Refusal{Namespace: planeNS, Group: "openstack.k-orc.cloud", Resources: []string{"projects"},
-		Allow: `object.metadata.name != "` + korc.OrderChildName(korc.InfixProject, "", tenantNS, unprovisioned, korc.DiscProjectProbe) + `"`})
+		Allow: `object.metadata.name != "` + korc.OrderChildName(korc.InfixProject, "", tenantNS, unprovisioned, korc.DiscProject) + `"`})
 	referenced = append(referenced, &c5c3v1alpha1.KeystoneProject{ObjectMeta: metav1.ObjectMeta{Name: unprovisioned, Namespace: tenantNS},
 		Spec: c5c3v1alpha1.KeystoneProjectSpec{ControlPlaneRef: cpRef}})
 	for _, o := range referenced {

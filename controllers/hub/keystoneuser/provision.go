@@ -18,6 +18,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/generations"
+	"github.com/c5c3/orderhub/controllers/hub/nameprobe"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/internal/password"
 	"github.com/c5c3/orderhub/korc"
@@ -94,8 +95,8 @@ func (p *pass) provision(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if create, err := p.probe(ctx, userName, domainRef); err != nil || !create {
-		return err
+	if !p.probe(ctx, userName) {
+		return nil
 	}
 	secrets, plan, err := p.passwords(ctx, &user)
 	if err != nil || ((plan.StoreHeld || plan.BudgetHeld) && plan.Desired == 0) {
@@ -189,18 +190,20 @@ func (p *pass) domain(ctx context.Context, domain string) (string, error) {
 	return domainRef, nil
 }
 
-// probe applies the collision probe before the managed create; create is
-// true when the User exists or the probe found no user.
-func (p *pass) probe(ctx context.Context, userName, domainRef string) (create bool, err error) {
+// probe asks Keystone, with the plane's admin session, whether the name is
+// taken in the user's domain before the managed create; create is true when
+// the User exists or the name is free. It waits for the domain's id.
+func (p *pass) probe(ctx context.Context, userName string) (create bool) {
 	if p.obs.UserExists {
-		return true, nil
+		return true
 	}
-	probe := korc.UserProbe(p.importChild(korc.DiscUserProbe), userName, domainRef)
-	if err := korc.Apply(ctx, p.r.Local, ControllerName, probe); err != nil {
-		return false, err
+	domainID := nameprobe.DomainID(p.obs.Domain)
+	if domainID == "" {
+		p.obs.Probe = korc.ProbeResult{Outcome: korc.ProbePending}
+		return false
 	}
-	p.obs.Probe = korc.Probe(probe)
-	return korc.DecideProbe(p.obs.Probe, false) == korc.ProbeCreate, nil
+	p.obs.Probe = p.r.prober.User(ctx, p.r.Local, p.cp, domainID, userName)
+	return korc.DecideProbe(p.obs.Probe, false) == korc.ProbeCreate
 }
 
 // passwords plans the generations (p.plan) and creates the one asked for.
@@ -244,6 +247,7 @@ func (p *pass) user(ctx context.Context, userName, domainRef, projectChild strin
 	}
 	p.obs.UserExists = true
 	p.obs.User = korc.StateOf(u)
+	// An order probed by K-ORC before nameprobe leaves its probe import.
 	if err := orders.DeleteIfPresent(ctx, p.r.Local, &orcv1alpha1.User{ObjectMeta: metav1.ObjectMeta{
 		Namespace: p.cp.Namespace, Name: p.name(korc.DiscUserProbe)}}); err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/atrest"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/nameprobe"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 )
 
@@ -46,6 +47,8 @@ type Reconciler struct {
 	rest        atrest.Memory
 	checker     atrest.Checker
 	loginPeriod time.Duration
+	// prober is Options.Prober.
+	prober nameprobe.Prober
 	// budget bounds tenant rotations (orders.RotationBudget).
 	budget *orders.RotationBudget
 }

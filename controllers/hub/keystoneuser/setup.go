@@ -21,6 +21,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/atrest"
 	"github.com/c5c3/orderhub/controllers/hub/consumers"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
+	"github.com/c5c3/orderhub/controllers/hub/nameprobe"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/clusters"
 	"github.com/c5c3/orderhub/delivery/eso"
@@ -67,6 +68,9 @@ type Options struct {
 	// Checker is the cheap check at rest; default an atrest.Keystone of
 	// this reconciler's own.
 	Checker atrest.Checker
+	// Prober answers the collision probe (nil: nameprobe.Keystone with a
+	// session cache of its own).
+	Prober nameprobe.Prober
 	// Budget bounds the rotations of tenant orders; share one across the
 	// hub's kinds. Default: a budget of this reconciler's own.
 	Budget *orders.RotationBudget
@@ -94,7 +98,7 @@ func SetupWithManager(hub *clusters.Hub, opts Options) error {
 		return err
 	}
 	r := &Reconciler{Base: base, verifier: opts.Verifier, now: opts.Now, verifyInterval: opts.VerifyInterval, budget: opts.Budget,
-		checker: opts.Checker, loginPeriod: opts.LoginPeriod}
+		checker: opts.Checker, loginPeriod: opts.LoginPeriod, prober: nameprobe.OrDefault(opts.Prober)}
 	child := orders.EnqueueOrderOfChild(orders.KindKeystoneUser)
 	localOnly := orders.LocalOnly()
 	planes := orders.EnqueueOrdersOfPlane[c5c3v1alpha1.KeystoneUserList](hub, orders.KindKeystoneUser, kind{}.PlaneRef)

@@ -103,7 +103,7 @@ func TestTenantChildNameTakenIsRefused(t *testing.T) {
 	attempt.Spec.UserName = "child-taken-user"
 	other := orders.Order{Kind: orders.KindKeystoneUser, Namespace: tenantNS, Name: "someone-else"}
 	// K-ORC cannot act on the decoy: its clouds.yaml Secret does not exist.
-	decoy := korc.UserProbe(korc.Child{Name: childName(attempt, korc.DiscUserProbe), Namespace: planeNS,
+	decoy := korc.UserProbe(korc.Child{Name: childName(attempt, korc.DiscUser), Namespace: planeNS,
 		Labels: orders.ChildLabels(other), Credentials: orcv1alpha1.CloudCredentialsReference{
 			SecretName: "no-such-clouds-yaml", CloudName: "none"}}, "decoy-user", "")
 	create(t, decoy)
