@@ -179,10 +179,31 @@ func DeleteIfPresent(ctx context.Context, c client.Client, obj client.Object) er
 	return DeleteIfExists(ctx, c, obj)
 }
 
-// DeleteIfExists deletes obj; NotFound is not an error.
+// DeleteIfExists deletes obj; NotFound is not an error. A metadata-only
+// object is deleted as an unstructured one of its kind (asUnstructured).
 func DeleteIfExists(ctx context.Context, c client.Client, obj client.Object) error {
-	if err := c.Delete(ctx, obj); err != nil && !apierrors.IsNotFound(err) {
+	if err := c.Delete(ctx, asUnstructured(obj)); err != nil && !apierrors.IsNotFound(err) {
 		return fmt.Errorf("delete %T %s/%s: %w", obj, obj.GetNamespace(), obj.GetName(), err)
 	}
 	return nil
+}
+
+// asUnstructured is obj, or, for a *metav1.PartialObjectMetadata, an
+// Unstructured of its kind, name, namespace and UID. controller-runtime
+// v0.25 deletes a PartialObjectMetadata with its typed client, which decodes
+// the answer with the scheme (sigs.k8s.io/controller-runtime/pkg/client,
+// typed_client.go): when finalizers keep the object (ESO's on a PushSecret)
+// the answer is the object, a kind the hub's scheme does not hold, and the
+// delete that happened reads as an error.
+func asUnstructured(obj client.Object) client.Object {
+	m, ok := obj.(*metav1.PartialObjectMetadata)
+	if !ok {
+		return obj
+	}
+	u := &unstructured.Unstructured{}
+	u.SetGroupVersionKind(m.GroupVersionKind())
+	u.SetNamespace(m.Namespace)
+	u.SetName(m.Name)
+	u.SetUID(m.UID)
+	return u
 }
