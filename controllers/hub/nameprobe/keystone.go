@@ -8,6 +8,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/projects"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
+	"github.com/gophercloud/gophercloud/v2/pagination"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
@@ -52,33 +53,31 @@ var _ Prober = (*Keystone)(nil)
 // Project implements Prober.
 func (k *Keystone) Project(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, domainID, name string) korc.ProbeResult {
 	return k.probe(ctx, c, cp, "project", func(ctx context.Context, sc *gophercloud.ServiceClient) ([]string, error) {
-		page, err := projects.List(sc, projects.ListOpts{DomainID: domainID, Name: name}).AllPages(ctx)
-		if err != nil {
-			return nil, err
-		}
-		ps, err := projects.ExtractProjects(page)
-		ids := make([]string, 0, len(ps))
-		for _, p := range ps {
-			ids = append(ids, p.ID)
-		}
-		return ids, err
+		return ids(ctx, projects.List(sc, projects.ListOpts{DomainID: domainID, Name: name}), projects.ExtractProjects,
+			func(p projects.Project) string { return p.ID })
 	})
 }
 
 // User implements Prober.
 func (k *Keystone) User(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, domainID, name string) korc.ProbeResult {
 	return k.probe(ctx, c, cp, "user", func(ctx context.Context, sc *gophercloud.ServiceClient) ([]string, error) {
-		page, err := users.List(sc, users.ListOpts{DomainID: domainID, Name: name}).AllPages(ctx)
-		if err != nil {
-			return nil, err
-		}
-		us, err := users.ExtractUsers(page)
-		ids := make([]string, 0, len(us))
-		for _, u := range us {
-			ids = append(ids, u.ID)
-		}
-		return ids, err
+		return ids(ctx, users.List(sc, users.ListOpts{DomainID: domainID, Name: name}), users.ExtractUsers,
+			func(u users.User) string { return u.ID })
 	})
+}
+
+// ids reads every page of pager and returns the id of each item.
+func ids[T any](ctx context.Context, pager pagination.Pager, extract func(pagination.Page) ([]T, error), id func(T) string) ([]string, error) {
+	page, err := pager.AllPages(ctx)
+	if err != nil {
+		return nil, err
+	}
+	items, err := extract(page)
+	out := make([]string, 0, len(items))
+	for _, it := range items {
+		out = append(out, id(it))
+	}
+	return out, err
 }
 
 // probe runs list with the plane's admin session and reads its ids (Verdict).
