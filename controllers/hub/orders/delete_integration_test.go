@@ -12,6 +12,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/c5c3/orderhub/delivery/eso"
@@ -68,8 +69,9 @@ func TestDeleteIfExists_HeldMetadataOfKindOutsideScheme(t *testing.T) {
 		t.Fatal("the apiserver shows the PushSecret not being deleted")
 	}
 
-	got.SetFinalizers(nil)
-	if err := c.Update(ctx, got); err != nil {
+	// A merge patch, not an update: ESO writes the PushSecret's status
+	// meanwhile, which would make an update of the read object conflict.
+	if err := c.Patch(ctx, got, client.RawPatch(types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`))); err != nil {
 		t.Fatal(err)
 	}
 	testenv.Eventually(t, 30*time.Second, "the PushSecret is gone", func() error {
