@@ -74,12 +74,8 @@ func (k *Keystone) Credential(ctx context.Context, c client.Reader, cp *c5c3v1al
 // admin is the plane's admin session (one per admin credential, sessions).
 // Errors: the admin credentials' read, or the session's login.
 func (k *Keystone) admin(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane) (*gophercloud.ServiceClient, error) {
-	admin, err := grants.AdminCredentials(ctx, c, cp)
-	if err != nil {
-		return nil, err
-	}
 	if k.Sessions != nil {
-		return k.Sessions.Client(ctx, admin)
+		return k.Sessions.Plane(ctx, c, cp)
 	}
-	return k.own.Client(ctx, admin)
+	return k.own.Plane(ctx, c, cp)
 }

@@ -11,7 +11,9 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 	"github.com/c5c3/orderhub/internal/lockedmap"
@@ -75,6 +77,17 @@ func (s *Sessions) Client(ctx context.Context, c Credentials) (*gophercloud.Serv
 		s.m.Put(key, session{digest: digest, err: err, until: now.Add(s.hold())})
 	}
 	return sc, err
+}
+
+// Plane returns the admin identity client of plane cp: its admin credential
+// read through c (AdminCredentials), then Client. Errors: those of
+// AdminCredentials or Client.
+func (s *Sessions) Plane(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane) (*gophercloud.ServiceClient, error) {
+	admin, err := AdminCredentials(ctx, c, cp)
+	if err != nil {
+		return nil, err
+	}
+	return s.Client(ctx, admin)
 }
 
 func (s *Sessions) now() time.Time {

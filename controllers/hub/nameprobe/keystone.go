@@ -85,15 +85,11 @@ func (k *Keystone) probe(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.
 	list func(context.Context, *gophercloud.ServiceClient) ([]string, error)) korc.ProbeResult {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	admin, err := grants.AdminCredentials(ctx, c, cp)
-	if err != nil {
-		return Verdict(what, nil, err)
-	}
 	sessions := k.Sessions
 	if sessions == nil {
 		sessions = &k.own
 	}
-	sc, err := sessions.Client(ctx, admin)
+	sc, err := sessions.Plane(ctx, c, cp)
 	if err != nil {
 		return Verdict(what, nil, fmt.Errorf("the plane's admin session: %w", controlplane.WithoutBody(err)))
 	}
