@@ -184,3 +184,30 @@ func TestAtRest_DeletedUserFoundByTheCheck(t *testing.T) {
 	}
 	waitGone(t, ku)
 }
+
+// TestAtRest_OneLoginBeforeFirstDelivery: a new order's first password is
+// verified with one hashing login, though its delivery waits a pass or more
+// for the OpenBao backup (ESO pushes the PushSecret the first pass creates);
+// the passes that wait check the accepted password cheaply instead of logging
+// in again (docs/reference/keystoneuser.md, "What is detected how fast").
+func TestAtRest_OneLoginBeforeFirstDelivery(t *testing.T) {
+	ctx := context.Background()
+	mark := verifications.mark()
+	ku := userOrder(tenantNS, "rest-first")
+	create(t, ku)
+	ku = waitGeneration(t, ku, 1)
+	got := verifications.since(mark, ku.Status.UserID, EffectiveUserName(ku))
+	logins := 0
+	for _, e := range got {
+		if strings.HasPrefix(e, "login") {
+			logins++
+		}
+	}
+	if logins != 1 {
+		t.Fatalf("verifications until generation 1 was delivered: %v; want exactly one hashing login", got)
+	}
+	if err := kube.Delete(ctx, ku); err != nil {
+		t.Fatal(err)
+	}
+	waitGone(t, ku)
+}

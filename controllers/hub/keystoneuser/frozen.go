@@ -53,7 +53,7 @@ func (p *pass) finishRotation(ctx context.Context) error {
 		return nil // not accepted yet: the next pass tries again
 	}
 	// Keystone accepted it: the first verification at rest checks cheaply.
-	p.r.rest.Confirm(verifiedKey(p.o), restSubject(p.st.UserID, applied), p.ku.UID, p.now)
+	p.r.rest.Confirm(verifiedKey(p.o), restSubject(p.st.UserID, applied, pw), p.ku.UID, p.now)
 	var project *c5c3v1alpha1.KeystoneProject
 	if ref := p.ku.Spec.DefaultProjectRef; ref != nil {
 		var kp c5c3v1alpha1.KeystoneProject

@@ -36,13 +36,13 @@ func VerifyDue(unchanged bool, last, now time.Time, interval time.Duration) bool
 // finding that the user is gone or disabled; nil when verified or not due.
 func (p *pass) verifyAtRest(ctx context.Context, pw []byte, unchanged bool, gen int64, userName, domain string) error {
 	userID := p.st.UserID
-	tried := Refusal{Subject: restSubject(userID, gen), Password: sha256.Sum256(pw), At: p.now}
+	tried := Refusal{Subject: restSubject(userID, gen, pw), Password: sha256.Sum256(pw), At: p.now}
 	if last, ok := p.r.refused.Load(verifiedKey(p.o)); ok && last.(Refusal).Holds(tried, p.r.verifyInterval) {
 		return last.(Refusal).Err
 	}
 	out := p.r.rest.Verify(ctx, atrest.Step{Key: verifiedKey(p.o),
 		Due:     VerifyDue(unchanged, p.r.lastVerified(p.o), p.now, p.r.verifyInterval),
-		Changed: !unchanged || userID == "", Subject: tried.Subject, UID: p.ku.UID,
+		Changed: userID == "", Subject: tried.Subject, UID: p.ku.UID,
 		Now: p.now, LoginPeriod: p.r.loginPeriod,
 		Check: func(ctx context.Context) (atrest.Finding, error) {
 			return p.r.checker.User(ctx, p.r.Local, p.cp, userID)
@@ -68,9 +68,16 @@ func (p *pass) verifyAtRest(ctx context.Context, pw []byte, unchanged bool, gen 
 	return nil
 }
 
-// restSubject is what a verification of password generation gen of the
-// Keystone user userID confirms, in the at-rest record ("<userID>/<gen>").
-func restSubject(userID string, gen int64) string { return fmt.Sprintf("%s/%d", userID, gen) }
+// restSubject is what a verification of password pw, generation gen, of the
+// Keystone user userID confirms, in the at-rest record:
+// "<userID>/<gen>/<16 hex digits of sha256(pw)>". New bytes or a new
+// generation make a new subject, which atrest.Decide logs in for; the same
+// subject, accepted by an earlier pass whose delivery waited (on the backup,
+// on a consumer), is checked cheaply instead of logged in again.
+func restSubject(userID string, gen int64, pw []byte) string {
+	sum := sha256.Sum256(pw)
+	return fmt.Sprintf("%s/%d/%x", userID, gen, sum[:8])
+}
 
 // KeepsDelivered reports whether a failed verification err of the password
 // leaves it delivered: the password is the delivered one (unchanged) and

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/url"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -42,5 +43,27 @@ func TestKeepsDelivered(t *testing.T) {
 		if got := KeepsDelivered(tc.unchanged, tc.err); got != tc.want {
 			t.Errorf("%s: KeepsDelivered = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+// The at-rest subject names the user, the generation and the password's
+// bytes: any of them new is a new subject (a hashing login), the same three
+// are the same subject (a cheap check).
+func TestRestSubject(t *testing.T) {
+	base := restSubject("u1", 3, []byte("secret-a"))
+	if again := restSubject("u1", 3, []byte("secret-a")); again != base {
+		t.Fatalf("same user, generation and password: %q, then %q", base, again)
+	}
+	for name, other := range map[string]string{
+		"other password":   restSubject("u1", 3, []byte("secret-b")),
+		"other generation": restSubject("u1", 4, []byte("secret-a")),
+		"other user":       restSubject("u2", 3, []byte("secret-a")),
+	} {
+		if other == base {
+			t.Errorf("%s: the subject %q is the same", name, other)
+		}
+	}
+	if strings.Contains(base, "secret-a") {
+		t.Fatalf("the subject %q holds the password", base)
 	}
 }
