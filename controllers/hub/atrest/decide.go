@@ -51,8 +51,10 @@ type Input struct {
 	// Due is the kind's ready-resync gate: a converged order whose resync
 	// came (applicationcredential.ProbeDue, keystoneuser.VerifyDue).
 	Due bool
-	// Changed: the kind knows the secret is new or differs from the
-	// delivered one (a new generation, other bytes).
+	// Changed: the kind cannot name what a check reads (the Keystone id is
+	// not known yet), so only a login can tell. New bytes or a new generation
+	// are a new Subject, not Changed (docs/reference/keystoneuser.md, "What
+	// is detected how fast").
 	Changed bool
 	// Known: a Record exists for the order.
 	Known   bool

@@ -31,7 +31,7 @@ func TestDecide(t *testing.T) {
 		{"confirmed on delivery, no check yet: cheap check", in(func(i *Input) { i.Record.Fingerprint, i.Record.CheckAt = "", login }), Check},
 		{"just before the spread login: cheap check", in(func(i *Input) { i.Now = spreadDue.Add(-time.Second) }), Check},
 		{"spread login due", in(func(i *Input) { i.Now = spreadDue }), Login},
-		{"new bytes or generation", in(func(i *Input) { i.Changed = true }), Login},
+		{"the id is unknown", in(func(i *Input) { i.Changed = true }), Login},
 		{"nothing remembered (restart)", in(func(i *Input) { i.Known, i.Record = false, Record{} }), Login},
 		{"not yet confirmed by a login", in(func(i *Input) { i.Record.LoginAt = time.Time{} }), Login},
 		{"another subject (new generation or credential)", in(func(i *Input) { i.Subject = "u1/4" }), Login},

@@ -1,6 +1,7 @@
 package orders
 
 import (
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -77,10 +78,20 @@ func (o Order) metricLabels() prometheus.Labels {
 	return prometheus.Labels{"kind": o.Kind, "cluster": o.Cluster, "namespace": o.Namespace, "name": o.Name}
 }
 
+// readyReasons remembers the reason label of each order's
+// orderhub_order_ready series, so that a pass replaces that one series by its
+// full label set (a hash lookup) instead of matching a partial label set,
+// which scans every series of the vector: one scan per pass is quadratic in
+// the hub's orders (docs/performance.md, "The hub's CPU: one metrics scan per
+// pass"). Guarded by its mutex; an entry lives as long as the order's series.
+var readyReasons = struct {
+	sync.Mutex
+	m map[Order]string
+}{m: map[Order]string{}}
+
 // RecordReady sets orderhub_order_ready of o from conds' Ready condition
-// (none: 0 with reason "").
+// (none: 0 with reason ""), dropping o's series of an earlier reason.
 func RecordReady(o Order, conds []metav1.Condition) {
-	orderReady.DeletePartialMatch(o.metricLabels())
 	v, reason := 0.0, ""
 	if c := meta.FindStatusCondition(conds, c5c3v1alpha1.ConditionReady); c != nil {
 		reason = c.Reason
@@ -88,7 +99,23 @@ func RecordReady(o Order, conds []metav1.Condition) {
 			v = 1
 		}
 	}
+	readyReasons.Lock()
+	defer readyReasons.Unlock()
+	if old, ok := readyReasons.m[o]; ok && old != reason {
+		orderReady.DeleteLabelValues(o.Kind, o.Cluster, o.Namespace, o.Name, old)
+	}
+	readyReasons.m[o] = reason
 	orderReady.WithLabelValues(o.Kind, o.Cluster, o.Namespace, o.Name, reason).Set(v)
+}
+
+// forgetReady drops o's orderhub_order_ready series and its remembered reason.
+func forgetReady(o Order) {
+	readyReasons.Lock()
+	defer readyReasons.Unlock()
+	if old, ok := readyReasons.m[o]; ok {
+		orderReady.DeleteLabelValues(o.Kind, o.Cluster, o.Namespace, o.Name, old)
+		delete(readyReasons.m, o)
+	}
 }
 
 // CredentialMetrics is the delivered credential's schedule as one pass saw it.
@@ -141,12 +168,14 @@ func RecordConsumersPending(o Order, n int) { consumersPending.With(o.metricLabe
 // SupersededRevokedBeforeRollout, docs/reference/consumers.md).
 func RecordRevokedBeforeRollout(o Order) { revokedBeforeRollout.With(o.metricLabels()).Inc() }
 
-// ForgetMetrics drops every per-order series of o.
+// ForgetMetrics drops every per-order series of o. The vectors other than
+// orderhub_order_ready carry exactly orderLabels, so each Delete is a lookup.
 func ForgetMetrics(o Order) {
+	forgetReady(o)
 	l := o.metricLabels()
-	for _, v := range []*prometheus.MetricVec{orderReady.MetricVec, credentialExpiry.MetricVec,
-		credentialNextRotation.MetricVec, credentialGracePeriod.MetricVec, rotationFailing.MetricVec,
-		rotations.MetricVec, rotationFailures.MetricVec, consumersPending.MetricVec, revokedBeforeRollout.MetricVec} {
-		v.DeletePartialMatch(l)
+	for _, v := range []*prometheus.MetricVec{credentialExpiry.MetricVec, credentialNextRotation.MetricVec,
+		credentialGracePeriod.MetricVec, rotationFailing.MetricVec, rotations.MetricVec, rotationFailures.MetricVec,
+		consumersPending.MetricVec, revokedBeforeRollout.MetricVec} {
+		v.Delete(l)
 	}
 }

@@ -1,6 +1,7 @@
 package orders
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -22,6 +23,51 @@ func TestRecordReady_OneSeriesPerOrder(t *testing.T) {
 	orderReady.DeleteLabelValues(o.Kind, "", "ns", "metrics-ready", c5c3v1alpha1.ReasonAllReady)
 	if n := orderReady.DeletePartialMatch(o.metricLabels()); n != 0 {
 		t.Errorf("%d older series of the order remain after a reason change, want 0", n)
+	}
+}
+
+func TestForgetMetrics_DropsReadySeries(t *testing.T) {
+	o := Order{Kind: KindKeystoneProject, Cluster: "c1", Namespace: "ns", Name: "metrics-forget"}
+	RecordReady(o, []metav1.Condition{{Type: c5c3v1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: c5c3v1alpha1.ReasonNotAllReady}})
+	ForgetMetrics(o)
+	if n := orderReady.DeletePartialMatch(o.metricLabels()); n != 0 {
+		t.Errorf("%d orderhub_order_ready series of a forgotten order remain, want 0", n)
+	}
+	// Recorded again (a re-created order of the same name): one series, no
+	// reason carried over from the forgotten one.
+	RecordReady(o, nil)
+	defer ForgetMetrics(o)
+	if n := orderReady.DeletePartialMatch(o.metricLabels()); n != 1 {
+		t.Errorf("%d series after recording a re-created order, want 1", n)
+	}
+}
+
+// BenchmarkRecordReady is one pass's RecordReady while the hub holds n other
+// orders' series: its cost must not grow with n (docs/performance.md, "The
+// hub's CPU: one metrics scan per pass").
+func BenchmarkRecordReady(b *testing.B) {
+	for _, n := range []int{200, 2000, 8000} {
+		b.Run(fmt.Sprintf("series=%d", n), func(b *testing.B) {
+			others := make([]Order, n)
+			for i := range others {
+				others[i] = Order{Kind: KindKeystoneUser, Namespace: "bench", Name: fmt.Sprintf("u%d", i)}
+				RecordReady(others[i], nil)
+			}
+			defer func() {
+				for _, o := range others {
+					ForgetMetrics(o)
+				}
+			}()
+			o := Order{Kind: KindKeystoneApplicationCredential, Namespace: "bench", Name: "measured"}
+			defer ForgetMetrics(o)
+			conds := [][]metav1.Condition{
+				{{Type: c5c3v1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: c5c3v1alpha1.ReasonNotAllReady}},
+				{{Type: c5c3v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: c5c3v1alpha1.ReasonAllReady}},
+			}
+			for i := 0; b.Loop(); i++ {
+				RecordReady(o, conds[i%2])
+			}
+		})
 	}
 }
 
