@@ -33,8 +33,13 @@ func TestForgetMetrics_DropsReadySeries(t *testing.T) {
 	if n := orderReady.DeletePartialMatch(o.metricLabels()); n != 0 {
 		t.Errorf("%d orderhub_order_ready series of a forgotten order remain, want 0", n)
 	}
-	// Recorded again (a re-created order of the same name): one series, no
-	// reason carried over from the forgotten one.
+	readyReasons.Lock()
+	_, remembered := readyReasons.m[o]
+	readyReasons.Unlock()
+	if remembered {
+		t.Error("the forgotten order's reason is still remembered (an entry per order ever seen: a leak)")
+	}
+	// Recorded again (a re-created order of the same name): one series.
 	RecordReady(o, nil)
 	defer ForgetMetrics(o)
 	if n := orderReady.DeletePartialMatch(o.metricLabels()); n != 1 {
