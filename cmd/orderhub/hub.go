@@ -25,6 +25,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/nameprobe"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
 	"github.com/c5c3/orderhub/delivery/clusters"
+	"github.com/c5c3/orderhub/internal/listcache"
 	"github.com/c5c3/orderhub/webhooks"
 )
 
@@ -315,7 +316,8 @@ func setupOrders(hub *clusters.Hub, sessions *grants.Sessions) error {
 			return keystoneproject.SetupWithManager(h, keystoneproject.Options{Prober: names})
 		}},
 		{"KeystoneRoleAssignment", func(h *clusters.Hub) error {
-			return keystoneroleassignment.SetupWithManager(h, keystoneroleassignment.Options{Granter: grants.Keystone{Sessions: sessions}})
+			return keystoneroleassignment.SetupWithManager(h, keystoneroleassignment.Options{Granter: grants.Keystone{Sessions: sessions,
+				Lists: &listcache.Cache[struct{}]{}}})
 		}},
 		{"KeystoneApplicationCredential", func(h *clusters.Hub) error {
 			return keystoneapplicationcredential.SetupWithManager(h, keystoneapplicationcredential.Options{Budget: budget, Checker: rest})

@@ -12,6 +12,12 @@ import (
 	"os"
 	"sort"
 
+	// GOMEMLIMIT at 90 % of the container's cgroup memory limit (the chart's
+	// resources.limits.memory), so the garbage collector works harder before
+	// the kernel kills the process; AUTOMEMLIMIT=off or a set GOMEMLIMIT
+	// overrides it (https://github.com/KimMachineGun/automemlimit).
+	_ "github.com/KimMachineGun/automemlimit"
+
 	"github.com/c5c3/orderhub/internal/version"
 )
 

@@ -14,6 +14,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
 
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
+	"github.com/c5c3/orderhub/internal/listcache"
 )
 
 // Credentials are what a Granter authenticates with: a parsed password cloud
@@ -34,6 +35,11 @@ type Granter interface {
 	// Granted returns the ids of the roles directly assigned to userID on
 	// projectID (inherited and group assignments are not counted).
 	Granted(ctx context.Context, c Credentials, userID, projectID string) (map[string]bool, error)
+	// Has reports whether roleID is directly assigned to userID on
+	// projectID. True MAY come from a list of roleID's assignments at most
+	// listcache MaxAge old; false MUST be Keystone's answer to a read of
+	// the pair (Granted).
+	Has(ctx context.Context, c Credentials, userID, projectID, roleID string) (bool, error)
 	// Grant assigns roleID (idempotent: Keystone answers 204 for an
 	// existing assignment).
 	Grant(ctx context.Context, c Credentials, userID, projectID, roleID string) error
@@ -44,9 +50,12 @@ type Granter interface {
 // Keystone is the Granter talking to Keystone's identity v3 API; Timeout
 // bounds each call (default 20 s). Sessions caches the admin login per plane
 // (a changed admin credential logs in again); nil logs in on every call.
+// Lists holds lists of a plane's assignments by role for Has (nil: Has
+// reads each pair).
 type Keystone struct {
 	Timeout  time.Duration
 	Sessions *Sessions
+	Lists    *listcache.Cache[struct{}]
 }
 
 var _ Granter = Keystone{}
@@ -54,8 +63,39 @@ var _ Granter = Keystone{}
 // Granted implements Granter.
 func (k Keystone) Granted(ctx context.Context, c Credentials, userID, projectID string) (map[string]bool, error) {
 	out := map[string]bool{}
-	err := k.with(ctx, c, func(ctx context.Context, sc *gophercloud.ServiceClient) error {
-		pages, err := roles.ListAssignments(sc, roles.ListAssignmentsOpts{UserID: userID, ScopeProjectID: projectID}).AllPages(ctx)
+	err := k.list(ctx, c, roles.ListAssignmentsOpts{UserID: userID, ScopeProjectID: projectID}, func(a roles.RoleAssignment) {
+		if a.User.ID == userID && a.Scope.Project.ID == projectID {
+			out[a.Role.ID] = true
+		}
+	})
+	return out, err
+}
+
+// Has implements Granter: a pair found in the list of roleID's assignments
+// (GET /v3/role_assignments?role.id=, Lists), else Granted.
+func (k Keystone) Has(ctx context.Context, c Credentials, userID, projectID, roleID string) (bool, error) {
+	if k.Lists != nil {
+		if _, ok := k.Lists.Lookup(ctx, c.Key()+"|"+roleID, userID+"|"+projectID, func(ctx context.Context) (map[string]struct{}, error) {
+			out := map[string]struct{}{}
+			err := k.list(ctx, c, roles.ListAssignmentsOpts{RoleID: roleID}, func(a roles.RoleAssignment) {
+				if a.Role.ID == roleID && a.User.ID != "" && a.Scope.Project.ID != "" {
+					out[a.User.ID+"|"+a.Scope.Project.ID] = struct{}{}
+				}
+			})
+			return out, err
+		}); ok {
+			return true, nil
+		}
+	}
+	granted, err := k.Granted(ctx, c, userID, projectID)
+	return granted[roleID], err
+}
+
+// list hands each assignment GET /v3/role_assignments with opts lists to
+// each. Errors: the list's, or its decoding.
+func (k Keystone) list(ctx context.Context, c Credentials, opts roles.ListAssignmentsOpts, each func(roles.RoleAssignment)) error {
+	return k.with(ctx, c, func(ctx context.Context, sc *gophercloud.ServiceClient) error {
+		pages, err := roles.ListAssignments(sc, opts).AllPages(ctx)
 		if err != nil {
 			return fmt.Errorf("list role assignments: %w", err)
 		}
@@ -64,13 +104,10 @@ func (k Keystone) Granted(ctx context.Context, c Credentials, userID, projectID 
 			return err
 		}
 		for _, a := range as {
-			if a.User.ID == userID && a.Scope.Project.ID == projectID {
-				out[a.Role.ID] = true
-			}
+			each(a)
 		}
 		return nil
 	})
-	return out, err
 }
 
 // Grant implements Granter.

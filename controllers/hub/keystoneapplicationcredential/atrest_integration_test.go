@@ -70,8 +70,8 @@ type journaledChecker struct{}
 
 var suiteChecker = &atrest.Keystone{}
 
-func (journaledChecker) User(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, userID string) (atrest.Finding, error) {
-	return suiteChecker.User(ctx, c, cp, userID)
+func (journaledChecker) User(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, domainID, userID string) (atrest.Finding, error) {
+	return suiteChecker.User(ctx, c, cp, domainID, userID)
 }
 
 func (journaledChecker) Credential(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, userID, id string, now time.Time) (atrest.Finding, error) {

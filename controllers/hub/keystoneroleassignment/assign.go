@@ -112,12 +112,12 @@ func (r *Reconciler) assign(ctx context.Context, oc client.Client, ra *c5c3v1alp
 	// grant is idempotent in Keystone (docs/reference/keystoneroleassignment.md,
 	// "How roles are granted").
 	if ra.Status.RoleID != "" {
-		granted, err := r.granter.Granted(ctx, creds, userID, projectID)
+		granted, err := r.granter.Has(ctx, creds, userID, projectID, o.RoleImport.ID)
 		if err != nil {
 			o.GrantError = err
 			return userID, projectID
 		}
-		if granted[o.RoleImport.ID] {
+		if granted {
 			o.Granted = true
 			return userID, projectID
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/c5c3/orderhub/controllers/hub/conditions"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/controllers/hub/orders"
+	"github.com/c5c3/orderhub/internal/listcache"
 	"github.com/c5c3/orderhub/korc"
 )
 
@@ -22,7 +23,9 @@ import (
 // "How roles are granted").
 const (
 	NotReadyRequeue = 15 * time.Second
-	ReadyResync     = 10 * time.Minute
+	// ReadyResync is 10 minutes less the age a list answering the check may
+	// have (listcache.DefaultMaxAge), so a change is seen within 10 minutes.
+	ReadyResync = 10*time.Minute - listcache.DefaultMaxAge
 )
 
 // Observation is what one pass learned about the order.

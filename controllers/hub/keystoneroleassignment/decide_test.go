@@ -269,7 +269,7 @@ func TestRequeueAfter(t *testing.T) {
 		{false, false, time.Minute, 30 * time.Second},
 		{false, false, time.Hour, orders.NotReadyCap},
 		{true, false, time.Hour, ReadyResync},
-		{true, true, 0, orders.RequeueTarget},
+		{true, true, 0, min(ReadyResync, orders.RequeueTarget)},
 	}
 	for _, tc := range tests {
 		if got := RequeueAfter(tc.ready, tc.target, tc.notReadyFor); got != tc.want {

@@ -12,10 +12,12 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/atrest"
+	"github.com/c5c3/orderhub/internal/listcache"
 	"github.com/c5c3/orderhub/internal/testenv"
 )
 
@@ -64,8 +66,8 @@ type journaledChecker struct{}
 
 var suiteChecker = &atrest.Keystone{}
 
-func (journaledChecker) User(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, userID string) (atrest.Finding, error) {
-	f, err := suiteChecker.User(ctx, c, cp, userID)
+func (journaledChecker) User(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.ControlPlane, domainID, userID string) (atrest.Finding, error) {
+	f, err := suiteChecker.User(ctx, c, cp, domainID, userID)
 	switch {
 	case err != nil:
 		verifications.note(userID, "check-error", nil)
@@ -210,4 +212,48 @@ func TestAtRest_OneLoginBeforeFirstDelivery(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitGone(t, ku)
+}
+
+// TestAtRest_UserListAnswersForMaxAge: once checks of a domain's users are
+// frequent enough, one list of the domain answers them: a user deleted out
+// of band still reads well for at most the list's MaxAge, then Gone; a user
+// created after the list is read itself (docs/reference/keystoneuser.md,
+// "What is detected how fast").
+func TestAtRest_UserListAnswersForMaxAge(t *testing.T) {
+	ctx := context.Background()
+	var cp c5c3v1alpha1.ControlPlane
+	if err := kube.Get(ctx, types.NamespacedName{Namespace: planeNS, Name: "cp"}, &cp); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string) string {
+		u, err := users.Create(ctx, identity, users.CreateOpts{Name: name, DomainID: "default"}).Extract()
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = users.Delete(context.Background(), identity, u.ID).ExtractErr() })
+		return u.ID
+	}
+	first := mk("rest-list-first")
+	clock := time.Now()
+	age := 30 * time.Second
+	k := &atrest.Keystone{Users: &listcache.Cache[atrest.Finding]{
+		Policy: listcache.Policy{MaxAge: age, MinDemand: 2, PerLookup: 1000}, Now: func() time.Time { return clock }}}
+	check := func(id string, gone bool) {
+		t.Helper()
+		f, err := k.User(ctx, kube, &cp, "default", id)
+		if err != nil || f.Gone != gone {
+			t.Fatalf("User(%s) = %+v, %v; want Gone %v", id, f, err, gone)
+		}
+	}
+	check(first, false)
+	check(first, false)
+	clock = clock.Add(age) // the demand reads a list now
+	check(first, false)
+	if err := users.Delete(ctx, identity, first).ExtractErr(); err != nil {
+		t.Fatal(err)
+	}
+	check(first, false) // answered by the list, at most MaxAge old
+	check(mk("rest-list-later"), false)
+	clock = clock.Add(age + time.Second)
+	check(first, true)
 }

@@ -13,13 +13,16 @@ import (
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 	"github.com/c5c3/orderhub/delivery/openbao"
 	"github.com/c5c3/orderhub/internal/keystone"
+	"github.com/c5c3/orderhub/internal/listcache"
 )
 
 // Requeue intervals of a not-Ready and a Ready order
 // (docs/reference/keystoneuser.md, "Status").
 const (
 	NotReadyRequeue = 15 * time.Second
-	ReadyResync     = 10 * time.Minute
+	// ReadyResync is 10 minutes less the age a list answering the check may
+	// have (listcache.DefaultMaxAge), so a change is seen within 10 minutes.
+	ReadyResync = 10*time.Minute - listcache.DefaultMaxAge
 )
 
 // EffectiveUserName is spec.userName, or metadata.name when unset.

@@ -311,7 +311,7 @@ func TestRequeue(t *testing.T) {
 		{"ready, rotation due soon", true, at(time.Minute), false, 0, time.Minute},
 		{"ready, rotation overdue", true, at(-time.Minute), false, 0, time.Second},
 		{"ready, rotation far away", true, at(48 * time.Hour), false, 0, ReadyResync},
-		{"target cluster", true, nil, true, 0, orders.RequeueTarget},
+		{"target cluster", true, nil, true, 0, min(ReadyResync, orders.RequeueTarget)},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

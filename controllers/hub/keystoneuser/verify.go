@@ -45,7 +45,7 @@ func (p *pass) verifyAtRest(ctx context.Context, pw []byte, unchanged bool, gen 
 		Changed: userID == "", Subject: tried.Subject, UID: p.ku.UID,
 		Now: p.now, LoginPeriod: p.r.loginPeriod,
 		Check: func(ctx context.Context) (atrest.Finding, error) {
-			return p.r.checker.User(ctx, p.r.Local, p.cp, userID)
+			return p.r.checker.User(ctx, p.r.Local, p.cp, p.st.DomainID, userID)
 		},
 		Login: func(ctx context.Context) error {
 			return p.r.verifier.Verify(ctx, controlplane.TokenRequest{AuthURL: controlplane.AuthURL(p.cp), User: userName,
