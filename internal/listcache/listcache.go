@@ -24,9 +24,8 @@ import (
 type Policy struct {
 	// MaxAge is the oldest list that answers (> 0).
 	MaxAge time.Duration
-	// MinDemand is how many lookups of a key in the last MaxAge window make
-	// a new list of it worth reading (a list then replaces at least that
-	// many per-item reads).
+	// MinDemand is how many lookups of a key in the current and the previous
+	// MaxAge window make a new list of it worth reading.
 	MinDemand int
 	// PerLookup is the most items the key's last list may have held per such
 	// lookup: a list of a large domain or role answering a few checks costs
@@ -39,8 +38,8 @@ type Policy struct {
 const DefaultMaxAge = 30 * time.Second
 
 // Default is the hub's policy: a list at most 30 s old, read when at least
-// 3 checks came in the last 30 s and the last list held at most 50 items per
-// check (docs/reference/keystoneuser.md, "What is detected how fast").
+// 3 checks came in the current and the previous 30 s window and the last
+// list held at most 50 items per check (docs/reference/keystoneuser.md, "What is detected how fast").
 var Default = Policy{MaxAge: DefaultMaxAge, MinDemand: 3, PerLookup: 50}
 
 // State is what the cache knows of one key, for Plan.
@@ -67,16 +66,19 @@ const (
 )
 
 // Plan is a lookup's action at now: Answer while the last list is at most
-// MaxAge old; else Read when the previous window's demand reaches MinDemand
-// and the last list (if any) held at most PerLookup items per lookup of it;
-// else Own. Pure.
+// MaxAge old; else Read when the demand of the current and the previous
+// window reaches MinDemand and the last list (if any) held at most
+// PerLookup items per lookup of that demand; else Own. The current window
+// counts, so a burst of lookups after a quiet spell (orders made together
+// resync together) reads a list at its MinDemand-th lookup. Pure.
 func Plan(p Policy, s State, now time.Time) Action {
+	demand := s.Demand + s.Previous
 	switch {
 	case !s.ReadAt.IsZero() && now.Sub(s.ReadAt) <= p.MaxAge:
 		return Answer
-	case s.Previous < p.MinDemand:
+	case demand < p.MinDemand:
 		return Own
-	case !s.ReadAt.IsZero() && s.Size > p.PerLookup*s.Previous:
+	case !s.ReadAt.IsZero() && s.Size > p.PerLookup*demand:
 		return Own
 	}
 	return Read

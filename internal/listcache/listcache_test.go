@@ -19,12 +19,13 @@ func TestPlan(t *testing.T) {
 		want Action
 	}{
 		{"fresh list answers", State{ReadAt: t0, Size: 10000}, t0.Add(30 * time.Second), Answer},
-		{"stale list, too little demand", State{ReadAt: t0, Previous: 2}, t0.Add(31 * time.Second), Own},
+		{"stale list, too little demand", State{ReadAt: t0, Previous: 1, Demand: 1}, t0.Add(31 * time.Second), Own},
 		{"never read, too little demand", State{Previous: 2}, t0, Own},
 		{"never read, demand", State{Previous: 3}, t0, Read},
 		{"stale list, demand", State{ReadAt: t0, Size: 150, Previous: 3}, t0.Add(time.Minute), Read},
-		{"stale list too large for the demand", State{ReadAt: t0, Size: 151, Previous: 3}, t0.Add(time.Minute), Own},
-		{"current window's demand alone does not read", State{Demand: 100}, t0, Own},
+		{"stale list too large for the demand", State{ReadAt: t0, Size: 151, Previous: 2, Demand: 1}, t0.Add(time.Minute), Own},
+		{"a burst after a quiet window reads", State{Demand: 3}, t0, Read},
+		{"both windows count", State{Previous: 1, Demand: 2}, t0, Read},
 	} {
 		if got := Plan(p, tc.s, tc.now); got != tc.want {
 			t.Errorf("%s: Plan = %v, want %v", tc.name, got, tc.want)
@@ -53,7 +54,7 @@ func TestCount_RollsWindows(t *testing.T) {
 }
 
 // TestCache_ReadsOnDemandAndAnswersUntilMaxAge: a key's lookups are the
-// caller's own until a window brought MinDemand of them; then one list
+// caller's own until MinDemand of them came; then one list
 // answers every lookup for MaxAge, an item it lacks stays the caller's own;
 // a failed list is not retried before MaxAge.
 func TestCache_ReadsOnDemandAndAnswersUntilMaxAge(t *testing.T) {
@@ -69,14 +70,11 @@ func TestCache_ReadsOnDemandAndAnswersUntilMaxAge(t *testing.T) {
 	ctx := context.Background()
 	look := func(item string) (string, bool) { return c.Lookup(ctx, "plane|domain", item, fetch) }
 
-	for range 2 {
-		if _, ok := look("a"); ok {
-			t.Fatal("answered before any demand")
-		}
+	if _, ok := look("a"); ok {
+		t.Fatal("answered before any demand")
 	}
-	now = now.Add(30 * time.Second)
 	if v, ok := look("a"); !ok || v != "A" {
-		t.Fatalf("lookup after a window of demand: %q %v, want A true", v, ok)
+		t.Fatalf("second lookup (MinDemand 2): %q %v, want A true", v, ok)
 	}
 	if v, ok := look("b"); !ok || v != "B" || reads != 1 {
 		t.Fatalf("second lookup: %q %v after %d reads, want B true after 1", v, ok, reads)
@@ -102,13 +100,12 @@ func TestCache_ReadsOnDemandAndAnswersUntilMaxAge(t *testing.T) {
 func TestCache_KeysApart(t *testing.T) {
 	t.Parallel()
 	now := t0
-	c := &Cache[int]{Policy: Policy{MaxAge: time.Second, MinDemand: 1, PerLookup: 10}, Now: func() time.Time { return now }}
+	c := &Cache[int]{Policy: Policy{MaxAge: time.Second, MinDemand: 2, PerLookup: 10}, Now: func() time.Time { return now }}
 	fetch := func(v int) Fetch[int] {
 		return func(context.Context) (map[string]int, error) { return map[string]int{"x": v}, nil }
 	}
 	ctx := context.Background()
 	c.Lookup(ctx, "k1", "x", fetch(1))
-	now = now.Add(time.Second)
 	if v, ok := c.Lookup(ctx, "k1", "x", fetch(1)); !ok || v != 1 {
 		t.Fatalf("k1: %v %v", v, ok)
 	}
