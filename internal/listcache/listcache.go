@@ -44,14 +44,23 @@ var Default = Policy{MaxAge: DefaultMaxAge, MinDemand: 3, PerLookup: 50}
 
 // State is what the cache knows of one key, for Plan.
 type State struct {
-	// ReadAt is when the last list was read (zero: never); Size its items.
+	// ReadAt is when the last list was read (zero: never); Size the items
+	// the last list that answered held in all.
 	ReadAt time.Time
 	Size   int
 	// Demand is the lookups in the window that started at Window, Previous
 	// those of the window before it (0 when that was not the last one).
 	Window           time.Time
 	Demand, Previous int
+	// HoldUntil: no list is read before it (a failed read holds the key
+	// off for FailHold).
+	HoldUntil time.Time
 }
+
+// FailHold is how long a failed list read keeps a key's lookups the
+// callers' own, in MaxAges: a list that times out is not asked again at
+// once.
+const FailHold = 10
 
 // Action is what a lookup does.
 type Action int
@@ -66,7 +75,7 @@ const (
 )
 
 // Plan is a lookup's action at now: Answer while the last list is at most
-// MaxAge old; else Read when the demand of the current and the previous
+// MaxAge old; else Own before HoldUntil; else Read when the demand of the current and the previous
 // window reaches MinDemand and the last list (if any) held at most
 // PerLookup items per lookup of that demand; else Own. The current window
 // counts, so a burst of lookups after a quiet spell (orders made together
@@ -76,7 +85,7 @@ func Plan(p Policy, s State, now time.Time) Action {
 	switch {
 	case !s.ReadAt.IsZero() && now.Sub(s.ReadAt) <= p.MaxAge:
 		return Answer
-	case demand < p.MinDemand:
+	case demand < p.MinDemand, now.Before(s.HoldUntil):
 		return Own
 	case !s.ReadAt.IsZero() && s.Size > p.PerLookup*demand:
 		return Own
@@ -114,15 +123,17 @@ type entry[V any] struct {
 }
 
 // Fetch reads the list of one key: the items that are present and well, by
-// item id. Its error makes the key's lookups the callers' own until MaxAge
-// has passed.
-type Fetch[V any] func(ctx context.Context) (map[string]V, error)
+// item id, and how many items the list held in all (its cost, for
+// PerLookup). Its error makes the key's lookups the callers' own for
+// FailHold MaxAges; the caller logs it.
+type Fetch[V any] func(ctx context.Context) (items map[string]V, listed int, err error)
 
 // Lookup answers item of key from a list (reading it with fetch when Plan
 // says Read; concurrent reads of one key are joined). ok is false when the
-// caller must read the item itself (Plan says Own, the list failed, or the
-// list does not hold the item). The read runs with ctx's values, without
-// its cancellation, bounded by MaxAge.
+// caller must read the item itself (Plan says Own, the list failed, ctx
+// ended while the list was read, or the list does not hold the item). The
+// read runs with ctx's values, without its cancellation, bounded by MaxAge;
+// a caller whose ctx ends first stops waiting for it.
 func (c *Cache[V]) Lookup(ctx context.Context, key, item string, fetch Fetch[V]) (V, bool) {
 	p := c.policy()
 	now := c.now()
@@ -130,6 +141,9 @@ func (c *Cache[V]) Lookup(ctx context.Context, key, item string, fetch Fetch[V])
 	e := c.entry(key)
 	e.state = Count(p, e.state, now)
 	act := Plan(p, e.state, now)
+	if act == Own {
+		e.items = nil // a stale list is kept no longer than it answers
+	}
 	items := e.items
 	c.mu.Unlock()
 	var zero V
@@ -137,23 +151,44 @@ func (c *Cache[V]) Lookup(ctx context.Context, key, item string, fetch Fetch[V])
 	case Own:
 		return zero, false
 	case Read:
-		v, _, _ := c.flight.Do(key, func() (any, error) {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.MaxAge)
-			defer cancel()
-			got, err := fetch(rctx)
-			if err != nil {
-				got = nil
-			}
-			c.mu.Lock()
-			e := c.entry(key)
-			e.items, e.state.ReadAt, e.state.Size = got, now, len(got)
-			c.mu.Unlock()
-			return got, nil
-		})
-		items, _ = v.(map[string]V)
+		ch := c.flight.DoChan(key, func() (any, error) { return c.read(ctx, p, key, now, fetch), nil })
+		select {
+		case r := <-ch:
+			items, _ = r.Val.(map[string]V)
+		case <-ctx.Done():
+			return zero, false
+		}
 	}
 	got, ok := items[item]
 	return got, ok
+}
+
+// read runs fetch for key unless a flight that ended since the caller's
+// Plan left a list at most MaxAge old, and records the result as read at
+// now (the caller's instant, so a list's age is never understated). A
+// failed read keeps the last list's Size and holds the key off (FailHold).
+func (c *Cache[V]) read(ctx context.Context, p Policy, key string, now time.Time, fetch Fetch[V]) map[string]V {
+	c.mu.Lock()
+	e := c.entry(key)
+	if r := e.state.ReadAt; !r.IsZero() && now.Sub(r) <= p.MaxAge {
+		items := e.items
+		c.mu.Unlock()
+		return items
+	}
+	c.mu.Unlock()
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), p.MaxAge)
+	defer cancel()
+	got, listed, err := fetch(rctx)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e = c.entry(key)
+	e.state.ReadAt = now
+	if err != nil {
+		e.items, e.state.HoldUntil = nil, now.Add(FailHold*p.MaxAge)
+		return nil
+	}
+	e.items, e.state.Size = got, listed
+	return got
 }
 
 // entry is key's entry, made when missing; c.mu MUST be held.

@@ -26,6 +26,8 @@ func TestPlan(t *testing.T) {
 		{"stale list too large for the demand", State{ReadAt: t0, Size: 151, Previous: 2, Demand: 1}, t0.Add(time.Minute), Own},
 		{"a burst after a quiet window reads", State{Demand: 3}, t0, Read},
 		{"both windows count", State{Previous: 1, Demand: 2}, t0, Read},
+		{"held off after a failed read", State{ReadAt: t0, Previous: 9, HoldUntil: t0.Add(5 * time.Minute)}, t0.Add(time.Minute), Own},
+		{"the hold ends", State{ReadAt: t0, Previous: 9, HoldUntil: t0.Add(5 * time.Minute)}, t0.Add(5 * time.Minute), Read},
 	} {
 		if got := Plan(p, tc.s, tc.now); got != tc.want {
 			t.Errorf("%s: Plan = %v, want %v", tc.name, got, tc.want)
@@ -56,16 +58,16 @@ func TestCount_RollsWindows(t *testing.T) {
 // TestCache_ReadsOnDemandAndAnswersUntilMaxAge: a key's lookups are the
 // caller's own until MinDemand of them came; then one list
 // answers every lookup for MaxAge, an item it lacks stays the caller's own;
-// a failed list is not retried before MaxAge.
+// a failed list is not retried before FailHold MaxAges.
 func TestCache_ReadsOnDemandAndAnswersUntilMaxAge(t *testing.T) {
 	t.Parallel()
 	now := t0
 	c := &Cache[string]{Policy: Policy{MaxAge: 30 * time.Second, MinDemand: 2, PerLookup: 10}, Now: func() time.Time { return now }}
 	reads := 0
 	var fail error
-	fetch := func(context.Context) (map[string]string, error) {
+	fetch := func(context.Context) (map[string]string, int, error) {
 		reads++
-		return map[string]string{"a": "A", "b": "B"}, fail
+		return map[string]string{"a": "A", "b": "B"}, 2, fail
 	}
 	ctx := context.Background()
 	look := func(item string) (string, bool) { return c.Lookup(ctx, "plane|domain", item, fetch) }
@@ -77,7 +79,7 @@ func TestCache_ReadsOnDemandAndAnswersUntilMaxAge(t *testing.T) {
 		t.Fatalf("second lookup (MinDemand 2): %q %v, want A true", v, ok)
 	}
 	if v, ok := look("b"); !ok || v != "B" || reads != 1 {
-		t.Fatalf("second lookup: %q %v after %d reads, want B true after 1", v, ok, reads)
+		t.Fatalf("lookup of b: %q %v after %d reads, want B true after 1", v, ok, reads)
 	}
 	if _, ok := look("c"); ok {
 		t.Fatal("an item the list lacks was answered")
@@ -91,8 +93,15 @@ func TestCache_ReadsOnDemandAndAnswersUntilMaxAge(t *testing.T) {
 	if _, ok := look("a"); ok || reads != 2 {
 		t.Fatalf("failed list: ok %v after %d reads, want own after 2", ok, reads)
 	}
-	if _, ok := look("a"); ok || reads != 2 {
-		t.Fatalf("after a failed list: ok %v after %d reads, want own, no new read", ok, reads)
+	now = now.Add(FailHold*30*time.Second - time.Second)
+	for range 3 { // demand enough, but held
+		if _, ok := look("a"); ok || reads != 2 {
+			t.Fatalf("during the hold after a failed list: ok %v after %d reads, want own, no new read", ok, reads)
+		}
+	}
+	now, fail = now.Add(time.Second), nil
+	if _, ok := look("a"); !ok || reads != 3 {
+		t.Fatalf("after the hold: ok %v after %d reads, want a new list", ok, reads)
 	}
 }
 
@@ -102,7 +111,7 @@ func TestCache_KeysApart(t *testing.T) {
 	now := t0
 	c := &Cache[int]{Policy: Policy{MaxAge: time.Second, MinDemand: 2, PerLookup: 10}, Now: func() time.Time { return now }}
 	fetch := func(v int) Fetch[int] {
-		return func(context.Context) (map[string]int, error) { return map[string]int{"x": v}, nil }
+		return func(context.Context) (map[string]int, int, error) { return map[string]int{"x": v}, 1, nil }
 	}
 	ctx := context.Background()
 	c.Lookup(ctx, "k1", "x", fetch(1))

@@ -9,6 +9,7 @@ import (
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/applicationcredentials"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/users"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	c5c3v1alpha1 "github.com/c5c3/orderhub/api/c5c3/v1alpha1"
 	"github.com/c5c3/orderhub/controllers/hub/controlplane"
@@ -67,8 +68,13 @@ func (k *Keystone) User(ctx context.Context, c client.Reader, cp *c5c3v1alpha1.C
 	if domainID != "" {
 		lists := cmp.Or(k.Users, &k.ownUsers)
 		key := cp.Namespace + "/" + cp.Name + "|" + domainID
-		if f, ok := lists.Lookup(ctx, key, userID, func(ctx context.Context) (map[string]Finding, error) {
-			return domainUsers(ctx, sc, domainID)
+		if f, ok := lists.Lookup(ctx, key, userID, func(ctx context.Context) (map[string]Finding, int, error) {
+			found, listed, err := domainUsers(ctx, sc, domainID)
+			if err != nil {
+				logf.FromContext(ctx).Info("the list of a domain's users failed; its checks read each user", "domain", domainID,
+					"error", controlplane.WithoutBody(err).Error())
+			}
+			return found, listed, err
 		}); ok {
 			return f, nil
 		}
@@ -90,15 +96,15 @@ func (k *Keystone) Credential(ctx context.Context, c client.Reader, cp *c5c3v1al
 }
 
 // domainUsers lists GET /v3/users?domain_id=domainID: the users found well
-// (UserFinding), by id. Errors: the list's.
-func domainUsers(ctx context.Context, sc *gophercloud.ServiceClient, domainID string) (map[string]Finding, error) {
+// (UserFinding) by id, and how many it listed. Errors: the list's.
+func domainUsers(ctx context.Context, sc *gophercloud.ServiceClient, domainID string) (map[string]Finding, int, error) {
 	pages, err := users.List(sc, users.ListOpts{DomainID: domainID}).AllPages(ctx)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	us, err := users.ExtractUsers(pages)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	out := make(map[string]Finding, len(us))
 	for i := range us {
@@ -106,7 +112,7 @@ func domainUsers(ctx context.Context, sc *gophercloud.ServiceClient, domainID st
 			out[us[i].ID] = f
 		}
 	}
-	return out, nil
+	return out, len(us), nil
 }
 
 // admin is the plane's admin session (one per admin credential, sessions).

@@ -12,7 +12,9 @@ import (
 
 	"github.com/gophercloud/gophercloud/v2"
 	"github.com/gophercloud/gophercloud/v2/openstack/identity/v3/roles"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/c5c3/orderhub/controllers/hub/controlplane"
 	"github.com/c5c3/orderhub/delivery/cloudsyaml"
 	"github.com/c5c3/orderhub/internal/listcache"
 )
@@ -75,14 +77,19 @@ func (k Keystone) Granted(ctx context.Context, c Credentials, userID, projectID 
 // (GET /v3/role_assignments?role.id=, Lists), else Granted.
 func (k Keystone) Has(ctx context.Context, c Credentials, userID, projectID, roleID string) (bool, error) {
 	if k.Lists != nil {
-		if _, ok := k.Lists.Lookup(ctx, c.Key()+"|"+roleID, userID+"|"+projectID, func(ctx context.Context) (map[string]struct{}, error) {
-			out := map[string]struct{}{}
+		if _, ok := k.Lists.Lookup(ctx, c.Key()+"|"+roleID, userID+"|"+projectID, func(ctx context.Context) (map[string]struct{}, int, error) {
+			out, listed := map[string]struct{}{}, 0
 			err := k.list(ctx, c, roles.ListAssignmentsOpts{RoleID: roleID}, func(a roles.RoleAssignment) {
+				listed++
 				if a.Role.ID == roleID && a.User.ID != "" && a.Scope.Project.ID != "" {
 					out[a.User.ID+"|"+a.Scope.Project.ID] = struct{}{}
 				}
 			})
-			return out, err
+			if err != nil {
+				logf.FromContext(ctx).Info("the list of a role's assignments failed; its grants are read each", "role", roleID,
+					"error", controlplane.WithoutBody(err).Error())
+			}
+			return out, listed, err
 		}); ok {
 			return true, nil
 		}
